@@ -1,0 +1,7 @@
+#!/bin/sh
+# Generates ./configure from configure.ac (needs autoconf, automake, libtool, pkg-config).
+set -e
+cd "$(dirname "$0")"
+mkdir -p m4 build-aux
+autoreconf --force --install --verbose >/dev/null
+echo "Now run ./configure && make"

@@ -1,0 +1,82 @@
+/**
+ * @file mpix.h
+ * @brief mpix: fast all-to-all exchanges for MPI (the only public header).
+ *
+ * Create an ::MPIX_Comm once per communicator, reuse it for every exchange and
+ * choose or tune algorithms with ::MPIX_Info hints or `MPIX_<KEY>` environment
+ * variables.  Every function returns an MPI error code (`MPI_SUCCESS` on
+ * success); errors are raised through the user communicator's error handler.
+ */
+#ifndef MPIX_H_INCLUDED
+#define MPIX_H_INCLUDED
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPIX_VERSION_MAJOR 0
+#define MPIX_VERSION_MINOR 1
+
+/** Opaque communicator wrapper: a private duplicate plus cached topology. */
+typedef struct MPIX_Comm MPIX_Comm;
+/** Opaque, validated set of string hints. */
+typedef struct MPIX_Info MPIX_Info;
+
+/** Collective over @p comm: duplicates it; all library traffic uses the duplicate. */
+int MPIX_Comm_init(MPIX_Comm **xcomm, MPI_Comm comm);
+/** Collective: frees everything cached on @p *xcomm and sets it to NULL. */
+int MPIX_Comm_free(MPIX_Comm **xcomm);
+/** Collective, optional: builds the node (and socket) topology now instead of on first use. */
+int MPIX_Comm_topo_init(MPIX_Comm *xcomm);
+/** Collective: emulate nodes of @p ppn consecutive ranks (last node may be smaller); 0 restores the real map. */
+int MPIX_Comm_update_locality(MPIX_Comm *xcomm, int ppn);
+/** Default hints for every call on @p xcomm (copied; NULL clears them). Same values on every rank. */
+int MPIX_Comm_set_info(MPIX_Comm *xcomm, const MPIX_Info *info);
+
+int MPIX_Info_init(MPIX_Info **info);
+int MPIX_Info_free(MPIX_Info **info);
+/** Sets a hint; unknown keys give MPI_ERR_INFO_KEY, malformed values MPI_ERR_INFO_VALUE. */
+int MPIX_Info_set(MPIX_Info *info, const char *key, const char *value);
+/** Reads a hint; @p *flag is 1 if set. The value is truncated to @p valuelen - 1 characters. */
+int MPIX_Info_get(const MPIX_Info *info, const char *key, int valuelen, char *value, int *flag);
+
+/** Same semantics as MPI_Alltoall (MPI_IN_PLACE accepted as @p sendbuf). */
+int MPIX_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm);
+/** Same semantics as MPI_Alltoallv (MPI_IN_PLACE accepted as @p sendbuf). */
+int MPIX_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPIX_Comm *xcomm);
+
+/**
+ * Sparse dynamic data exchange, constant size: rank sends @p sendcount elements to each
+ * of its @p send_nnz destinations @p dest; on return @p *recv_nnz sources @p src (ascending)
+ * and their data in @p recvvals (recvcount elements each). On input @p *recv_nnz is the
+ * capacity of @p src (entries). Overflow: MPI_ERR_TRUNCATE, nothing written past capacity.
+ */
+int MPIX_Alltoall_crs(int send_nnz, const int *dest, int sendcount, MPI_Datatype sendtype,
+                      const void *sendvals, int *recv_nnz, int *src, int recvcount,
+                      MPI_Datatype recvtype, void *recvvals, MPIX_Info *xinfo, MPIX_Comm *xcomm);
+/**
+ * Sparse dynamic data exchange, variable size. On input @p *recv_nnz is the capacity of
+ * @p src, @p recvcounts and @p rdispls (entries) and @p *recv_size the capacity of
+ * @p recvvals (elements of @p recvtype); on output the received amounts.
+ */
+int MPIX_Alltoallv_crs(int send_nnz, int send_size, const int *dest, const int *sendcounts,
+                       const int *sdispls, MPI_Datatype sendtype, const void *sendvals,
+                       int *recv_nnz, int *recv_size, int *src, int *recvcounts, int *rdispls,
+                       MPI_Datatype recvtype, void *recvvals, MPIX_Info *xinfo, MPIX_Comm *xcomm);
+
+/**
+ * Enumerates the algorithm registry: @p collective is "alltoall", "alltoallv",
+ * "alltoall_crs" or "alltoallv_crs"; returns NULL past the last index.
+ */
+const char *MPIX_Algorithm_name(const char *collective, int index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPIX_H_INCLUDED */

@@ -1,0 +1,137 @@
+#include "alltoallv/direct.hpp"
+
+#include <climits>
+#include <cstring>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/p2p.hpp"
+#include "core/trace.hpp"
+
+namespace mpix {
+
+int copy_self_block(const Exchange &x)
+{
+    std::size_t n = x.sendbytes[x.rank] < x.recvbytes[x.rank] ? x.sendbytes[x.rank] : x.recvbytes[x.rank];
+    if (n)
+        std::memmove(x.recv_block(x.rank), x.send_block(x.rank), n);
+    return MPI_SUCCESS;
+}
+
+namespace {
+
+bool fits_int(std::size_t v) { return v <= static_cast<std::size_t>(INT_MAX); }
+bool fits_int(MPI_Aint v) { return v >= 0 && v <= static_cast<MPI_Aint>(INT_MAX); }
+
+// The peer order of the spread-out family: send to rank+k, receive from rank-k.
+int send_peer(const Exchange &x, int k) { return (x.rank + k) % x.size; }
+int recv_peer(const Exchange &x, int k) { return (x.rank - k + x.size) % x.size; }
+
+void trace_step(const Exchange &x, int step, int to, int from)
+{
+    if (x.trace)
+        x.trace->round(step, to, from, {static_cast<long long>(x.rank) * x.size + to}, x.sendbytes[to],
+                       x.recvbytes[from]);
+}
+
+// Posts steps [first, last) of the spread-out order and waits for them.
+int post_window(const Exchange &x, int first, int last, std::vector<MPI_Request> &reqs)
+{
+    reqs.clear();
+    for (int k = first; k < last; ++k) {
+        int from = recv_peer(x, k);
+        reqs.emplace_back();
+        MPIX_CHECK(irecv_bytes(x.recv_block(from), x.recvbytes[from], from, x.tag, x.comm, &reqs.back()));
+    }
+    for (int k = first; k < last; ++k) {
+        int to = send_peer(x, k);
+        reqs.emplace_back();
+        MPIX_CHECK(isend_bytes(x.send_block(to), x.sendbytes[to], to, x.tag, x.comm, &reqs.back()));
+        trace_step(x, k, to, recv_peer(x, k));
+    }
+    return wait_all(static_cast<int>(reqs.size()), reqs.data());
+}
+
+}  // namespace
+
+int direct_pmpi(const Exchange &x)
+{
+    int p = x.size;
+    // Uniform exchanges always lay block j at j * block_bytes (see Exchange).
+    if (x.uniform && fits_int(x.block_bytes * static_cast<std::size_t>(p)))
+        return PMPI_Alltoall(x.sendbuf, static_cast<int>(x.block_bytes), MPI_BYTE, x.recvbuf,
+                             static_cast<int>(x.block_bytes), MPI_BYTE, x.comm);
+    std::vector<int> sc(p), sd(p), rc(p), rd(p);
+    for (int i = 0; i < p; ++i) {
+        // MPI_Alltoallv takes int byte counts and offsets; beyond that the
+        // library's collective cannot describe the call, so use the spread-out one.
+        if (!fits_int(x.sendbytes[i]) || !fits_int(x.sdispls[i]) || !fits_int(x.recvbytes[i]) ||
+            !fits_int(x.rdispls[i]))
+            return direct_nonblocking(x);
+        sc[i] = static_cast<int>(x.sendbytes[i]);
+        sd[i] = static_cast<int>(x.sdispls[i]);
+        rc[i] = static_cast<int>(x.recvbytes[i]);
+        rd[i] = static_cast<int>(x.rdispls[i]);
+    }
+    return PMPI_Alltoallv(x.sendbuf, sc.data(), sd.data(), MPI_BYTE, x.recvbuf, rc.data(), rd.data(), MPI_BYTE,
+                          x.comm);
+}
+
+int direct_linear(const Exchange &x)
+{
+    // Every receive in rank order, then every send in rank order (Open MPI's basic linear).
+    std::vector<MPI_Request> reqs;
+    reqs.reserve(2 * static_cast<size_t>(x.size));
+    for (int peer = 0; peer < x.size; ++peer) {
+        if (peer == x.rank)
+            continue;
+        reqs.emplace_back();
+        MPIX_CHECK(irecv_bytes(x.recv_block(peer), x.recvbytes[peer], peer, x.tag, x.comm, &reqs.back()));
+    }
+    for (int peer = 0; peer < x.size; ++peer) {
+        if (peer == x.rank)
+            continue;
+        reqs.emplace_back();
+        MPIX_CHECK(isend_bytes(x.send_block(peer), x.sendbytes[peer], peer, x.tag, x.comm, &reqs.back()));
+        trace_step(x, peer, peer, peer);
+    }
+    copy_self_block(x);
+    return wait_all(static_cast<int>(reqs.size()), reqs.data());
+}
+
+int direct_pairwise(const Exchange &x)
+{
+    copy_self_block(x);
+    bool power_of_two = (x.size & (x.size - 1)) == 0;
+    for (int k = 1; k < x.size; ++k) {
+        int to = power_of_two ? (x.rank ^ k) : send_peer(x, k);
+        int from = power_of_two ? (x.rank ^ k) : recv_peer(x, k);
+        MPIX_CHECK(sendrecv_bytes(x.send_block(to), x.sendbytes[to], to, x.recv_block(from), x.recvbytes[from],
+                                  from, x.tag, x.comm));
+        trace_step(x, k, to, from);
+    }
+    return MPI_SUCCESS;
+}
+
+int direct_nonblocking(const Exchange &x)
+{
+    copy_self_block(x);
+    std::vector<MPI_Request> reqs;
+    reqs.reserve(2 * static_cast<size_t>(x.size));
+    return post_window(x, 1, x.size, reqs);
+}
+
+int direct_scattered(const Exchange &x)
+{
+    copy_self_block(x);
+    int batch = x.hints->batch_size > 0 ? x.hints->batch_size : 32;
+    std::vector<MPI_Request> reqs;
+    reqs.reserve(2 * static_cast<size_t>(batch));
+    for (int first = 1; first < x.size; first += batch) {
+        int last = first + batch < x.size ? first + batch : x.size;
+        MPIX_CHECK(post_window(x, first, last, reqs));
+    }
+    return MPI_SUCCESS;
+}
+
+}  // namespace mpix

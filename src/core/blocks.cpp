@@ -1,0 +1,168 @@
+#include "core/blocks.hpp"
+
+#include <climits>
+#include <cstring>
+#include <new>
+
+#include "core/error.hpp"
+
+namespace mpix {
+
+namespace {
+
+// A type whose data is exactly its extent, contiguous, starting at offset 0, in
+// typemap order: predefined types, and contiguous/duplicated copies of them.
+bool is_plain(MPI_Datatype type)
+{
+    int ni, na, nt, combiner;
+    if (MPI_Type_get_envelope(type, &ni, &na, &nt, &combiner) != MPI_SUCCESS)
+        return false;
+    if (combiner == MPI_COMBINER_NAMED) {
+        MPI_Aint lb, extent;
+        int size;
+        MPI_Type_get_extent(type, &lb, &extent);
+        MPI_Type_size(type, &size);
+        return lb == 0 && extent == size;
+    }
+    if (combiner != MPI_COMBINER_DUP && combiner != MPI_COMBINER_CONTIGUOUS)
+        return false;
+    std::vector<int> ints(ni > 0 ? ni : 1);
+    std::vector<MPI_Aint> addrs(na > 0 ? na : 1);
+    std::vector<MPI_Datatype> types(nt > 0 ? nt : 1);
+    if (MPI_Type_get_contents(type, ni, na, nt, ints.data(), addrs.data(), types.data()) != MPI_SUCCESS)
+        return false;
+    bool plain = is_plain(types[0]);
+    int tni, tna, tnt, tcomb;
+    MPI_Type_get_envelope(types[0], &tni, &tna, &tnt, &tcomb);
+    if (tcomb != MPI_COMBINER_NAMED)
+        MPI_Type_free(&types[0]);
+    return plain;
+}
+
+// MPI_Pack/MPI_Unpack take int sizes: move at most this many bytes per call.
+constexpr std::size_t kMaxPackBytes = static_cast<std::size_t>(INT_MAX) / 2;
+
+}  // namespace
+
+int describe_type(MPI_Datatype type, TypeInfo *out)
+{
+    if (type == MPI_DATATYPE_NULL)
+        return MPI_ERR_TYPE;
+    MPI_Aint lb = 0, extent = 0;
+    int size = 0;
+    if (MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || MPI_Type_size(type, &size) != MPI_SUCCESS)
+        return MPI_ERR_TYPE;
+    out->extent = extent;
+    out->size = static_cast<std::size_t>(size);
+    out->contiguous = is_plain(type);
+    return MPI_SUCCESS;
+}
+
+int pack_elements(const char *src, std::size_t count, MPI_Datatype type, const TypeInfo &ti,
+                  char *dst, MPI_Comm comm)
+{
+    if (count == 0 || ti.size == 0)
+        return MPI_SUCCESS;
+    if (ti.contiguous) {
+        std::memcpy(dst, src, count * ti.size);
+        return MPI_SUCCESS;
+    }
+    std::size_t chunk = kMaxPackBytes / ti.size > 0 ? kMaxPackBytes / ti.size : 1;
+    for (std::size_t done = 0; done < count; done += chunk) {
+        std::size_t n = count - done < chunk ? count - done : chunk;
+        int position = 0;
+        MPIX_CHECK(MPI_Pack(src + static_cast<MPI_Aint>(done) * ti.extent, static_cast<int>(n), type,
+                            dst + done * ti.size, static_cast<int>(n * ti.size), &position, comm));
+    }
+    return MPI_SUCCESS;
+}
+
+int unpack_elements(const char *src, std::size_t count, MPI_Datatype type, const TypeInfo &ti,
+                    char *dst, MPI_Comm comm)
+{
+    if (count == 0 || ti.size == 0)
+        return MPI_SUCCESS;
+    if (ti.contiguous) {
+        std::memcpy(dst, src, count * ti.size);
+        return MPI_SUCCESS;
+    }
+    std::size_t chunk = kMaxPackBytes / ti.size > 0 ? kMaxPackBytes / ti.size : 1;
+    for (std::size_t done = 0; done < count; done += chunk) {
+        std::size_t n = count - done < chunk ? count - done : chunk;
+        int position = 0;
+        MPIX_CHECK(MPI_Unpack(src + done * ti.size, static_cast<int>(n * ti.size), &position,
+                              dst + static_cast<MPI_Aint>(done) * ti.extent, static_cast<int>(n), type, comm));
+    }
+    return MPI_SUCCESS;
+}
+
+void BlockSide::stage()
+{
+    displs.assign(bytes.size(), 0);
+    std::size_t offset = 0;
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        displs[i] = static_cast<MPI_Aint>(offset);
+        offset += bytes[i];
+    }
+    total_bytes = offset;
+    staging.reset(new char[offset > 0 ? offset : 1]);
+    base = staging.get();
+    staged = true;
+}
+
+namespace {
+
+void describe_blocks(const UserSide &user, int size, BlockSide *out)
+{
+    out->bytes.resize(size);
+    out->total_bytes = 0;
+    for (int p = 0; p < size; ++p) {
+        out->bytes[p] = user.count(p) * user.info.size;
+        out->total_bytes += out->bytes[p];
+    }
+}
+
+void use_in_place(const UserSide &user, int size, char *buf, BlockSide *out)
+{
+    out->base = buf;
+    out->displs.resize(size);
+    for (int p = 0; p < size; ++p)
+        out->displs[p] = user.displ_bytes(p);
+}
+
+}  // namespace
+
+int make_send_side(const UserSide &user, int size, bool force_copy, MPI_Comm comm, BlockSide *out)
+{
+    describe_blocks(user, size, out);
+    if (user.info.contiguous && !force_copy) {
+        use_in_place(user, size, const_cast<char *>(user.buf), out);
+        return MPI_SUCCESS;
+    }
+    out->stage();
+    for (int p = 0; p < size; ++p)
+        MPIX_CHECK(pack_elements(user.buf + user.displ_bytes(p), user.count(p), user.type, user.info,
+                                 out->base + out->displs[p], comm));
+    return MPI_SUCCESS;
+}
+
+void make_recv_side(const UserSide &user, int size, BlockSide *out)
+{
+    describe_blocks(user, size, out);
+    if (user.info.contiguous)
+        use_in_place(user, size, const_cast<char *>(user.buf), out);
+    else
+        out->stage();
+}
+
+int finish_recv_side(const UserSide &user, int size, const BlockSide &side, MPI_Comm comm)
+{
+    if (!side.staged)
+        return MPI_SUCCESS;
+    for (int p = 0; p < size; ++p)
+        MPIX_CHECK(unpack_elements(side.base + side.displs[p], user.count(p), user.type, user.info,
+                                   const_cast<char *>(user.buf) + user.displ_bytes(p), comm));
+    return MPI_SUCCESS;
+}
+
+}  // namespace mpix

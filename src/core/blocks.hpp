@@ -1,0 +1,74 @@
+// Byte-block views (DESIGN principle 1): user (buffer, counts, displacements,
+// datatype) becomes blocks of bytes once; algorithms never see datatypes.
+#ifndef MPIX_CORE_BLOCKS_HPP
+#define MPIX_CORE_BLOCKS_HPP
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace mpix {
+
+struct TypeInfo {
+    MPI_Aint extent = 0;
+    std::size_t size = 0;  // bytes of data per element
+    bool contiguous = false;  // element data is `size` bytes at offset 0, in typemap order
+};
+
+// Fills `out`; MPI_ERR_TYPE for MPI_DATATYPE_NULL or an unusable type.
+int describe_type(MPI_Datatype type, TypeInfo *out);
+
+// Copies `count` elements starting at `src` (typed) into packed bytes at `dst`.
+int pack_elements(const char *src, std::size_t count, MPI_Datatype type, const TypeInfo &ti,
+                  char *dst, MPI_Comm comm);
+// The reverse: packed bytes at `src` into `count` typed elements at `dst`.
+int unpack_elements(const char *src, std::size_t count, MPI_Datatype type, const TypeInfo &ti,
+                    char *dst, MPI_Comm comm);
+
+// One side of an exchange as P byte blocks. When the user's layout can be used
+// directly `base` points into the user buffer; otherwise blocks live packed in
+// `staging`, in peer order.
+struct BlockSide {
+    char *base = nullptr;
+    std::vector<std::size_t> bytes;
+    std::vector<MPI_Aint> displs;
+    std::unique_ptr<char[]> staging;
+    bool staged = false;
+    std::size_t total_bytes = 0;  // sum of bytes
+
+    // Lays blocks out packed (prefix sums of `bytes`) in a fresh staging buffer.
+    void stage();
+};
+
+// Per-peer element counts and displacements (in extents) of one side. For a uniform
+// side `counts`/`displs` are null and every peer has `uniform_count` at peer * count.
+struct UserSide {
+    const char *buf;
+    const int *counts;
+    const int *displs;
+    int uniform_count;
+    MPI_Datatype type;
+    TypeInfo info;
+
+    std::size_t count(int peer) const { return counts ? static_cast<std::size_t>(counts[peer]) : static_cast<std::size_t>(uniform_count); }
+    MPI_Aint displ_bytes(int peer) const
+    {
+        MPI_Aint d = displs ? static_cast<MPI_Aint>(displs[peer])
+                            : static_cast<MPI_Aint>(peer) * static_cast<MPI_Aint>(uniform_count);
+        return d * info.extent;
+    }
+};
+
+// Send side: used in place if contiguous, else packed now. With `force_copy`
+// (MPI_IN_PLACE: the data also lives in the receive buffer) always packed.
+int make_send_side(const UserSide &user, int size, bool force_copy, MPI_Comm comm, BlockSide *out);
+// Receive side: in place if contiguous, else a staging buffer to unpack later.
+void make_recv_side(const UserSide &user, int size, BlockSide *out);
+// Unpacks a staged receive side into the user's buffer.
+int finish_recv_side(const UserSide &user, int size, const BlockSide &side, MPI_Comm comm);
+
+}  // namespace mpix
+
+#endif

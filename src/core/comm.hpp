@@ -1,0 +1,67 @@
+// The MPIX_Comm object: private duplicate, tag allocator, hints and caches.
+#ifndef MPIX_CORE_COMM_HPP
+#define MPIX_CORE_COMM_HPP
+
+#include <mpi.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "core/exchange.hpp"
+#include "core/hints.hpp"
+#include "topo/topology.hpp"
+
+namespace mpix {
+
+// Something an algorithm caches on the communicator (rotation index arrays,
+// RMA windows, ...). Freed collectively, in key order, by MPIX_Comm_free.
+struct CacheEntry {
+    virtual ~CacheEntry() = default;
+    // True if the entry depends on the node/socket map and must be dropped
+    // when MPIX_Comm_update_locality changes it.
+    virtual bool depends_on_topology() const { return false; }
+};
+
+}  // namespace mpix
+
+struct MPIX_Comm {
+    MPI_Comm user = MPI_COMM_NULL;  // the caller's communicator: errors are raised here
+    MPI_Comm comm = MPI_COMM_NULL;  // private duplicate: all library traffic
+    int size = 0;
+    int rank = 0;
+    int tag_ub = 32767;
+    int next_tag = 0;
+
+    mpix::Hints hints;                                   // environment + comm info, resolved
+    std::map<std::string, std::string> env_values;        // validated MPIX_<KEY> variables
+    std::map<std::string, std::string> info_values;       // MPIX_Comm_set_info
+
+    int emulated_ppn = 0;
+    std::unique_ptr<mpix::Regions> regions[2];            // indexed by Locality
+    std::map<std::string, std::unique_ptr<mpix::CacheEntry>> cache;
+};
+
+namespace mpix {
+
+// Reserves kTagsPerCall tags for one collective call. Every rank calls collectives
+// in the same order on an MPIX_Comm, so every rank gets the same tag.
+int allocate_tags(MPIX_Comm *xcomm);
+
+// The typed hints of one call: comm-level hints overridden by `call_info` (may be null).
+Hints resolve_hints(const MPIX_Comm *xcomm, const MPIX_Info *call_info);
+
+// Cached per-comm data, by key; nullptr if absent.
+template <class T>
+T *cached(MPIX_Comm *xcomm, const std::string &key)
+{
+    auto it = xcomm->cache.find(key);
+    return it == xcomm->cache.end() ? nullptr : static_cast<T *>(it->second.get());
+}
+
+// Drops the topology and everything derived from it (collective).
+void drop_topology(MPIX_Comm *xcomm);
+
+}  // namespace mpix
+
+#endif

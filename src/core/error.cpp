@@ -1,0 +1,105 @@
+#include "core/error.hpp"
+
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "config.h"
+
+namespace mpix {
+
+namespace {
+
+// True if a code added to a predefined class reports the string set for it.
+int error_strings_round_trip()
+{
+#if MPIX_HAVE_ADD_ERROR_STRING
+    int code;
+    static const char probe[] = "mpix: error string probe";
+    if (MPI_Add_error_code(MPI_ERR_OTHER, &code) != MPI_SUCCESS ||
+        MPI_Add_error_string(code, probe) != MPI_SUCCESS)
+        return 0;
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    return MPI_Error_string(code, text, &len) == MPI_SUCCESS && std::string(text, len) == probe;
+#else
+    return 0;
+#endif
+}
+
+}  // namespace
+
+bool error_strings_supported()
+{
+    return error_code(MPI_ERR_OTHER, "mpix", "error string probe") != MPI_ERR_OTHER;
+}
+
+int error_code(int errclass, const char *func, const char *problem)
+{
+#if MPIX_HAVE_ADD_ERROR_STRING
+    // Codes are memoised per (class, message): messages are fixed texts, so the
+    // table stays small and MPI's pool of dynamic error codes is never exhausted.
+    // This idempotent cache is the only process-wide mutable state besides the
+    // lazily read environment defaults.
+    static std::mutex lock;
+    static std::map<std::pair<int, std::string>, int> codes;
+    static int strings_work = -1;  // MPICH 4.0 returns garbage for codes of predefined classes
+    std::string message = std::string(func) + ": " + problem;
+    std::lock_guard<std::mutex> guard(lock);
+    if (strings_work < 0)
+        strings_work = error_strings_round_trip();
+    if (!strings_work)
+        return errclass;
+    auto key = std::make_pair(errclass, message);
+    auto it = codes.find(key);
+    if (it != codes.end())
+        return it->second;
+    int code;
+    if (MPI_Add_error_code(errclass, &code) != MPI_SUCCESS)
+        return errclass;
+    if (MPI_Add_error_string(code, message.c_str()) != MPI_SUCCESS)
+        return errclass;
+    codes.emplace(key, code);
+    return code;
+#else
+    (void)func;
+    (void)problem;
+    return errclass;
+#endif
+}
+
+int raise(MPI_Comm comm, int errclass, const char *func, const char *problem)
+{
+    int code = error_code(errclass, func, problem);
+    MPI_Comm target = comm == MPI_COMM_NULL ? MPI_COMM_SELF : comm;
+    if (code == errclass) {
+        // The MPI library cannot carry our text: print it where the handler is
+        // going to abort, so the user still learns what went wrong.
+        MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+        if (MPI_Comm_get_errhandler(target, &handler) == MPI_SUCCESS) {
+            if (handler == MPI_ERRORS_ARE_FATAL)
+                std::fprintf(stderr, "mpix error: %s: %s\n", func, problem);
+            if (handler != MPI_ERRHANDLER_NULL)
+                MPI_Errhandler_free(&handler);
+        }
+    }
+    MPI_Comm_call_errhandler(target, code);
+    return code;
+}
+
+int raise_internal(MPI_Comm comm, int mpi_errcode, const char *func, const char *algorithm)
+{
+    int errclass = MPI_ERR_INTERN;
+    MPI_Error_class(mpi_errcode, &errclass);
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    // The class's text, not the code's: codes may carry run-specific details,
+    // which would grow the memo table without bound.
+    MPI_Error_string(errclass, text, &len);
+    std::string problem = std::string("algorithm '") + algorithm + "' failed: " + std::string(text, len);
+    return raise(comm, errclass, func, problem.c_str());
+}
+
+}  // namespace mpix

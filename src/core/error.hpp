@@ -1,0 +1,35 @@
+// Raising MPI errors with strings that name the function and the problem.
+#ifndef MPIX_CORE_ERROR_HPP
+#define MPIX_CORE_ERROR_HPP
+
+#include <mpi.h>
+
+namespace mpix {
+
+// Returns an MPI error code of class `errclass` whose string is "func: problem"
+// (falls back to the bare class where the MPI library cannot add error strings).
+int error_code(int errclass, const char *func, const char *problem);
+
+// True if this MPI library keeps the strings mpix attaches to error codes
+// (MPICH 4.0 does not for codes of predefined classes; then bare classes are used).
+bool error_strings_supported();
+
+// Raises the error on `comm`'s error handler (MPI_COMM_SELF when comm is
+// MPI_COMM_NULL) and returns the code, for `return raise(...)` at call sites.
+int raise(MPI_Comm comm, int errclass, const char *func, const char *problem);
+
+// Raises an error returned by an MPI call made inside an algorithm, keeping its
+// class and naming the function and algorithm that failed.
+int raise_internal(MPI_Comm comm, int mpi_errcode, const char *func, const char *algorithm);
+
+}  // namespace mpix
+
+// Propagate a failing MPI return code to the caller.
+#define MPIX_CHECK(call)                  \
+    do {                                  \
+        int mpix_rc_ = (call);            \
+        if (mpix_rc_ != MPI_SUCCESS)      \
+            return mpix_rc_;              \
+    } while (0)
+
+#endif

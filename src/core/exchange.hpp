@@ -1,0 +1,48 @@
+// One alltoall / alltoallv call reduced to bytes: what every algorithm receives.
+#ifndef MPIX_CORE_EXCHANGE_HPP
+#define MPIX_CORE_EXCHANGE_HPP
+
+#include <mpi.h>
+
+#include <cstddef>
+
+#include "core/hints.hpp"
+
+struct MPIX_Comm;
+
+namespace mpix {
+
+class Trace;
+
+// Block j of the send side is sendbytes[j] bytes at sendbuf + sdispls[j]; block j of
+// the receive side is recvbytes[j] bytes at recvbuf + rdispls[j]. Displacements are
+// byte offsets (signed, may be gapped or unordered); the two sides never overlap
+// (MPI_IN_PLACE is resolved before an algorithm runs). For MPIX_Alltoall `uniform`
+// is true and every block is `block_bytes` long, block j at j * block_bytes.
+struct Exchange {
+    MPIX_Comm *xcomm;
+    MPI_Comm comm;  // the library's private duplicate
+    int size;
+    int rank;
+    int tag;  // first of kTagsPerCall tags reserved for this call
+    const char *sendbuf;
+    const std::size_t *sendbytes;
+    const MPI_Aint *sdispls;
+    char *recvbuf;
+    const std::size_t *recvbytes;
+    const MPI_Aint *rdispls;
+    bool uniform;
+    std::size_t block_bytes;
+    const Hints *hints;
+    Trace *trace;  // nullptr when tracing is off
+
+    const char *send_block(int peer) const { return sendbuf + sdispls[peer]; }
+    char *recv_block(int peer) const { return recvbuf + rdispls[peer]; }
+};
+
+// Tags reserved per call (an algorithm may use tag .. tag + kTagsPerCall - 1).
+constexpr int kTagsPerCall = 8;
+
+}  // namespace mpix
+
+#endif

@@ -1,0 +1,244 @@
+#include "core/hints.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "select/registry.hpp"
+
+namespace mpix {
+
+namespace {
+
+const char *const kCollectiveNames[kCollectives] = {"alltoall", "alltoallv", "alltoall_crs",
+                                                    "alltoallv_crs"};
+
+const HintKey kKeys[] = {
+    {"alltoall_algorithm", HintKind::algorithm, 0, "registry name or auto", "auto",
+     "algorithm for MPIX_Alltoall"},
+    {"alltoallv_algorithm", HintKind::algorithm, 0, "registry name or auto", "auto",
+     "algorithm for MPIX_Alltoallv"},
+    {"alltoall_crs_algorithm", HintKind::algorithm, 0, "registry name or auto", "auto",
+     "backend for MPIX_Alltoall_crs"},
+    {"alltoallv_crs_algorithm", HintKind::algorithm, 0, "registry name or auto", "auto",
+     "backend for MPIX_Alltoallv_crs"},
+    {"radix", HintKind::integer, 2, "integer >= 2 (clamped to P)", "ceil(sqrt(P))",
+     "radix of Bruck-family and ParLogNa exchanges"},
+    {"batch_size", HintKind::integer, 1, "integer >= 1", "32",
+     "requests per direction in flight (scattered, batched rounds)"},
+    {"locality", HintKind::enumeration, 0, "node|socket", "node",
+     "regions used by locality-aware algorithms"},
+    {"inner", HintKind::enumeration, 0, "pairwise|nonblocking", "nonblocking",
+     "inner exchange of hierarchical algorithms"},
+    {"leaders_per_node", HintKind::integer, 1, "integer >= 1 (clamped to node size)", "4",
+     "leaders per node of multileader algorithms"},
+    {"random_seed", HintKind::integer, 0, "integer >= 0", "0",
+     "seed of randomized peer orders"},
+    {"max_queue", HintKind::integer, 0, "integer >= 0 (0: unlimited)", "0",
+     "most outstanding sparse-exchange messages per rank"},
+    {"segment_size", HintKind::size, 0, "bytes >= 0 (0: whole messages)", "0",
+     "split messages larger than this many bytes"},
+    {"crs_recv_nnz_known", HintKind::boolean, 0, "true|false", "false",
+     "*recv_nnz is the exact number of sources, not a capacity"},
+    {"crs_recv_size_known", HintKind::boolean, 0, "true|false", "false",
+     "*recv_size is the exact received size, not a capacity"},
+    {"trace", HintKind::path, 0, "path prefix (empty: off)", "(off)",
+     "append one JSON line per round to PREFIX.<rank>.jsonl"},
+    {nullptr, HintKind::path, 0, nullptr, nullptr, nullptr},
+};
+
+bool parse_integer(const char *value, long long min_value, long long *out)
+{
+    if (!value || !*value)
+        return false;
+    errno = 0;
+    char *end = nullptr;
+    long long v = std::strtoll(value, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min_value || v > INT_MAX)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool parse_size(const char *value, long long *out)
+{
+    if (!value || !*value || *value == '-')
+        return false;
+    errno = 0;
+    char *end = nullptr;
+    unsigned long long v = std::strtoull(value, &end, 10);
+    if (errno != 0 || *end != '\0' || v > static_cast<unsigned long long>(LLONG_MAX))
+        return false;
+    *out = static_cast<long long>(v);
+    return true;
+}
+
+bool parse_boolean(const char *value, bool *out)
+{
+    if (!std::strcmp(value, "true") || !std::strcmp(value, "1") || !std::strcmp(value, "yes")) {
+        *out = true;
+        return true;
+    }
+    if (!std::strcmp(value, "false") || !std::strcmp(value, "0") || !std::strcmp(value, "no")) {
+        *out = false;
+        return true;
+    }
+    return false;
+}
+
+bool in_enumeration(const char *values, const char *value)
+{
+    size_t n = std::strlen(value);
+    for (const char *p = values; *p;) {
+        const char *bar = std::strchr(p, '|');
+        size_t len = bar ? static_cast<size_t>(bar - p) : std::strlen(p);
+        if (len == n && !std::strncmp(p, value, n))
+            return true;
+        if (!bar)
+            break;
+        p = bar + 1;
+    }
+    return false;
+}
+
+// "alltoallv_algorithm" -> alltoallv
+Collective collective_of_algorithm_key(const char *key)
+{
+    for (int c = 0; c < kCollectives; ++c) {
+        size_t n = std::strlen(kCollectiveNames[c]);
+        if (!std::strncmp(key, kCollectiveNames[c], n) && !std::strcmp(key + n, "_algorithm"))
+            return static_cast<Collective>(c);
+    }
+    return Collective::alltoall;
+}
+
+}  // namespace
+
+const char *collective_name(Collective c) { return kCollectiveNames[static_cast<int>(c)]; }
+
+bool collective_from_name(const char *name, Collective *out)
+{
+    if (!name)
+        return false;
+    for (int c = 0; c < kCollectives; ++c)
+        if (!std::strcmp(name, kCollectiveNames[c])) {
+            *out = static_cast<Collective>(c);
+            return true;
+        }
+    return false;
+}
+
+const HintKey *hint_keys() { return kKeys; }
+
+const HintKey *find_hint_key(const char *key)
+{
+    if (!key)
+        return nullptr;
+    for (const HintKey *k = kKeys; k->key; ++k)
+        if (!std::strcmp(k->key, key))
+            return k;
+    return nullptr;
+}
+
+int validate_hint(const char *key, const char *value, const char **why)
+{
+    const HintKey *k = find_hint_key(key);
+    if (!k) {
+        *why = "unknown hint key";
+        return MPI_ERR_INFO_KEY;
+    }
+    if (!value) {
+        *why = "NULL hint value";
+        return MPI_ERR_INFO_VALUE;
+    }
+    long long v;
+    bool b;
+    switch (k->kind) {
+    case HintKind::algorithm:
+        if (!std::strcmp(value, "auto") || find_algorithm(collective_of_algorithm_key(key), value))
+            return MPI_SUCCESS;
+        *why = "unknown algorithm name for this collective";
+        return MPI_ERR_INFO_VALUE;
+    case HintKind::integer:
+        if (parse_integer(value, k->min_value, &v))
+            return MPI_SUCCESS;
+        *why = "value is not an integer in the accepted range";
+        return MPI_ERR_INFO_VALUE;
+    case HintKind::size:
+        if (parse_size(value, &v))
+            return MPI_SUCCESS;
+        *why = "value is not a non-negative byte count";
+        return MPI_ERR_INFO_VALUE;
+    case HintKind::enumeration:
+        if (in_enumeration(k->values, value))
+            return MPI_SUCCESS;
+        *why = "value is not one of the accepted words";
+        return MPI_ERR_INFO_VALUE;
+    case HintKind::boolean:
+        if (parse_boolean(value, &b))
+            return MPI_SUCCESS;
+        *why = "value is not true or false";
+        return MPI_ERR_INFO_VALUE;
+    case HintKind::path:
+        return MPI_SUCCESS;
+    }
+    *why = "unsupported hint";
+    return MPI_ERR_INFO_VALUE;
+}
+
+void apply_hints(const std::map<std::string, std::string> &values, Hints *h)
+{
+    for (const auto &kv : values) {
+        const char *key = kv.first.c_str();
+        const char *value = kv.second.c_str();
+        const HintKey *k = find_hint_key(key);
+        if (!k)
+            continue;  // cannot happen: values are validated when set
+        long long v = 0;
+        switch (k->kind) {
+        case HintKind::algorithm:
+            h->algorithm[static_cast<int>(collective_of_algorithm_key(key))] = kv.second;
+            break;
+        case HintKind::integer:
+        case HintKind::size:
+            if (k->kind == HintKind::integer ? !parse_integer(value, k->min_value, &v)
+                                             : !parse_size(value, &v))
+                break;
+            if (!std::strcmp(key, "radix"))
+                h->radix = static_cast<int>(v);
+            else if (!std::strcmp(key, "batch_size"))
+                h->batch_size = static_cast<int>(v);
+            else if (!std::strcmp(key, "leaders_per_node"))
+                h->leaders_per_node = static_cast<int>(v);
+            else if (!std::strcmp(key, "random_seed"))
+                h->random_seed = static_cast<std::uint64_t>(v);
+            else if (!std::strcmp(key, "max_queue"))
+                h->max_queue = static_cast<int>(v);
+            else if (!std::strcmp(key, "segment_size"))
+                h->segment_size = static_cast<std::size_t>(v);
+            break;
+        case HintKind::enumeration:
+            if (!std::strcmp(key, "locality"))
+                h->locality = !std::strcmp(value, "socket") ? Locality::socket : Locality::node;
+            else if (!std::strcmp(key, "inner"))
+                h->inner = !std::strcmp(value, "pairwise") ? Inner::pairwise : Inner::nonblocking;
+            break;
+        case HintKind::boolean: {
+            bool b = false;
+            parse_boolean(value, &b);
+            if (!std::strcmp(key, "crs_recv_nnz_known"))
+                h->crs_recv_nnz_known = b;
+            else if (!std::strcmp(key, "crs_recv_size_known"))
+                h->crs_recv_size_known = b;
+            break;
+        }
+        case HintKind::path:
+            if (!std::strcmp(key, "trace"))
+                h->trace = kv.second;
+            break;
+        }
+    }
+}
+
+}  // namespace mpix

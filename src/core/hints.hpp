@@ -1,0 +1,67 @@
+// Hint keys, their validation, and the typed view algorithms read.
+#ifndef MPIX_CORE_HINTS_HPP
+#define MPIX_CORE_HINTS_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace mpix {
+
+enum class Collective { alltoall = 0, alltoallv = 1, alltoall_crs = 2, alltoallv_crs = 3 };
+constexpr int kCollectives = 4;
+const char *collective_name(Collective c);
+bool collective_from_name(const char *name, Collective *out);
+
+enum class Locality { node, socket };
+enum class Inner { pairwise, nonblocking };
+
+// Typed hints, resolved per call: per-call info > comm info > environment > defaults.
+struct Hints {
+    std::string algorithm[kCollectives] = {"auto", "auto", "auto", "auto"};
+    int radix = 0;              // 0: the algorithm's default (e.g. ceil(sqrt(P)))
+    int batch_size = 32;        // requests per direction in flight (MPICH's default)
+    Locality locality = Locality::node;
+    Inner inner = Inner::nonblocking;
+    int leaders_per_node = 4;
+    std::uint64_t random_seed = 0;
+    int max_queue = 0;          // 0: unlimited
+    std::size_t segment_size = 0;  // 0: no segmentation
+    bool crs_recv_nnz_known = false;
+    bool crs_recv_size_known = false;
+    std::string trace;          // path prefix; empty: tracing off
+
+    const std::string &algorithm_for(Collective c) const { return algorithm[static_cast<int>(c)]; }
+};
+
+enum class HintKind { algorithm, integer, size, enumeration, boolean, path };
+
+struct HintKey {
+    const char *key;
+    HintKind kind;
+    long long min_value;         // integer/size kinds
+    const char *values;          // accepted values, for documentation and enumerations
+    const char *default_value;
+    const char *summary;
+};
+
+// The table of every key (read-only); terminated by a null key.
+const HintKey *hint_keys();
+const HintKey *find_hint_key(const char *key);
+
+// Checks a value for a key: MPI_SUCCESS, MPI_ERR_INFO_KEY or MPI_ERR_INFO_VALUE;
+// `why` receives a fixed text naming the problem.
+int validate_hint(const char *key, const char *value, const char **why);
+
+// Applies validated key/value strings onto typed hints.
+void apply_hints(const std::map<std::string, std::string> &values, Hints *hints);
+
+}  // namespace mpix
+
+// The opaque public info object: validated key/value strings.
+struct MPIX_Info {
+    std::map<std::string, std::string> values;
+};
+
+#endif

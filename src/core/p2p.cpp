@@ -1,0 +1,94 @@
+#include "core/p2p.hpp"
+
+#include <climits>
+
+#include "core/error.hpp"
+
+namespace mpix {
+
+namespace {
+
+constexpr std::size_t kChunk = std::size_t(1) << 30;
+
+// A datatype of exactly `bytes` bytes, for lengths beyond INT_MAX.
+int big_bytes_type(std::size_t bytes, MPI_Datatype *type)
+{
+    MPI_Datatype chunks;
+    int nchunks = static_cast<int>(bytes / kChunk);
+    int rest = static_cast<int>(bytes % kChunk);
+    MPIX_CHECK(MPI_Type_vector(nchunks, static_cast<int>(kChunk), static_cast<int>(kChunk), MPI_BYTE, &chunks));
+    int lens[2] = {1, rest};
+    MPI_Aint displs[2] = {0, static_cast<MPI_Aint>(nchunks) * static_cast<MPI_Aint>(kChunk)};
+    MPI_Datatype types[2] = {chunks, MPI_BYTE};
+    int rc = MPI_Type_create_struct(rest ? 2 : 1, lens, displs, types, type);
+    MPI_Type_free(&chunks);
+    MPIX_CHECK(rc);
+    return MPI_Type_commit(type);
+}
+
+// Calls op(buf, count, type) with an int count of MPI_BYTE, or one big type.
+template <class Op>
+int with_byte_type(std::size_t bytes, Op op)
+{
+    if (bytes <= static_cast<std::size_t>(INT_MAX))
+        return op(static_cast<int>(bytes), MPI_BYTE);
+    MPI_Datatype type;
+    MPIX_CHECK(big_bytes_type(bytes, &type));
+    int rc = op(1, type);
+    MPI_Type_free(&type);  // safe: pending operations keep their own reference
+    return rc;
+}
+
+}  // namespace
+
+int isend_bytes(const void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return with_byte_type(bytes, [&](int n, MPI_Datatype t) { return MPI_Isend(buf, n, t, peer, tag, comm, req); });
+}
+
+int issend_bytes(const void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return with_byte_type(bytes, [&](int n, MPI_Datatype t) { return MPI_Issend(buf, n, t, peer, tag, comm, req); });
+}
+
+int irecv_bytes(void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return with_byte_type(bytes, [&](int n, MPI_Datatype t) { return MPI_Irecv(buf, n, t, peer, tag, comm, req); });
+}
+
+int send_bytes(const void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm)
+{
+    return with_byte_type(bytes, [&](int n, MPI_Datatype t) { return MPI_Send(buf, n, t, peer, tag, comm); });
+}
+
+int recv_bytes(void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm)
+{
+    return with_byte_type(bytes, [&](int n, MPI_Datatype t) {
+        return MPI_Recv(buf, n, t, peer, tag, comm, MPI_STATUS_IGNORE);
+    });
+}
+
+int sendrecv_bytes(const void *sendbuf, std::size_t sendbytes, int dest, void *recvbuf,
+                   std::size_t recvbytes, int source, int tag, MPI_Comm comm)
+{
+    if (sendbytes <= static_cast<std::size_t>(INT_MAX) && recvbytes <= static_cast<std::size_t>(INT_MAX))
+        return MPI_Sendrecv(sendbuf, static_cast<int>(sendbytes), MPI_BYTE, dest, tag, recvbuf,
+                            static_cast<int>(recvbytes), MPI_BYTE, source, tag, comm, MPI_STATUS_IGNORE);
+    MPI_Request reqs[2];
+    MPIX_CHECK(irecv_bytes(recvbuf, recvbytes, source, tag, comm, &reqs[0]));
+    MPIX_CHECK(isend_bytes(sendbuf, sendbytes, dest, tag, comm, &reqs[1]));
+    return wait_all(2, reqs);
+}
+
+int wait_all(int count, MPI_Request *reqs)
+{
+    int first_error = MPI_SUCCESS;
+    for (int i = 0; i < count; ++i) {
+        int rc = MPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS)
+            first_error = rc;
+    }
+    return first_error;
+}
+
+}  // namespace mpix

@@ -1,0 +1,55 @@
+#include "core/trace.hpp"
+
+#include <cstdio>
+#include <utility>
+
+namespace mpix {
+
+Trace::Trace(std::string path, const char *call, const char *algorithm)
+    : path_(std::move(path)), call_(call), algorithm_(algorithm)
+{
+}
+
+void Trace::round(int round, int send_peer, int recv_peer, const std::vector<long long> &blocks,
+                  std::size_t bytes_sent, std::size_t bytes_recv)
+{
+    rounds_.push_back(Round{round, send_peer, recv_peer, blocks, bytes_sent, bytes_recv});
+}
+
+namespace {
+void write_json_string(std::FILE *f, const std::string &s)
+{
+    std::fputc('"', f);
+    for (char c : s) {
+        if (c == '"' || c == '\\')
+            std::fputc('\\', f);
+        if (static_cast<unsigned char>(c) >= 0x20)
+            std::fputc(c, f);
+    }
+    std::fputc('"', f);
+}
+}  // namespace
+
+Trace::~Trace()
+{
+    std::FILE *f = std::fopen(path_.c_str(), "a");
+    if (!f)
+        return;  // tracing is best effort; the exchange itself succeeded
+    for (const Round &r : rounds_) {
+        std::fputs("{\"call\":", f);
+        write_json_string(f, call_);
+        std::fputs(",\"algorithm\":", f);
+        write_json_string(f, algorithm_);
+        std::fputs(",\"params\":", f);
+        write_json_string(f, params_);
+        std::fprintf(f, ",\"round\":%d,\"send_peer\":%d,\"recv_peer\":%d,\"blocks\":[", r.round,
+                     r.send_peer, r.recv_peer);
+        for (std::size_t i = 0; i < r.blocks.size(); ++i)
+            std::fprintf(f, i ? ",%lld" : "%lld", r.blocks[i]);
+        std::fprintf(f, "],\"bytes_sent\":%zu,\"bytes_recv\":%zu,\"temp_bytes\":%zu}\n", r.sent, r.recv,
+                     temp_peak_);
+    }
+    std::fclose(f);
+}
+
+}  // namespace mpix

@@ -1,0 +1,45 @@
+// Per-round tracing (hint `trace`): one JSON object per round, appended to
+// PREFIX.<rank>.jsonl when the call ends. Costs nothing when off (no object).
+#ifndef MPIX_CORE_TRACE_HPP
+#define MPIX_CORE_TRACE_HPP
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace mpix {
+
+class Trace {
+public:
+    Trace(std::string path, const char *call, const char *algorithm);
+    ~Trace();  // writes the buffered rounds
+    Trace(const Trace &) = delete;
+    Trace &operator=(const Trace &) = delete;
+
+    void set_params(const std::string &params) { params_ = params; }
+    // One round: peers (-1 when none), global block ids moved, bytes each way.
+    void round(int round, int send_peer, int recv_peer, const std::vector<long long> &blocks,
+               std::size_t bytes_sent, std::size_t bytes_recv);
+    // Records a temporary allocation alive now; the peak is written on every line.
+    void temp_alloc(std::size_t bytes)
+    {
+        temp_now_ += bytes;
+        if (temp_now_ > temp_peak_)
+            temp_peak_ = temp_now_;
+    }
+    void temp_free(std::size_t bytes) { temp_now_ -= bytes < temp_now_ ? bytes : temp_now_; }
+
+private:
+    struct Round {
+        int round, send_peer, recv_peer;
+        std::vector<long long> blocks;
+        std::size_t sent, recv;
+    };
+    std::string path_, call_, algorithm_, params_;
+    std::vector<Round> rounds_;
+    std::size_t temp_now_ = 0, temp_peak_ = 0;
+};
+
+}  // namespace mpix
+
+#endif

@@ -1,0 +1,84 @@
+#include "select/dispatch.hpp"
+
+#include <memory>
+#include <string>
+
+#include "core/comm.hpp"
+#include "core/error.hpp"
+#include "core/trace.hpp"
+#include "select/registry.hpp"
+
+namespace mpix {
+
+int check_user_side(const UserSide &side, int size, bool counts_needed, const char **why)
+{
+    if (counts_needed && (!side.counts || !side.displs)) {
+        *why = "a count or displacement array is NULL";
+        return MPI_ERR_ARG;
+    }
+    if (side.type == MPI_DATATYPE_NULL) {
+        *why = "datatype is MPI_DATATYPE_NULL";
+        return MPI_ERR_TYPE;
+    }
+    if (side.counts) {
+        for (int p = 0; p < size; ++p)
+            if (side.counts[p] < 0) {
+                *why = "negative count";
+                return MPI_ERR_COUNT;
+            }
+    } else if (side.uniform_count < 0) {
+        *why = "negative count";
+        return MPI_ERR_COUNT;
+    }
+    return MPI_SUCCESS;
+}
+
+int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, const UserSide &send, const UserSide &recv,
+                 bool in_place)
+{
+    int p = xcomm->size;
+    BlockSide sb, rb;
+    int rc = make_send_side(send, p, in_place, xcomm->comm, &sb);
+    if (rc != MPI_SUCCESS)
+        return raise_internal(xcomm->user, rc, fn, "packing the send buffer");
+    make_recv_side(recv, p, &rb);
+    if (sb.bytes[xcomm->rank] > rb.bytes[xcomm->rank])
+        return raise(xcomm->user, MPI_ERR_TRUNCATE, fn, "the block a rank sends itself exceeds its receive block");
+    if (sb.total_bytes > 0 && !send.buf)
+        return raise(xcomm->user, MPI_ERR_BUFFER, fn, "sendbuf is NULL");
+    if (rb.total_bytes > 0 && !recv.buf)
+        return raise(xcomm->user, MPI_ERR_BUFFER, fn, "recvbuf is NULL");
+
+    Hints hints = resolve_hints(xcomm, nullptr);
+    Exchange x{};
+    x.xcomm = xcomm;
+    x.comm = xcomm->comm;
+    x.size = p;
+    x.rank = xcomm->rank;
+    x.tag = allocate_tags(xcomm);
+    x.sendbuf = sb.base;
+    x.sendbytes = sb.bytes.data();
+    x.sdispls = sb.displs.data();
+    x.recvbuf = rb.base;
+    x.recvbytes = rb.bytes.data();
+    x.rdispls = rb.displs.data();
+    x.uniform = c == Collective::alltoall;
+    x.block_bytes = x.uniform ? rb.bytes[0] : 0;
+    x.hints = &hints;
+
+    const Algorithm *algorithm = select_algorithm(c, x);
+    std::unique_ptr<Trace> trace;
+    if (!hints.trace.empty()) {
+        trace.reset(new Trace(hints.trace + "." + std::to_string(x.rank) + ".jsonl", collective_name(c),
+                              algorithm->name));
+        x.trace = trace.get();
+    }
+    rc = algorithm->run(x);
+    if (rc == MPI_SUCCESS)
+        rc = finish_recv_side(recv, p, rb, xcomm->comm);
+    if (rc != MPI_SUCCESS)
+        return raise_internal(xcomm->user, rc, fn, algorithm->name);
+    return MPI_SUCCESS;
+}
+
+}  // namespace mpix

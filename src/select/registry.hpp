@@ -1,0 +1,37 @@
+// The one registry of algorithms: tests, the benchmark, the README table and
+// `auto` all read it; nothing else lists algorithms.
+#ifndef MPIX_SELECT_REGISTRY_HPP
+#define MPIX_SELECT_REGISTRY_HPP
+
+#include "core/exchange.hpp"
+#include "core/hints.hpp"
+
+namespace mpix {
+
+struct SparseExchange;  // defined in sparse/sparse.hpp
+
+using ExchangeFn = int (*)(const Exchange &);
+using SparseFn = int (*)(const SparseExchange &);
+
+struct Algorithm {
+    const char *name;
+    Collective collective;
+    const char *hint_keys;  // comma-separated hint keys the algorithm reads
+    const char *needs;      // conditions (documentation); every algorithm runs for every P
+    const char *summary;
+    ExchangeFn run;         // alltoall / alltoallv
+    SparseFn run_sparse;    // alltoall_crs / alltoallv_crs
+};
+
+// Enumerates algorithms of one collective in registry order; nullptr past the end.
+const Algorithm *algorithm_at(Collective c, int index);
+const Algorithm *find_algorithm(Collective c, const char *name);
+
+// The algorithm a call runs: the resolved hint, or the `auto` rule. The rule uses
+// only values that are equal on every rank, so every rank picks the same one.
+const Algorithm *select_algorithm(Collective c, const Exchange &x);
+const Algorithm *select_sparse_algorithm(Collective c, const Hints &hints, int size, int nnodes);
+
+}  // namespace mpix
+
+#endif

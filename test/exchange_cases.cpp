@@ -1,0 +1,287 @@
+#include "exchange_cases.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <sstream>
+
+#include "harness_mix.hpp"
+
+namespace mpixtest {
+
+namespace {
+
+const unsigned char kGuard = 0x7E;
+const size_t kFrontGuard = 64, kBackGuard = 64;
+
+// One side's element type: where its data components sit inside an element.
+struct SideType {
+    MPI_Datatype type;
+    MPI_Aint extent;
+    int ncomp;          // data components per element
+    MPI_Aint comp_off[2];
+    bool is_double;
+    bool owned;         // freed after the case
+};
+
+SideType make_type(char kind)
+{
+    SideType t{};
+    if (kind == 'i') {
+        t = SideType{MPI_INT, (MPI_Aint)sizeof(int), 1, {0, 0}, false, false};
+    } else if (kind == 'd') {
+        t = SideType{MPI_DOUBLE, (MPI_Aint)sizeof(double), 1, {0, 0}, true, false};
+    } else {
+        // Two ints with a one-int hole between them, resized to a negative lower
+        // bound (-1 int) and an extent of 4 ints: holes inside and between elements.
+        MPI_Datatype vec;
+        MPI_Type_vector(2, 1, 2, MPI_INT, &vec);
+        MPI_Type_create_resized(vec, -(MPI_Aint)sizeof(int), 4 * (MPI_Aint)sizeof(int), &t.type);
+        MPI_Type_free(&vec);
+        MPI_Type_commit(&t.type);
+        t.extent = 4 * sizeof(int);
+        t.ncomp = 2;
+        t.comp_off[0] = 0;
+        t.comp_off[1] = 2 * sizeof(int);
+        t.is_double = false;
+        t.owned = true;
+    }
+    return t;
+}
+
+int value(int src, int dst, long idx) { return (int)((src * 7919L + dst * 131L + idx * 3L + 1) & 0x3fffffff); }
+
+// Items (vector elements, or ints/doubles) from src to dst.
+int items(const ExchangeCase &c, int p, int src, int dst)
+{
+    if (c.uniform) {
+        switch (c.dist) {
+        case Dist::all_zero: return 0;
+        case Dist::uniform: return 3;
+        case Dist::random_with_zeros: return 1 + (int)(c.seed % 5);
+        case Dist::skewed: return 7;
+        }
+    }
+    if (c.in_place && src > dst)
+        std::swap(src, dst);  // MPI_IN_PLACE needs symmetric counts
+    std::uint64_t h = mix(c.seed, (std::uint64_t)src, (std::uint64_t)dst);
+    switch (c.dist) {
+    case Dist::all_zero: return 0;
+    case Dist::uniform: return 3;
+    case Dist::random_with_zeros: return h % 100 < 35 ? 0 : 1 + (int)(h % 6);
+    case Dist::skewed: return (src == 0 || dst == p - 1) ? 17 + (int)(h % 5) : (int)(h % 2);
+    }
+    return 0;
+}
+
+struct Side {
+    SideType t;
+    std::vector<int> counts, displs;  // elements of t, extents
+    std::vector<unsigned char> mem;
+    std::vector<char> is_data;  // byte is a data byte of some element
+
+    char *buf() { return (char *)mem.data() + kFrontGuard; }
+    MPI_Aint offset(int peer, int elem, int comp) const
+    {
+        return (MPI_Aint)kFrontGuard + ((MPI_Aint)displs[peer] + elem) * t.extent + t.comp_off[comp];
+    }
+    size_t comp_size() const { return t.is_double ? sizeof(double) : sizeof(int); }
+};
+
+void layout(Side &s, int p, Layout l, bool uniform)
+{
+    s.displs.assign(p, 0);
+    long next = l == Layout::packed || uniform ? 0 : 1;
+    int gap = l == Layout::packed || uniform ? 0 : (l == Layout::gapped ? 2 : 1);
+    for (int k = 0; k < p; ++k) {
+        int peer = (l == Layout::reversed && !uniform) ? p - 1 - k : k;
+        s.displs[peer] = (int)next;
+        next += s.counts[peer] + gap;
+    }
+    size_t span = (size_t)std::max<long>(next, 1) * (size_t)s.t.extent;
+    s.mem.assign(kFrontGuard + span + kBackGuard, kGuard);
+    s.is_data.assign(s.mem.size(), 0);
+    for (int peer = 0; peer < p; ++peer)
+        for (int e = 0; e < s.counts[peer]; ++e)
+            for (int k = 0; k < s.t.ncomp; ++k)
+                std::fill_n(s.is_data.begin() + s.offset(peer, e, k), s.comp_size(), 1);
+}
+
+void put(Side &s, int peer, int src, int dst)
+{
+    for (int e = 0; e < s.counts[peer]; ++e)
+        for (int k = 0; k < s.t.ncomp; ++k) {
+            int v = value(src, dst, (long)e * s.t.ncomp + k);
+            unsigned char *at = s.mem.data() + s.offset(peer, e, k);
+            if (s.t.is_double) {
+                double d = v;
+                std::memcpy(at, &d, sizeof d);
+            } else {
+                std::memcpy(at, &v, sizeof v);
+            }
+        }
+}
+
+bool verify(const Side &s, int peer, int src, int dst, std::string *detail)
+{
+    for (int e = 0; e < s.counts[peer]; ++e)
+        for (int k = 0; k < s.t.ncomp; ++k) {
+            int want = value(src, dst, (long)e * s.t.ncomp + k);
+            const unsigned char *at = s.mem.data() + s.offset(peer, e, k);
+            long got;
+            if (s.t.is_double) {
+                double d;
+                std::memcpy(&d, at, sizeof d);
+                got = (long)d;
+            } else {
+                int i;
+                std::memcpy(&i, at, sizeof i);
+                got = i;
+            }
+            if (got != want) {
+                std::ostringstream o;
+                o << "block from rank " << src << " element " << e << "." << k << ": got " << got << ", expected "
+                  << want;
+                *detail = o.str();
+                return false;
+            }
+        }
+    return true;
+}
+
+}  // namespace
+
+std::string ExchangeCase::describe() const
+{
+    static const char *dn[] = {"random-with-zeros", "all-zero", "uniform", "skewed"};
+    static const char *ln[] = {"packed", "gapped", "reversed"};
+    static const char *tn[] = {"int/int", "double/double", "vector/int", "int/vector"};
+    std::ostringstream o;
+    o << (uniform ? "alltoall " : "alltoallv ") << dn[(int)dist] << " " << ln[(int)layout] << " "
+      << tn[(int)types] << (in_place ? " in-place" : "") << " ppn=" << ppn << " seed=" << seed;
+    return o.str();
+}
+
+std::vector<ExchangeCase> exchange_cases(bool uniform)
+{
+    std::vector<ExchangeCase> cases;
+    const int ppns[] = {0, 1, 2, 3};
+    unsigned n = 0;
+    const Dist dists[] = {Dist::random_with_zeros, Dist::all_zero, Dist::uniform, Dist::skewed};
+    const Layout layouts[] = {Layout::packed, Layout::gapped, Layout::reversed};
+    const Types types[] = {Types::int_int, Types::double_double, Types::vector_int, Types::int_vector};
+    for (Dist d : dists)
+        for (Layout l : layouts) {
+            if (uniform && l != Layout::packed)
+                continue;  // MPI_Alltoall has no displacements
+            for (Types t : types) {
+                cases.push_back(ExchangeCase{uniform, d, l, t, false, ppns[n % 4], 1000 + n});
+                ++n;
+            }
+            // MPI_IN_PLACE with the receive type (contiguous, and non-contiguous).
+            Types inplace_type = (n % 2) ? Types::int_vector : Types::int_int;
+            cases.push_back(ExchangeCase{uniform, d, l, inplace_type, true, ppns[n % 4], 1000 + n});
+            ++n;
+        }
+    return cases;
+}
+
+bool run_exchange_case(MPIX_Comm *xcomm, MPI_Comm comm, const ExchangeCase &c, std::string *detail)
+{
+    int p, me;
+    MPI_Comm_size(comm, &p);
+    MPI_Comm_rank(comm, &me);
+    if (MPIX_Comm_update_locality(xcomm, c.ppn) != MPI_SUCCESS) {
+        *detail = "MPIX_Comm_update_locality failed";
+        return false;
+    }
+    char skind = "idvi"[(int)c.types], rkind = "idiv"[(int)c.types];
+    Side send, recv;
+    send.t = make_type(skind);
+    recv.t = make_type(rkind);
+    // A vector element carries two ints: the int side counts twice as many.
+    int sfactor = (skind == 'i' && rkind == 'v') ? 2 : 1;
+    int rfactor = (rkind == 'i' && skind == 'v') ? 2 : 1;
+    send.counts.resize(p);
+    recv.counts.resize(p);
+    for (int j = 0; j < p; ++j) {
+        send.counts[j] = items(c, p, me, j) * sfactor;
+        recv.counts[j] = items(c, p, j, me) * rfactor;
+    }
+    layout(recv, p, c.layout, c.uniform);
+    if (c.in_place) {
+        for (int j = 0; j < p; ++j)
+            put(recv, j, me, j);  // what this rank sends to j, in the receive layout
+    } else {
+        layout(send, p, c.layout == Layout::packed ? Layout::packed : (c.layout == Layout::gapped ? Layout::reversed : Layout::gapped), c.uniform);
+        for (int j = 0; j < p; ++j)
+            put(send, j, me, j);
+    }
+    std::vector<unsigned char> send_before = send.mem;
+
+    int rc;
+    const void *sbuf = c.in_place ? MPI_IN_PLACE : (const void *)send.buf();
+    if (c.uniform)
+        rc = MPIX_Alltoall(sbuf, send.counts.empty() ? 0 : send.counts[0], send.t.type, recv.buf(), recv.counts[0],
+                           recv.t.type, xcomm);
+    else
+        rc = MPIX_Alltoallv(sbuf, send.counts.data(), send.displs.data(), send.t.type, recv.buf(), recv.counts.data(),
+                            recv.displs.data(), recv.t.type, xcomm);
+    bool ok = true;
+    if (rc != MPI_SUCCESS) {
+        *detail = "call returned error " + std::to_string(rc);
+        ok = false;
+    }
+    for (int j = 0; ok && j < p; ++j)
+        ok = verify(recv, j, j, me, detail);
+    for (size_t b = 0; ok && b < recv.mem.size(); ++b)
+        if (!recv.is_data[b] && recv.mem[b] != kGuard) {
+            *detail = "guard byte " + std::to_string((long)b - (long)kFrontGuard) + " of the receive buffer changed";
+            ok = false;
+        }
+    if (ok && send.mem != send_before) {
+        *detail = "send buffer changed";
+        ok = false;
+    }
+    if (!ok)
+        *detail = c.describe() + ": " + *detail;
+    if (send.t.owned)
+        MPI_Type_free(&send.t.type);
+    if (recv.t.owned)
+        MPI_Type_free(&recv.t.type);
+    return ok;
+}
+
+int check_algorithm(MPIX_Comm *xcomm, MPI_Comm comm, bool uniform, const char *algorithm,
+                    const std::vector<std::pair<std::string, std::string>> &hints, std::string *first_failure)
+{
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    std::string key = std::string(uniform ? "alltoall" : "alltoallv") + "_algorithm";
+    int failures = 0;
+    if (MPIX_Info_set(info, key.c_str(), algorithm) != MPI_SUCCESS) {
+        *first_failure = std::string("cannot select ") + algorithm;
+        failures = 1;
+    }
+    for (const auto &kv : hints)
+        if (MPIX_Info_set(info, kv.first.c_str(), kv.second.c_str()) != MPI_SUCCESS) {
+            *first_failure = "cannot set hint " + kv.first + "=" + kv.second;
+            failures = 1;
+        }
+    MPIX_Comm_set_info(xcomm, info);
+    MPIX_Info_free(&info);
+    if (failures)
+        return failures;
+    for (const ExchangeCase &c : exchange_cases(uniform)) {
+        std::string detail;
+        if (!run_exchange_case(xcomm, comm, c, &detail)) {
+            if (failures++ == 0)
+                *first_failure = std::string(algorithm) + ": " + detail;
+        }
+    }
+    MPIX_Comm_set_info(xcomm, nullptr);
+    MPIX_Comm_update_locality(xcomm, 0);
+    return failures;
+}
+
+}  // namespace mpixtest

@@ -1,0 +1,48 @@
+// Conformance cases for MPIX_Alltoall / MPIX_Alltoallv, independent of CUnit so
+// the same cases also run under SimGrid SMPI (sim/check). Expected values are
+// computed independently (a formula of source, destination and element index);
+// guard bytes surround and fill every gap of every block.
+#ifndef MPIX_TEST_EXCHANGE_CASES_HPP
+#define MPIX_TEST_EXCHANGE_CASES_HPP
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "mpix.h"
+
+namespace mpixtest {
+
+enum class Dist { random_with_zeros, all_zero, uniform, skewed };
+enum class Layout { packed, gapped, reversed };
+// Element types of (send side, receive side): int/int, double/double, or a
+// non-contiguous resized vector (negative lower bound) on one side only.
+enum class Types { int_int, double_double, vector_int, int_vector };
+
+struct ExchangeCase {
+    bool uniform;  // MPIX_Alltoall
+    Dist dist;
+    Layout layout;
+    Types types;
+    bool in_place;
+    int ppn;  // emulated node size, 0 = real nodes
+    unsigned seed;
+    std::string describe() const;
+};
+
+// Every case the suite runs for one collective (a few dozen, covering each dimension).
+std::vector<ExchangeCase> exchange_cases(bool uniform);
+
+// Runs one case with the algorithm currently selected on `xcomm` (hints set by the
+// caller). Returns true if this rank saw correct results; `detail` says what failed.
+bool run_exchange_case(MPIX_Comm *xcomm, MPI_Comm comm, const ExchangeCase &c, std::string *detail);
+
+// Runs every case of `collective` for `algorithm` with extra hints (key=value pairs);
+// returns the number of failed cases on this rank and the first failure's detail.
+int check_algorithm(MPIX_Comm *xcomm, MPI_Comm comm, bool uniform, const char *algorithm,
+                    const std::vector<std::pair<std::string, std::string>> &hints, std::string *first_failure);
+
+}  // namespace mpixtest
+
+#endif

@@ -1,0 +1,58 @@
+#include "harness.hpp"
+
+#include <cstdio>
+#include <cstring>
+
+namespace mpixtest {
+
+namespace {
+int local_failures = 0;  // test-program state only (not library code)
+int my_rank = 0, my_size = 1;
+}  // namespace
+
+int rank() { return my_rank; }
+int size() { return my_size; }
+
+void fail(const std::string &what)
+{
+    if (local_failures < 5)
+        std::fprintf(stderr, "[rank %d] %s\n", my_rank, what.c_str());
+    ++local_failures;
+}
+
+void agree(const char *what, const char *file, int line)
+{
+    int local = local_failures, total = 0;
+    MPI_Allreduce(&local, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    local_failures = 0;
+    std::string msg = std::string(what) + (total ? " (failed on some rank; see stderr)" : "");
+    CU_assertImplementation(total == 0, line, msg.c_str(), file, "", CU_FALSE);
+}
+
+int run_suite(int argc, char **argv, const char *suite_name, const TestCase *tests, int count)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &my_size);
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    CU_pSuite suite = CU_add_suite(suite_name, nullptr, nullptr);
+    for (int i = 0; i < count; ++i)
+        CU_add_test(suite, tests[i].name, tests[i].fn);
+    CU_basic_set_mode(my_rank == 0 ? CU_BRM_VERBOSE : CU_BRM_SILENT);
+    if (my_rank == 0)
+        std::printf("%s: %d rank(s)\n", suite_name, my_size);
+    // Every rank runs every test (assertions are collective); only rank 0 reports.
+    if (my_rank == 0)
+        CU_basic_run_tests();
+    else
+        CU_run_all_tests();
+    unsigned local = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    unsigned total = 0;
+    MPI_Allreduce(&local, &total, 1, MPI_UNSIGNED, MPI_MAX, MPI_COMM_WORLD);
+    CU_cleanup_registry();
+    MPI_Finalize();
+    return total == 0 ? 0 : 1;
+}
+
+}  // namespace mpixtest

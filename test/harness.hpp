@@ -1,0 +1,40 @@
+// CUnit under MPI: every rank runs every test; assertions are agreed across
+// ranks so rank 0's CUnit summary (the only one printed) covers all ranks.
+#ifndef MPIX_TEST_HARNESS_HPP
+#define MPIX_TEST_HARNESS_HPP
+
+#include <CUnit/Basic.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+
+#include "harness_mix.hpp"
+
+namespace mpixtest {
+
+// Records a local failure with its detail (printed by the failing rank).
+void fail(const std::string &what);
+// Asserts on every rank that no rank recorded a failure since the last call.
+void agree(const char *what, const char *file, int line);
+int rank();
+int size();
+
+using TestFn = void (*)();
+struct TestCase {
+    const char *name;
+    TestFn fn;
+};
+// Runs the suite; returns the process exit code (0 iff every rank passed).
+int run_suite(int argc, char **argv, const char *suite, const TestCase *tests, int count);
+
+}  // namespace mpixtest
+
+#define MPIX_CHECK_ALL(what) mpixtest::agree((what), __FILE__, __LINE__)
+#define MPIX_EXPECT(cond, detail)                 \
+    do {                                          \
+        if (!(cond))                              \
+            mpixtest::fail(std::string(detail));  \
+    } while (0)
+
+#endif

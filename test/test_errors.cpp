@@ -1,0 +1,246 @@
+// Bad input: every error returns the named MPI error class under MPI_ERRORS_RETURN,
+// names the function in its string, writes nothing, and leaves the MPIX_Comm usable.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "exchange_cases.hpp"
+#include "harness.hpp"
+#include "core/error.hpp"
+#include "mpix.h"
+
+namespace {
+
+int error_class(int code)
+{
+    int c = code;
+    MPI_Error_class(code, &c);
+    return c;
+}
+
+std::string error_text(int code)
+{
+    char s[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(code, s, &len);
+    return std::string(s, len);
+}
+
+#define EXPECT_CLASS(call, cls, fn)                                                                        \
+    do {                                                                                                   \
+        int rc_ = (call);                                                                                  \
+        MPIX_EXPECT(error_class(rc_) == (cls), std::string(#call) + " returned class " +                   \
+                                                   std::to_string(error_class(rc_)) + ", expected " #cls); \
+        MPIX_EXPECT(!mpix::error_strings_supported() || error_text(rc_).find(fn) != std::string::npos,     \
+                    std::string(#call) + ": error string '" + error_text(rc_) + "' does not name " + std::string(fn));    \
+    } while (0)
+
+struct Fixture {
+    MPIX_Comm *xcomm = nullptr;
+    int p = mpixtest::size();
+    std::vector<int> counts, displs, sendbuf, recvbuf;
+    Fixture()
+    {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+        MPIX_Comm_init(&xcomm, MPI_COMM_WORLD);
+        counts.assign(p, 2);
+        displs.resize(p);
+        for (int i = 0; i < p; ++i)
+            displs[i] = 2 * i;
+        sendbuf.assign(2 * p, 5);
+        recvbuf.assign(2 * p + 8, -1);  // a few guard ints past the blocks
+    }
+    ~Fixture()
+    {
+        MPIX_Comm_free(&xcomm);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+    }
+    bool recv_untouched() const
+    {
+        for (int v : recvbuf)
+            if (v != -1)
+                return false;
+        return true;
+    }
+};
+
+void test_alltoallv_errors()
+{
+    Fixture f;
+    std::vector<int> bad = f.counts;
+    bad[f.p - 1] = -1;
+    const char *fn = "MPIX_Alltoallv";
+    EXPECT_CLASS(MPIX_Alltoallv(f.sendbuf.data(), bad.data(), f.displs.data(), MPI_INT, f.recvbuf.data(),
+                                f.counts.data(), f.displs.data(), MPI_INT, f.xcomm),
+                 MPI_ERR_COUNT, fn);
+    EXPECT_CLASS(MPIX_Alltoallv(f.sendbuf.data(), f.counts.data(), f.displs.data(), MPI_INT, f.recvbuf.data(),
+                                bad.data(), f.displs.data(), MPI_INT, f.xcomm),
+                 MPI_ERR_COUNT, fn);
+    EXPECT_CLASS(MPIX_Alltoallv(f.sendbuf.data(), f.counts.data(), f.displs.data(), MPI_DATATYPE_NULL,
+                                f.recvbuf.data(), f.counts.data(), f.displs.data(), MPI_INT, f.xcomm),
+                 MPI_ERR_TYPE, fn);
+    EXPECT_CLASS(MPIX_Alltoallv(f.sendbuf.data(), f.counts.data(), f.displs.data(), MPI_INT, f.recvbuf.data(),
+                                f.counts.data(), f.displs.data(), MPI_DATATYPE_NULL, f.xcomm),
+                 MPI_ERR_TYPE, fn);
+    EXPECT_CLASS(MPIX_Alltoallv(f.sendbuf.data(), nullptr, f.displs.data(), MPI_INT, f.recvbuf.data(),
+                                f.counts.data(), f.displs.data(), MPI_INT, f.xcomm),
+                 MPI_ERR_ARG, fn);
+    EXPECT_CLASS(MPIX_Alltoallv(f.sendbuf.data(), f.counts.data(), nullptr, MPI_INT, f.recvbuf.data(),
+                                f.counts.data(), f.displs.data(), MPI_INT, f.xcomm),
+                 MPI_ERR_ARG, fn);
+    EXPECT_CLASS(MPIX_Alltoallv(f.sendbuf.data(), f.counts.data(), f.displs.data(), MPI_INT, f.recvbuf.data(),
+                                nullptr, f.displs.data(), MPI_INT, f.xcomm),
+                 MPI_ERR_ARG, fn);
+    EXPECT_CLASS(MPIX_Alltoallv(f.sendbuf.data(), f.counts.data(), f.displs.data(), MPI_INT, f.recvbuf.data(),
+                                f.counts.data(), nullptr, MPI_INT, f.xcomm),
+                 MPI_ERR_ARG, fn);
+    EXPECT_CLASS(MPIX_Alltoallv(f.sendbuf.data(), f.counts.data(), f.displs.data(), MPI_INT, f.recvbuf.data(),
+                                f.counts.data(), f.displs.data(), MPI_INT, nullptr),
+                 MPI_ERR_ARG, fn);
+    MPIX_EXPECT(f.recv_untouched(), "an erroneous MPIX_Alltoallv wrote into the receive buffer");
+    // A self block larger than its receive block is caught before anything moves.
+    std::vector<int> big = f.counts;
+    big[mpixtest::rank()] = 3;
+    EXPECT_CLASS(MPIX_Alltoallv(f.sendbuf.data(), big.data(), f.displs.data(), MPI_INT, f.recvbuf.data(),
+                                f.counts.data(), f.displs.data(), MPI_INT, f.xcomm),
+                 MPI_ERR_TRUNCATE, fn);
+    MPIX_EXPECT(f.recv_untouched(), "a truncated MPIX_Alltoallv wrote into the receive buffer");
+    MPIX_CHECK_ALL("MPIX_Alltoallv rejects bad input with the right class and writes nothing");
+
+    // The communicator is still usable after the errors.
+    std::string detail;
+    MPIX_EXPECT(mpixtest::run_exchange_case(f.xcomm, MPI_COMM_WORLD, mpixtest::exchange_cases(false)[0], &detail),
+                detail);
+    MPIX_CHECK_ALL("MPIX_Comm usable after errors");
+}
+
+void test_alltoall_errors()
+{
+    Fixture f;
+    const char *fn = "MPIX_Alltoall";
+    EXPECT_CLASS(MPIX_Alltoall(f.sendbuf.data(), -1, MPI_INT, f.recvbuf.data(), 2, MPI_INT, f.xcomm), MPI_ERR_COUNT,
+                 fn);
+    EXPECT_CLASS(MPIX_Alltoall(f.sendbuf.data(), 2, MPI_INT, f.recvbuf.data(), -2, MPI_INT, f.xcomm), MPI_ERR_COUNT,
+                 fn);
+    EXPECT_CLASS(MPIX_Alltoall(f.sendbuf.data(), 2, MPI_DATATYPE_NULL, f.recvbuf.data(), 2, MPI_INT, f.xcomm),
+                 MPI_ERR_TYPE, fn);
+    EXPECT_CLASS(MPIX_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, f.recvbuf.data(), 2, MPI_DATATYPE_NULL, f.xcomm),
+                 MPI_ERR_TYPE, fn);
+    EXPECT_CLASS(MPIX_Alltoall(f.sendbuf.data(), 2, MPI_INT, f.recvbuf.data(), 2, MPI_INT, nullptr), MPI_ERR_ARG, fn);
+    EXPECT_CLASS(MPIX_Alltoall(f.sendbuf.data(), 2, MPI_INT, f.recvbuf.data(), 1, MPI_INT, f.xcomm), MPI_ERR_TRUNCATE,
+                 fn);
+    EXPECT_CLASS(MPIX_Alltoall(nullptr, 2, MPI_INT, f.recvbuf.data(), 2, MPI_INT, f.xcomm), MPI_ERR_BUFFER, fn);
+    MPIX_EXPECT(f.recv_untouched(), "an erroneous MPIX_Alltoall wrote into the receive buffer");
+    MPIX_CHECK_ALL("MPIX_Alltoall rejects bad input with the right class and writes nothing");
+}
+
+void test_comm_and_info_errors()
+{
+    Fixture f;
+    MPIX_Comm *x = nullptr;
+    EXPECT_CLASS(MPIX_Comm_init(&x, MPI_COMM_NULL), MPI_ERR_COMM, "MPIX_Comm_init");
+    MPIX_EXPECT(x == nullptr, "MPIX_Comm_init(MPI_COMM_NULL) set xcomm");
+    EXPECT_CLASS(MPIX_Comm_init(nullptr, MPI_COMM_WORLD), MPI_ERR_ARG, "MPIX_Comm_init");
+    EXPECT_CLASS(MPIX_Comm_free(nullptr), MPI_ERR_ARG, "MPIX_Comm_free");
+    EXPECT_CLASS(MPIX_Comm_update_locality(f.xcomm, -1), MPI_ERR_ARG, "MPIX_Comm_update_locality");
+    EXPECT_CLASS(MPIX_Comm_update_locality(nullptr, 2), MPI_ERR_ARG, "MPIX_Comm_update_locality");
+    EXPECT_CLASS(MPIX_Comm_set_info(nullptr, nullptr), MPI_ERR_ARG, "MPIX_Comm_set_info");
+    EXPECT_CLASS(MPIX_Comm_topo_init(nullptr), MPI_ERR_ARG, "MPIX_Comm_topo_init");
+
+    MPIX_Info *info;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Info_init(&info), MPI_SUCCESS);
+    const char *fn = "MPIX_Info_set";
+    EXPECT_CLASS(MPIX_Info_set(info, "no_such_key", "1"), MPI_ERR_INFO_KEY, fn);
+    EXPECT_CLASS(MPIX_Info_set(info, nullptr, "1"), MPI_ERR_INFO_KEY, fn);
+    EXPECT_CLASS(MPIX_Info_set(info, "radix", "1"), MPI_ERR_INFO_VALUE, fn);
+    EXPECT_CLASS(MPIX_Info_set(info, "radix", "four"), MPI_ERR_INFO_VALUE, fn);
+    EXPECT_CLASS(MPIX_Info_set(info, "radix", "99999999999"), MPI_ERR_INFO_VALUE, fn);
+    EXPECT_CLASS(MPIX_Info_set(info, "batch_size", "0"), MPI_ERR_INFO_VALUE, fn);
+    EXPECT_CLASS(MPIX_Info_set(info, "batch_size", "3x"), MPI_ERR_INFO_VALUE, fn);
+    EXPECT_CLASS(MPIX_Info_set(info, "leaders_per_node", "0"), MPI_ERR_INFO_VALUE, fn);
+    EXPECT_CLASS(MPIX_Info_set(info, "segment_size", "-5"), MPI_ERR_INFO_VALUE, fn);
+    EXPECT_CLASS(MPIX_Info_set(info, "locality", "rack"), MPI_ERR_INFO_VALUE, fn);
+    EXPECT_CLASS(MPIX_Info_set(info, "inner", ""), MPI_ERR_INFO_VALUE, fn);
+    EXPECT_CLASS(MPIX_Info_set(info, "crs_recv_nnz_known", "maybe"), MPI_ERR_INFO_VALUE, fn);
+    EXPECT_CLASS(MPIX_Info_set(info, "alltoallv_algorithm", "no_such_algorithm"), MPI_ERR_INFO_VALUE, fn);
+    EXPECT_CLASS(MPIX_Info_set(info, "alltoall_algorithm", nullptr), MPI_ERR_INFO_VALUE, fn);
+    EXPECT_CLASS(MPIX_Info_set(nullptr, "radix", "2"), MPI_ERR_ARG, fn);
+    int flag = 1;
+    char value[8];
+    EXPECT_CLASS(MPIX_Info_get(info, "bogus", 8, value, &flag), MPI_ERR_INFO_KEY, "MPIX_Info_get");
+    EXPECT_CLASS(MPIX_Info_get(info, "radix", 8, value, nullptr), MPI_ERR_ARG, "MPIX_Info_get");
+    // Rejected values leave nothing behind.
+    CU_ASSERT_EQUAL(MPIX_Info_get(info, "radix", 8, value, &flag), MPI_SUCCESS);
+    MPIX_EXPECT(flag == 0, "a rejected radix was stored");
+    MPIX_Info_free(&info);
+    EXPECT_CLASS(MPIX_Info_free(&info), MPI_ERR_ARG, "MPIX_Info_free");
+    EXPECT_CLASS(MPIX_Info_init(nullptr), MPI_ERR_ARG, "MPIX_Info_init");
+    MPIX_CHECK_ALL("communicator and info errors");
+}
+
+void test_bad_environment()
+{
+    Fixture f;
+    setenv("MPIX_RADIX", "1", 1);
+    MPIX_Comm *x = nullptr;
+    EXPECT_CLASS(MPIX_Comm_init(&x, MPI_COMM_WORLD), MPI_ERR_INFO_VALUE, "MPIX_Comm_init");
+    MPIX_EXPECT(x == nullptr, "MPIX_Comm_init with a bad environment returned a communicator");
+    unsetenv("MPIX_RADIX");
+    setenv("MPIX_ALLTOALLV_ALGORITHM", "bogus", 1);
+    EXPECT_CLASS(MPIX_Comm_init(&x, MPI_COMM_WORLD), MPI_ERR_INFO_VALUE, "MPIX_Comm_init");
+    unsetenv("MPIX_ALLTOALLV_ALGORITHM");
+    MPIX_CHECK_ALL("malformed MPIX_ environment variables are rejected at MPIX_Comm_init");
+}
+
+// Where the MPI library keeps attached strings, they must name the function.
+void test_error_strings()
+{
+    if (!mpix::error_strings_supported()) {
+        // The fallback must still give the class itself.
+        CU_ASSERT_EQUAL(mpix::error_code(MPI_ERR_COUNT, "MPIX_Test", "probe"), MPI_ERR_COUNT);
+        return;
+    }
+    int code = mpix::error_code(MPI_ERR_COUNT, "MPIX_Test", "negative count");
+    CU_ASSERT_EQUAL(error_class(code), MPI_ERR_COUNT);
+    CU_ASSERT_STRING_EQUAL(error_text(code).c_str(), "MPIX_Test: negative count");
+    CU_ASSERT_EQUAL(mpix::error_code(MPI_ERR_COUNT, "MPIX_Test", "negative count"), code);  // memoised
+}
+
+void test_init_free_cycles()
+{
+    // 2,500 cycles: every duplicate and cached sub-communicator must be freed,
+    // or MPI runs out of context ids long before the end.
+    int failures = 0;
+    for (int i = 0; i < 2500; ++i) {
+        MPIX_Comm *x = nullptr;
+        if (MPIX_Comm_init(&x, MPI_COMM_WORLD) != MPI_SUCCESS) {
+            ++failures;
+            break;
+        }
+        if (i % 250 == 0)
+            MPIX_Comm_topo_init(x);
+        if (MPIX_Comm_free(&x) != MPI_SUCCESS || x != nullptr)
+            ++failures;
+    }
+    MPIX_EXPECT(failures == 0, "MPIX_Comm_init/free cycle failed");
+    MPIX_CHECK_ALL("2,500 MPIX_Comm_init/MPIX_Comm_free cycles");
+}
+
+const mpixtest::TestCase kTests[] = {
+    {"MPIX_Alltoallv bad input", test_alltoallv_errors},
+    {"MPIX_Alltoall bad input", test_alltoall_errors},
+    {"MPIX_Comm / MPIX_Info bad input", test_comm_and_info_errors},
+    {"malformed environment variables", test_bad_environment},
+    {"error strings", test_error_strings},
+    {"2,500 init/free cycles", test_init_free_cycles},
+};
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    return mpixtest::run_suite(argc, argv, "errors", kTests, sizeof(kTests) / sizeof(kTests[0]));
+}
