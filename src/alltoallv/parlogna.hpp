@@ -11,6 +11,13 @@ namespace mpix {
 // sub-communicators. Radix from x.hints->radix (0: ceil(sqrt(P)); clamped to P).
 int parlogna(const Exchange &x);
 
+// K, the number of rounds of ParLogNa with radix r on P ranks: the pairs (digit
+// weight w = r^i, value z in 1..r-1) with z*w <= P-1. Also used by the tests.
+int parlogna_round_count(int p, int radix);
+
+// The radix parlogna uses for this P and hint value (0: ceil(sqrt(P))).
+int parlogna_radix(int p, int hint);
+
 }  // namespace mpix
 
 #endif

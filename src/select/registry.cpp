@@ -4,7 +4,10 @@
 
 #include <cstring>
 
+#include "alltoall/bruck.hpp"
+#include "alltoallv/bruck_nonuniform.hpp"
 #include "alltoallv/direct.hpp"
+#include "alltoallv/parlogna.hpp"
 
 namespace mpix {
 
@@ -26,6 +29,29 @@ const Algorithm kAlgorithms[] = {
     {"nonblocking", A2AV, "", "", "spread-out: round-robin peers, all posted at once", direct_nonblocking, nullptr},
     {"scattered", A2AV, "batch_size", "", "spread-out in windows of batch_size requests (MPICH's default)",
      direct_scattered, nullptr},
+    // Bruck family, uniform (src/alltoall/bruck.cpp).
+    {"bruck_basic", A2A, "", "", "rotation, ceil(log2 P) packed store-and-forward steps, inverse rotation",
+     bruck_basic, nullptr},
+    {"bruck_basic_dt", A2A, "", "", "basic Bruck sending blocks by derived datatype instead of packing",
+     bruck_basic_dt, nullptr},
+    {"bruck_modified", A2A, "", "", "modified Bruck: initial rotation to index 2p-i, no final rotation",
+     bruck_modified, nullptr},
+    {"bruck_modified_dt", A2A, "", "", "modified Bruck with derived datatypes instead of packing",
+     bruck_modified_dt, nullptr},
+    {"bruck_zerocopy_dt", A2A, "", "", "zero-copy Bruck: alternating buffers described by struct types",
+     bruck_zerocopy_dt, nullptr},
+    {"bruck_zero_rotation", A2A, "", "", "Bruck with a cached rotation index array instead of rotations",
+     bruck_zero_rotation, nullptr},
+    {"bruck_radix", A2A, "radix", "", "radix-r Bruck (default r = ceil(sqrt P))", bruck_radix, nullptr},
+    // Bruck family and ParLogNa, non-uniform (src/alltoallv/bruck_nonuniform.cpp, parlogna.cpp).
+    {"padded_bruck", A2AV, "", "", "allreduce the largest block, pad to it, modified Bruck, scan out",
+     padded_bruck, nullptr},
+    {"padded_alltoall", A2AV, "", "", "allreduce the largest block, pad to it, MPI_Alltoall, scan out",
+     padded_alltoall, nullptr},
+    {"two_phase_bruck", A2AV, "", "", "Bruck sending block sizes, then blocks, in every step; no rotations",
+     two_phase_bruck, nullptr},
+    {"parlogna", A2AV, "radix,batch_size", "", "ParLogNa: K rounds of radix r (2..P); temporary space P-1-K blocks",
+     parlogna, nullptr},
 };
 
 constexpr int kCount = sizeof(kAlgorithms) / sizeof(kAlgorithms[0]);
@@ -56,8 +82,13 @@ namespace {
 
 // `auto` for MPIX_Alltoall: depends only on P and the block size, which MPI
 // requires to be the same on every rank.
-const Algorithm *auto_alltoall(const Exchange &)
+const Algorithm *auto_alltoall(const Exchange &x)
 {
+    // Small blocks on 8+ ranks: latency dominates, so ceil(log2 P) Bruck steps beat
+    // P-1 messages (HPDC'22 finds the crossover near a few hundred bytes). The
+    // rotation-free variant copies least. Bigger blocks: the library's own.
+    if (x.size >= 8 && x.block_bytes <= 256)
+        return find_algorithm(A2A, "bruck_zero_rotation");
     return find_algorithm(A2A, "pmpi");
 }
 

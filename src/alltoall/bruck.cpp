@@ -1,0 +1,411 @@
+// Bruck family for uniform blocks. Notation used throughout: a block at "position"
+// t on rank me still has to travel t ranks forward; a round with weight w and
+// digit value z moves every position whose base-radix digit of weight w equals z
+// to rank me + z*w. Position t's final home on rank me is recv_block(me - t).
+#include "alltoall/bruck.hpp"
+
+#include <climits>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "alltoallv/direct.hpp"
+#include "core/comm.hpp"
+#include "core/error.hpp"
+#include "core/p2p.hpp"
+#include "core/trace.hpp"
+
+namespace mpix {
+
+// ---------------------------------------------------------------------------
+// Byte ranges as one datatype (no packing).
+
+int byte_ranges_type(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
+                     char **base, MPI_Datatype *type)
+{
+    *type = MPI_DATATYPE_NULL;
+    *base = nullptr;
+    if (addrs.empty())
+        return MPI_SUCCESS;
+    // Displacements relative to the lowest address: MPI_BOTTOM is not usable with
+    // every MPI (SimGrid SMPI defines it as a bogus pointer).
+    char *low = addrs[0];
+    for (char *a : addrs)
+        if (a < low)
+            low = a;
+    constexpr std::size_t kChunk = std::size_t(1) << 30;
+    std::vector<int> blens;
+    std::vector<MPI_Aint> displs;
+    blens.reserve(addrs.size());
+    displs.reserve(addrs.size());
+    for (std::size_t i = 0; i < addrs.size(); ++i) {
+        MPI_Aint d = static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(addrs[i]) -
+                                           reinterpret_cast<std::uintptr_t>(low));
+        std::size_t left = lens[i];
+        do {  // zero-length ranges are kept: harmless, and keep the list simple
+            std::size_t n = left < kChunk ? left : kChunk;
+            blens.push_back(static_cast<int>(n));
+            displs.push_back(d);
+            d += static_cast<MPI_Aint>(n);
+            left -= n;
+        } while (left > 0);
+    }
+    int count = static_cast<int>(blens.size());
+    if (use_struct) {
+        std::vector<MPI_Datatype> types(blens.size(), MPI_BYTE);
+        MPIX_CHECK(MPI_Type_create_struct(count, blens.data(), displs.data(), types.data(), type));
+    } else {
+        MPIX_CHECK(MPI_Type_create_hindexed(count, blens.data(), displs.data(), MPI_BYTE, type));
+    }
+    *base = low;
+    return MPI_Type_commit(type);
+}
+
+namespace {
+std::size_t total(const std::vector<std::size_t> &lens)
+{
+    std::size_t s = 0;
+    for (std::size_t n : lens)
+        s += n;
+    return s;
+}
+}  // namespace
+
+int isend_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct, int peer,
+                 int tag, MPI_Comm comm, MPI_Request *req)
+{
+    *req = MPI_REQUEST_NULL;
+    if (total(lens) == 0)
+        return MPI_SUCCESS;
+    if (addrs.size() == 1)  // one range: no datatype needed
+        return isend_bytes(addrs[0], lens[0], peer, tag, comm, req);
+    char *base;
+    MPI_Datatype type;
+    MPIX_CHECK(byte_ranges_type(addrs, lens, use_struct, &base, &type));
+    int rc = MPI_Isend(base, 1, type, peer, tag, comm, req);
+    MPI_Type_free(&type);  // pending operations keep their own reference
+    return rc;
+}
+
+int irecv_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct, int peer,
+                 int tag, MPI_Comm comm, MPI_Request *req)
+{
+    *req = MPI_REQUEST_NULL;
+    if (total(lens) == 0)
+        return MPI_SUCCESS;
+    if (addrs.size() == 1)
+        return irecv_bytes(addrs[0], lens[0], peer, tag, comm, req);
+    char *base;
+    MPI_Datatype type;
+    MPIX_CHECK(byte_ranges_type(addrs, lens, use_struct, &base, &type));
+    int rc = MPI_Irecv(base, 1, type, peer, tag, comm, req);
+    MPI_Type_free(&type);
+    return rc;
+}
+
+namespace {
+
+int mod(long long a, int p)
+{
+    long long m = a % p;
+    return static_cast<int>(m < 0 ? m + p : m);
+}
+
+// Positions moved by the round (weight w, digit z).
+void round_positions(int p, long long w, int radix, int z, std::vector<int> *ts)
+{
+    ts->clear();
+    for (int t = 1; t < p; ++t)
+        if (radix_digit(t, w, radix) == z)
+            ts->push_back(t);
+}
+
+std::size_t max_round_positions(int p, int radix)
+{
+    std::vector<std::size_t> count(static_cast<std::size_t>(radix), 0);
+    std::size_t most = 0;
+    for (long long w = 1; w < p; w *= radix) {
+        std::fill(count.begin(), count.end(), 0);
+        for (int t = 1; t < p; ++t)
+            ++count[static_cast<std::size_t>(radix_digit(t, w, radix))];
+        for (int z = 1; z < radix; ++z)
+            most = count[z] > most ? count[z] : most;
+    }
+    return most;
+}
+
+// Records one round: the blocks sent are identified by their global id src*P + dst;
+// digits below weight w have already been travelled.
+void trace_round(const Exchange &x, int round, int to, int from, const std::vector<int> &ts, long long w,
+                 std::size_t sent, std::size_t recv)
+{
+    if (!x.trace)
+        return;
+    std::vector<long long> ids;
+    ids.reserve(ts.size());
+    for (int t : ts) {
+        int src = mod(x.rank - t % w, x.size);
+        ids.push_back(static_cast<long long>(src) * x.size + mod(static_cast<long long>(src) + t, x.size));
+    }
+    x.trace->round(round, to, from, ids, sent, recv);
+}
+
+// Rotation index arrays for rank `rank` of a P-rank communicator, cached on the
+// MPIX_Comm: position t starts at send block (rank + t) and ends at receive block
+// (rank - t), so neither rotation needs a copy.
+struct RotationIndex : CacheEntry {
+    std::vector<int> send_index, recv_index;
+};
+
+const RotationIndex &rotation_index(const Exchange &x)
+{
+    std::string key = "bruck_rotation:" + std::to_string(x.size) + ":" + std::to_string(x.rank);
+    if (RotationIndex *r = cached<RotationIndex>(x.xcomm, key))
+        return *r;
+    std::unique_ptr<RotationIndex> r(new RotationIndex);
+    r->send_index.resize(static_cast<std::size_t>(x.size));
+    r->recv_index.resize(static_cast<std::size_t>(x.size));
+    for (int t = 0; t < x.size; ++t) {
+        r->send_index[t] = mod(static_cast<long long>(x.rank) + t, x.size);
+        r->recv_index[t] = mod(static_cast<long long>(x.rank) - t, x.size);
+    }
+    RotationIndex *raw = r.get();
+    x.xcomm->cache[key] = std::move(r);
+    return *raw;
+}
+
+int effective_radix(const Exchange &x, int fallback)
+{
+    int r = x.hints->radix > 0 ? x.hints->radix : fallback;
+    if (r < 2)
+        r = 2;
+    return r > x.size ? x.size : r;
+}
+
+// Radix-r Bruck with explicit packing. Positions live in the send buffer until
+// their first hop and in their final receive block afterwards (that slot belongs
+// to position t alone), so no rotation and no working buffer are needed.
+// rotate_first: copy every block to its final-layout slot first (modified Bruck).
+int packed_bruck(const Exchange &x, int radix, bool rotate_first)
+{
+    const int p = x.size, me = x.rank;
+    const std::size_t b = x.block_bytes;
+    copy_self_block(x);
+    if (p == 1 || b == 0)
+        return MPI_SUCCESS;
+    const RotationIndex &ix = rotation_index(x);
+    std::vector<char> moved(static_cast<std::size_t>(p), rotate_first ? 1 : 0);
+    if (rotate_first)
+        for (int t = 1; t < p; ++t)
+            std::memcpy(x.recv_block(ix.recv_index[t]), x.send_block(ix.send_index[t]), b);
+    std::size_t most = max_round_positions(p, radix);
+    std::vector<char> sbuf(most * b), rbuf(most * b);
+    if (x.trace) {
+        x.trace->set_params("radix=" + std::to_string(radix));
+        x.trace->temp_alloc(2 * most * b);
+    }
+    std::vector<int> ts;
+    int round = 0;
+    for (long long w = 1; w < p; w *= radix)
+        for (int z = 1; z < radix && z * w < p; ++z, ++round) {
+            round_positions(p, w, radix, z, &ts);
+            for (std::size_t i = 0; i < ts.size(); ++i) {
+                int t = ts[i];
+                const char *src = moved[t] ? x.recv_block(ix.recv_index[t]) : x.send_block(ix.send_index[t]);
+                std::memcpy(&sbuf[i * b], src, b);
+            }
+            int to = mod(me + z * w, p), from = mod(me - z * w, p);
+            std::size_t n = ts.size() * b;
+            MPIX_CHECK(sendrecv_bytes(sbuf.data(), n, to, rbuf.data(), n, from, x.tag, x.comm));
+            for (std::size_t i = 0; i < ts.size(); ++i) {
+                std::memcpy(x.recv_block(ix.recv_index[ts[i]]), &rbuf[i * b], b);
+                moved[ts[i]] = 1;
+            }
+            trace_round(x, round, to, from, ts, w, n, n);
+        }
+    if (x.trace)
+        x.trace->temp_free(2 * most * b);
+    return MPI_SUCCESS;
+}
+
+// Radix-2 Bruck moving blocks with derived datatypes: positions live at pos[t];
+// each step sends them straight from there and receives into a scratch buffer of
+// the same layout, then copies back (send and receive sets coincide).
+int datatype_bruck(const Exchange &x, std::vector<char *> &pos)
+{
+    const int p = x.size, me = x.rank;
+    const std::size_t b = x.block_bytes;
+    std::vector<char> scratch(static_cast<std::size_t>(p) * b);
+    if (x.trace)
+        x.trace->temp_alloc(scratch.size());
+    std::vector<int> ts;
+    std::vector<char *> saddr, raddr;
+    int round = 0;
+    for (long long k = 1; k < p; k <<= 1, ++round) {
+        round_positions(p, k, 2, 1, &ts);
+        saddr.clear();
+        raddr.clear();
+        for (int t : ts) {
+            saddr.push_back(pos[t]);
+            raddr.push_back(&scratch[static_cast<std::size_t>(t) * b]);
+        }
+        std::vector<std::size_t> lens(ts.size(), b);
+        int to = mod(me + k, p), from = mod(me - k, p);
+        MPI_Request reqs[2];
+        MPIX_CHECK(irecv_ranges(raddr, lens, false, from, x.tag, x.comm, &reqs[0]));
+        MPIX_CHECK(isend_ranges(saddr, lens, false, to, x.tag, x.comm, &reqs[1]));
+        MPIX_CHECK(wait_all(2, reqs));
+        for (std::size_t i = 0; i < ts.size(); ++i)
+            std::memcpy(pos[ts[i]], raddr[i], b);
+        trace_round(x, round, to, from, ts, k, ts.size() * b, ts.size() * b);
+    }
+    if (x.trace)
+        x.trace->temp_free(scratch.size());
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int bruck_basic(const Exchange &x)
+{
+    const int p = x.size, me = x.rank;
+    const std::size_t b = x.block_bytes;
+    if (p == 1 || b == 0)
+        return copy_self_block(x);
+    // Rotation: working position t holds the block for rank me + t.
+    std::vector<char> work(static_cast<std::size_t>(p) * b);
+    for (int t = 0; t < p; ++t)
+        std::memcpy(&work[static_cast<std::size_t>(t) * b], x.send_block(mod(me + t, p)), b);
+    std::size_t most = max_round_positions(p, 2);
+    std::vector<char> sbuf(most * b), rbuf(most * b);
+    if (x.trace)
+        x.trace->temp_alloc(work.size() + 2 * most * b);
+    std::vector<int> ts;
+    int round = 0;
+    for (long long k = 1; k < p; k <<= 1, ++round) {
+        round_positions(p, k, 2, 1, &ts);
+        for (std::size_t i = 0; i < ts.size(); ++i)
+            std::memcpy(&sbuf[i * b], &work[static_cast<std::size_t>(ts[i]) * b], b);
+        int to = mod(me + k, p), from = mod(me - k, p);
+        std::size_t n = ts.size() * b;
+        MPIX_CHECK(sendrecv_bytes(sbuf.data(), n, to, rbuf.data(), n, from, x.tag, x.comm));
+        for (std::size_t i = 0; i < ts.size(); ++i)
+            std::memcpy(&work[static_cast<std::size_t>(ts[i]) * b], &rbuf[i * b], b);
+        trace_round(x, round, to, from, ts, k, n, n);
+    }
+    // Inverse rotation: position t now holds the block from rank me - t.
+    for (int t = 0; t < p; ++t)
+        std::memcpy(x.recv_block(mod(me - t, p)), &work[static_cast<std::size_t>(t) * b], b);
+    if (x.trace)
+        x.trace->temp_free(work.size() + 2 * most * b);
+    return MPI_SUCCESS;
+}
+
+int bruck_basic_dt(const Exchange &x)
+{
+    const int p = x.size, me = x.rank;
+    const std::size_t b = x.block_bytes;
+    if (p == 1 || b == 0)
+        return copy_self_block(x);
+    std::vector<char> work(static_cast<std::size_t>(p) * b);
+    std::vector<char *> pos(static_cast<std::size_t>(p));
+    for (int t = 0; t < p; ++t) {
+        pos[t] = &work[static_cast<std::size_t>(t) * b];
+        std::memcpy(pos[t], x.send_block(mod(me + t, p)), b);
+    }
+    if (x.trace)
+        x.trace->temp_alloc(work.size());
+    MPIX_CHECK(datatype_bruck(x, pos));
+    for (int t = 0; t < p; ++t)
+        std::memcpy(x.recv_block(mod(me - t, p)), pos[t], b);
+    if (x.trace)
+        x.trace->temp_free(work.size());
+    return MPI_SUCCESS;
+}
+
+int bruck_modified(const Exchange &x) { return packed_bruck(x, 2, true); }
+
+int bruck_modified_dt(const Exchange &x)
+{
+    const int p = x.size, me = x.rank;
+    const std::size_t b = x.block_bytes;
+    copy_self_block(x);
+    if (p == 1 || b == 0)
+        return MPI_SUCCESS;
+    // Modified Bruck's only rotation: block d goes to slot 2*me - d, i.e. position
+    // t = d - me sits in its final receive slot me - t from the start.
+    std::vector<char *> pos(static_cast<std::size_t>(p));
+    for (int t = 1; t < p; ++t) {
+        pos[t] = x.recv_block(mod(me - t, p));
+        std::memcpy(pos[t], x.send_block(mod(me + t, p)), b);
+    }
+    pos[0] = x.recv_block(me);
+    return datatype_bruck(x, pos);
+}
+
+int bruck_zerocopy_dt(const Exchange &x)
+{
+    const int p = x.size, me = x.rank;
+    const std::size_t b = x.block_bytes;
+    copy_self_block(x);
+    if (p == 1 || b == 0)
+        return MPI_SUCCESS;
+    // Two alternating buffers: a position is received into the one it is not in,
+    // so no step sends from and receives into the same bytes; the last hop of a
+    // position lands in the receive buffer. Struct types describe the blocks
+    // wherever they are: no local copy at all.
+    std::vector<char> bufs[2] = {std::vector<char>(static_cast<std::size_t>(p) * b),
+                                 std::vector<char>(static_cast<std::size_t>(p) * b)};
+    if (x.trace)
+        x.trace->temp_alloc(2 * bufs[0].size());
+    std::vector<char *> loc(static_cast<std::size_t>(p));
+    std::vector<int> in(static_cast<std::size_t>(p), -1);  // -1: send buffer, else bufs[i]
+    for (int t = 0; t < p; ++t)
+        loc[t] = const_cast<char *>(x.send_block(mod(me + t, p)));  // only ever sent from
+    std::vector<int> ts;
+    std::vector<char *> saddr, raddr;
+    int round = 0;
+    for (long long k = 1; k < p; k <<= 1, ++round) {
+        round_positions(p, k, 2, 1, &ts);
+        saddr.clear();
+        raddr.clear();
+        for (int t : ts) {
+            saddr.push_back(loc[t]);
+            if (t < 2 * k) {  // k is t's highest bit: last hop
+                raddr.push_back(x.recv_block(mod(me - t, p)));
+            } else {
+                int next = in[t] == 0 ? 1 : 0;
+                raddr.push_back(&bufs[next][static_cast<std::size_t>(t) * b]);
+            }
+        }
+        std::vector<std::size_t> lens(ts.size(), b);
+        int to = mod(me + k, p), from = mod(me - k, p);
+        MPI_Request reqs[2];
+        MPIX_CHECK(irecv_ranges(raddr, lens, true, from, x.tag, x.comm, &reqs[0]));
+        MPIX_CHECK(isend_ranges(saddr, lens, true, to, x.tag, x.comm, &reqs[1]));
+        MPIX_CHECK(wait_all(2, reqs));
+        for (std::size_t i = 0; i < ts.size(); ++i) {
+            int t = ts[i];
+            loc[t] = raddr[i];
+            if (t >= 2 * k)
+                in[t] = in[t] == 0 ? 1 : 0;
+        }
+        trace_round(x, round, to, from, ts, k, ts.size() * b, ts.size() * b);
+    }
+    if (x.trace)
+        x.trace->temp_free(2 * bufs[0].size());
+    return MPI_SUCCESS;
+}
+
+int bruck_zero_rotation(const Exchange &x) { return packed_bruck(x, 2, false); }
+
+int bruck_radix(const Exchange &x)
+{
+    int sq = 2;
+    while (static_cast<long long>(sq) * sq < x.size)
+        ++sq;
+    return packed_bruck(x, effective_radix(x, sq), false);
+}
+
+}  // namespace mpix

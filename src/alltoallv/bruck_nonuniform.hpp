@@ -1,0 +1,15 @@
+// Bruck for non-uniform blocks (HPDC'22): padded variants and two-phase Bruck.
+#ifndef MPIX_ALLTOALLV_BRUCK_NONUNIFORM_HPP
+#define MPIX_ALLTOALLV_BRUCK_NONUNIFORM_HPP
+
+#include "core/exchange.hpp"
+
+namespace mpix {
+
+int padded_bruck(const Exchange &x);     // allreduce max block, pad, modified Bruck, scan out
+int padded_alltoall(const Exchange &x);  // allreduce max block, pad, MPI_Alltoall, scan out
+int two_phase_bruck(const Exchange &x);  // per step: block sizes, then blocks
+
+}  // namespace mpix
+
+#endif

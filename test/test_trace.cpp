@@ -1,0 +1,248 @@
+// ParLogNa's structure read back from its trace files: K rounds for every radix,
+// total data volume D, the temporary buffer bound P-1-K blocks, and every block
+// arriving at its destination exactly once.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "alltoallv/parlogna.hpp"
+#include "harness.hpp"
+#include "mpix.h"
+
+namespace {
+
+// Independent K: the distinct (digit index, nonzero digit value) pairs among the
+// base-r digits of 1..P-1 (every such pair is one round).
+int rounds_by_digits(int p, int r)
+{
+    std::set<std::pair<int, int>> pairs;
+    for (int t = 1; t < p; ++t) {
+        int i = 0;
+        for (int v = t; v > 0; v /= r, ++i)
+            if (v % r)
+                pairs.insert({i, v % r});
+    }
+    return static_cast<int>(pairs.size());
+}
+
+int nonzero_digits(int t, int r)
+{
+    int n = 0;
+    for (; t > 0; t /= r)
+        n += t % r != 0;
+    return n;
+}
+
+void test_round_count_formula()
+{
+    for (int p = 1; p <= 64; ++p)
+        for (int r = 2; r <= (p < 2 ? 2 : p); ++r) {
+            int k = mpix::parlogna_round_count(p, r);
+            MPIX_EXPECT(k == rounds_by_digits(p, r),
+                        "K(P=" + std::to_string(p) + ",r=" + std::to_string(r) + ") = " + std::to_string(k));
+            if (r >= p)
+                MPIX_EXPECT(k == p - 1, "r >= P must be the direct exchange");
+        }
+    MPIX_CHECK_ALL("ParLogNa round count against digit enumeration, P <= 64");
+}
+
+std::size_t block_size(int src, int dst, int seed, std::size_t max_bytes)
+{
+    return static_cast<std::size_t>(mpixtest::mix(src, dst, seed) % (max_bytes + 1));
+}
+
+struct Line {
+    int round, send_peer;
+    std::vector<long long> blocks;
+    unsigned long long sent, temp;
+};
+
+long long field(const std::string &line, const char *key)
+{
+    std::size_t at = line.find(std::string("\"") + key + "\":");
+    if (at == std::string::npos)
+        return -999;
+    return std::atoll(line.c_str() + at + std::strlen(key) + 3);
+}
+
+std::vector<Line> read_trace(const std::string &file)
+{
+    std::vector<Line> lines;
+    std::ifstream in(file);
+    std::string s;
+    while (std::getline(in, s)) {
+        Line l;
+        l.round = static_cast<int>(field(s, "round"));
+        l.send_peer = static_cast<int>(field(s, "send_peer"));
+        l.sent = static_cast<unsigned long long>(field(s, "bytes_sent"));
+        l.temp = static_cast<unsigned long long>(field(s, "temp_bytes"));
+        std::size_t at = s.find("\"blocks\":[") + 10;
+        while (s[at] != ']') {
+            char *end;
+            l.blocks.push_back(std::strtoll(s.c_str() + at, &end, 10));
+            at = static_cast<std::size_t>(end - s.c_str());
+            if (s[at] == ',')
+                ++at;
+        }
+        lines.push_back(std::move(l));
+    }
+    return lines;
+}
+
+std::string make_prefix()
+{
+    char dir[] = "/tmp/mpix-trace-XXXXXX";
+    char buf[256] = {0};
+    if (mpixtest::rank() == 0)
+        std::snprintf(buf, sizeof buf, "%s", mkdtemp(dir));
+    MPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, MPI_COMM_WORLD);
+    return buf;
+}
+
+// One traced ParLogNa call at radix r; checks the result and the trace.
+void check_radix(MPIX_Comm *xcomm, const std::string &dir, int r, int batch, std::size_t max_bytes, int seed)
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    std::string prefix = dir + "/r" + std::to_string(r) + "b" + std::to_string(batch);
+    std::string what = "P=" + std::to_string(p) + " r=" + std::to_string(r) + " batch=" + std::to_string(batch);
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    MPIX_Info_set(info, "alltoallv_algorithm", "parlogna");
+    MPIX_Info_set(info, "radix", std::to_string(r).c_str());
+    MPIX_Info_set(info, "batch_size", std::to_string(batch).c_str());
+    MPIX_Info_set(info, "trace", prefix.c_str());
+    MPIX_Comm_set_info(xcomm, info);
+    MPIX_Info_free(&info);
+
+    std::vector<int> sc(p), sd(p), rc(p), rd(p);
+    int stotal = 0, rtotal = 0;
+    std::size_t largest = 0;
+    for (int j = 0; j < p; ++j) {
+        sc[j] = static_cast<int>(block_size(me, j, seed, max_bytes));
+        rc[j] = static_cast<int>(block_size(j, me, seed, max_bytes));
+        sd[j] = stotal;
+        rd[j] = rtotal;
+        stotal += sc[j];
+        rtotal += rc[j];
+        for (int i = 0; i < p; ++i)
+            if (i != j && block_size(i, j, seed, max_bytes) > largest)
+                largest = block_size(i, j, seed, max_bytes);
+    }
+    std::vector<unsigned char> sbuf(stotal), rbuf(rtotal + 1, 0xEE);
+    for (int j = 0; j < p; ++j)
+        for (int b = 0; b < sc[j]; ++b)
+            sbuf[sd[j] + b] = static_cast<unsigned char>(mpixtest::mix(me, j, b));
+    int err = MPIX_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(), rd.data(),
+                             MPI_BYTE, xcomm);
+    MPIX_EXPECT(err == MPI_SUCCESS, what + ": call failed");
+    bool ok = rbuf[rtotal] == 0xEE;
+    for (int j = 0; j < p; ++j)
+        for (int b = 0; b < rc[j]; ++b)
+            ok = ok && rbuf[rd[j] + b] == static_cast<unsigned char>(mpixtest::mix(j, me, b));
+    MPIX_EXPECT(ok, what + ": wrong data");
+
+    std::string file = prefix + "." + std::to_string(me) + ".jsonl";
+    std::vector<Line> lines = read_trace(file);
+    std::remove(file.c_str());
+    const int k = mpix::parlogna_round_count(p, r);
+    std::set<int> rounds;
+    unsigned long long sent = 0, temp = 0;
+    std::vector<long long> hops;  // pairs (block id, receiving rank)
+    for (const Line &l : lines) {
+        rounds.insert(l.round);
+        sent += l.sent;
+        temp = l.temp > temp ? l.temp : temp;
+        for (long long id : l.blocks) {
+            hops.push_back(id);
+            hops.push_back(l.send_peer);
+        }
+    }
+    if (p > 1) {
+        MPIX_EXPECT(static_cast<int>(rounds.size()) == k,
+                    what + ": traced " + std::to_string(rounds.size()) + " rounds, K = " + std::to_string(k));
+        MPIX_EXPECT(rounds.empty() || (*rounds.begin() == 0 && *rounds.rbegin() == k - 1), what + ": round ids");
+    }
+    unsigned long long bound = static_cast<unsigned long long>(p - 1 - k) * largest;
+    MPIX_EXPECT(temp <= bound, what + ": temp_bytes " + std::to_string(temp) + " > (P-1-K)*max block " +
+                                   std::to_string(bound));
+    if (r >= p)
+        MPIX_EXPECT(temp == 0, what + ": direct exchange must use no temporary buffer");
+
+    // D: every block crosses one link per nonzero digit of its distance.
+    unsigned long long total_sent = 0, expect = 0;
+    MPI_Allreduce(&sent, &total_sent, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    for (int s = 0; s < p; ++s)
+        for (int d = 0; d < p; ++d)
+            if (s != d)
+                expect += block_size(s, d, seed, max_bytes) * nonzero_digits((d - s + p) % p, r);
+    MPIX_EXPECT(total_sent == expect,
+                what + ": D = " + std::to_string(total_sent) + ", expected " + std::to_string(expect));
+
+    // Every block: exactly one hop per nonzero digit, exactly one arrival at its destination.
+    int n = static_cast<int>(hops.size());
+    std::vector<int> counts(p), displs(p);
+    MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int all = 0;
+    for (int i = 0; i < p; ++i) {
+        displs[i] = all;
+        all += counts[i];
+    }
+    std::vector<long long> every(me == 0 ? all : 0);
+    MPI_Gatherv(hops.data(), n, MPI_LONG_LONG, every.data(), counts.data(), displs.data(), MPI_LONG_LONG, 0,
+                MPI_COMM_WORLD);
+    if (me == 0) {
+        std::map<long long, int> nhops, arrivals;
+        for (int i = 0; i + 1 < all; i += 2) {
+            ++nhops[every[i]];
+            if (every[i + 1] == every[i] % p)
+                ++arrivals[every[i]];
+        }
+        for (int s = 0; s < p; ++s)
+            for (int d = 0; d < p; ++d) {
+                if (s == d)
+                    continue;
+                long long id = static_cast<long long>(s) * p + d;
+                std::string b = what + ": block " + std::to_string(s) + "->" + std::to_string(d);
+                MPIX_EXPECT(arrivals[id] == 1, b + " arrived " + std::to_string(arrivals[id]) + " times");
+                MPIX_EXPECT(nhops[id] == nonzero_digits((d - s + p) % p, r),
+                            b + " took " + std::to_string(nhops[id]) + " hops");
+            }
+    }
+    MPIX_CHECK_ALL(what.c_str());
+}
+
+void test_parlogna_every_radix()
+{
+    std::string dir = make_prefix();
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    int p = mpixtest::size();
+    for (int r = 2; r <= (p < 2 ? 2 : p); ++r) {
+        check_radix(xcomm, dir, r, 32, 100, r);
+        check_radix(xcomm, dir, r, 1, 7, r + 100);  // one round in flight, tiny blocks
+    }
+    check_radix(xcomm, dir, 2, 2, 0, 1);  // all blocks empty
+    MPIX_Comm_free(&xcomm);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mpixtest::rank() == 0)
+        rmdir(dir.c_str());
+}
+
+const mpixtest::TestCase kTests[] = {
+    {"ParLogNa K against an independent digit count, P <= 64", test_round_count_formula},
+    {"ParLogNa traces: K, D, temporary bound, each block once", test_parlogna_every_radix},
+};
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    return mpixtest::run_suite(argc, argv, "trace", kTests, sizeof(kTests) / sizeof(kTests[0]));
+}
