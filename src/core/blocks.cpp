@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "config.h"
 #include "core/error.hpp"
 
 namespace mpix {
@@ -42,6 +43,15 @@ bool is_plain(MPI_Datatype type)
 // MPI_Pack/MPI_Unpack take int sizes: move at most this many bytes per call.
 constexpr std::size_t kMaxPackBytes = static_cast<std::size_t>(INT_MAX) / 2;
 
+// Elements per MPI_Pack/MPI_Unpack call. SimGrid 3.32's MPI_Pack ignores a
+// resized type's extent when count > 1, so under SMPI elements go one by one.
+std::size_t pack_chunk(const TypeInfo &ti)
+{
+    if (MPIX_SMPI)
+        return 1;
+    return kMaxPackBytes / ti.size > 0 ? kMaxPackBytes / ti.size : 1;
+}
+
 }  // namespace
 
 int describe_type(MPI_Datatype type, TypeInfo *out)
@@ -67,7 +77,7 @@ int pack_elements(const char *src, std::size_t count, MPI_Datatype type, const T
         std::memcpy(dst, src, count * ti.size);
         return MPI_SUCCESS;
     }
-    std::size_t chunk = kMaxPackBytes / ti.size > 0 ? kMaxPackBytes / ti.size : 1;
+    std::size_t chunk = pack_chunk(ti);
     for (std::size_t done = 0; done < count; done += chunk) {
         std::size_t n = count - done < chunk ? count - done : chunk;
         int position = 0;
@@ -86,7 +96,7 @@ int unpack_elements(const char *src, std::size_t count, MPI_Datatype type, const
         std::memcpy(dst, src, count * ti.size);
         return MPI_SUCCESS;
     }
-    std::size_t chunk = kMaxPackBytes / ti.size > 0 ? kMaxPackBytes / ti.size : 1;
+    std::size_t chunk = pack_chunk(ti);
     for (std::size_t done = 0; done < count; done += chunk) {
         std::size_t n = count - done < chunk ? count - done : chunk;
         int position = 0;
