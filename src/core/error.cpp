@@ -74,18 +74,20 @@ int raise(MPI_Comm comm, int errclass, const char *func, const char *problem)
 {
     int code = error_code(errclass, func, problem);
     MPI_Comm target = comm == MPI_COMM_NULL ? MPI_COMM_SELF : comm;
-    if (code == errclass) {
-        // The MPI library cannot carry our text: print it where the handler is
-        // going to abort, so the user still learns what went wrong.
-        MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
-        if (MPI_Comm_get_errhandler(target, &handler) == MPI_SUCCESS) {
-            if (handler == MPI_ERRORS_ARE_FATAL)
-                std::fprintf(stderr, "mpix error: %s: %s\n", func, problem);
-            if (handler != MPI_ERRHANDLER_NULL)
-                MPI_Errhandler_free(&handler);
-        }
-    }
-    MPI_Comm_call_errhandler(target, code);
+    MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+    if (MPI_Comm_get_errhandler(target, &handler) != MPI_SUCCESS)
+        handler = MPI_ERRHANDLER_NULL;
+    // The MPI library cannot carry our text: print it where the handler is going
+    // to abort, so the user still learns what went wrong.
+    if (code == errclass && handler == MPI_ERRORS_ARE_FATAL)
+        std::fprintf(stderr, "mpix error: %s: %s\n", func, problem);
+    // With MPI_ERRORS_RETURN calling the handler would only return; SimGrid
+    // 3.32 crashes in that case, so it is skipped.
+    bool returns = handler == MPI_ERRORS_RETURN;
+    if (handler != MPI_ERRHANDLER_NULL)
+        MPI_Errhandler_free(&handler);
+    if (!returns)
+        MPI_Comm_call_errhandler(target, code);
     return code;
 }
 
