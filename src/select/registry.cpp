@@ -8,6 +8,7 @@
 #include "alltoallv/bruck_nonuniform.hpp"
 #include "alltoallv/direct.hpp"
 #include "alltoallv/parlogna.hpp"
+#include "sparse/sparse.hpp"
 
 namespace mpix {
 
@@ -52,6 +53,27 @@ const Algorithm kAlgorithms[] = {
      two_phase_bruck, nullptr},
     {"parlogna", A2AV, "radix,batch_size", "", "ParLogNa: K rounds of radix r (2..P); temporary space P-1-K blocks",
      parlogna, nullptr},
+    // Sparse dynamic data exchange (src/sparse/): rows have run == nullptr.
+    {"personalized", Collective::alltoall_crs, "crs_recv_nnz_known", "",
+     "reduce-scatter of per-destination flags, then Isend and matched probes", nullptr, sparse_personalized},
+    {"nonblocking", Collective::alltoall_crs, "crs_recv_nnz_known", "",
+     "NBX: Issend, probe while testing, then a non-blocking dissemination barrier", nullptr, sparse_nonblocking},
+    {"rma", Collective::alltoall_crs, "", "",
+     "MPI_Put into per-source slots of a cached window between two fences", nullptr, sparse_rma},
+    {"personalized_locality", Collective::alltoall_crs, "locality", "",
+     "one aggregate per node (personalized), then redistribution inside the node", nullptr,
+     sparse_personalized_locality},
+    {"nonblocking_locality", Collective::alltoall_crs, "locality", "",
+     "one aggregate per node (NBX), then redistribution inside the node", nullptr, sparse_nonblocking_locality},
+    {"personalized", Collective::alltoallv_crs, "crs_recv_nnz_known", "",
+     "reduce-scatter of per-destination flags, then Isend and matched probes", nullptr, sparse_personalized},
+    {"nonblocking", Collective::alltoallv_crs, "crs_recv_nnz_known", "",
+     "NBX: Issend, probe while testing, then a non-blocking dissemination barrier", nullptr, sparse_nonblocking},
+    {"personalized_locality", Collective::alltoallv_crs, "locality", "",
+     "one aggregate per node (personalized), then redistribution inside the node", nullptr,
+     sparse_personalized_locality},
+    {"nonblocking_locality", Collective::alltoallv_crs, "locality", "",
+     "one aggregate per node (NBX), then redistribution inside the node", nullptr, sparse_nonblocking_locality},
 };
 
 constexpr int kCount = sizeof(kAlgorithms) / sizeof(kAlgorithms[0]);
@@ -108,6 +130,40 @@ const Algorithm *select_algorithm(Collective c, const Exchange &x)
         if (const Algorithm *a = find_algorithm(c, name.c_str()))
             return a;
     return c == A2A ? auto_alltoall(x) : auto_alltoallv(x);
+}
+
+// `auto` for the sparse exchanges (MPIX_Alltoall(v)_crs):
+//  1. crs_recv_nnz_known: `personalized` (its reduction is skipped, leaving only
+//     sends and probed receives: nothing is cheaper);
+//  2. one node, or no agreed statistics: `nonblocking` (NBX: no O(P) reduction,
+//     log P barrier rounds);
+//  3. several nodes: `nonblocking_locality` when aggregation at least halves the
+//     messages between nodes on average (mean messages to other nodes per rank >=
+//     2 x mean distinct other nodes per rank) and there are at least 4 nodes
+//     (below that the second phase costs more than it saves); else `nonblocking`.
+// The statistics are sums over all ranks (one allreduce in the entry point), so
+// every rank picks the same backend.
+const Algorithm *select_sparse_algorithm(Collective c, const Hints &hints, int size, int nnodes)
+{
+    (void)size;
+    (void)nnodes;
+    const std::string &name = hints.algorithm_for(c);
+    if (name != "auto")
+        if (const Algorithm *a = find_algorithm(c, name.c_str()))
+            if (a->run_sparse)
+                return a;
+    return find_algorithm(c, hints.crs_recv_nnz_known ? "personalized" : "nonblocking");
+}
+
+const Algorithm *select_sparse_algorithm(Collective c, const Hints &hints, int size, int nnodes,
+                                         double inter_msgs_per_rank, double inter_nodes_per_rank)
+{
+    const Algorithm *a = select_sparse_algorithm(c, hints, size, nnodes);
+    if (hints.algorithm_for(c) != "auto" || hints.crs_recv_nnz_known)
+        return a;
+    if (nnodes >= 4 && inter_msgs_per_rank >= 2.0 * inter_nodes_per_rank && inter_msgs_per_rank > 0)
+        return find_algorithm(c, "nonblocking_locality");
+    return a;
 }
 
 }  // namespace mpix

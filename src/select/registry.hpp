@@ -31,6 +31,10 @@ const Algorithm *find_algorithm(Collective c, const char *name);
 // only values that are equal on every rank, so every rank picks the same one.
 const Algorithm *select_algorithm(Collective c, const Exchange &x);
 const Algorithm *select_sparse_algorithm(Collective c, const Hints &hints, int size, int nnodes);
+// The same with statistics agreed over all ranks (means per rank of messages to
+// other nodes and of distinct other nodes), which may pick node aggregation.
+const Algorithm *select_sparse_algorithm(Collective c, const Hints &hints, int size, int nnodes,
+                                         double inter_msgs_per_rank, double inter_nodes_per_rank);
 
 }  // namespace mpix
 

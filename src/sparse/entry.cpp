@@ -1,0 +1,294 @@
+// MPIX_Alltoall_crs / MPIX_Alltoallv_crs: argument checks, packing into byte
+// messages (any datatype), backend selection, then the outputs: sources ascending,
+// values in source order, nothing written past the caller's capacities.
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "core/blocks.hpp"
+#include "core/comm.hpp"
+#include "core/error.hpp"
+#include "mpix.h"
+#include "select/registry.hpp"
+#include "sparse/sparse.hpp"
+#include "topo/topology.hpp"
+
+using namespace mpix;
+
+namespace {
+
+struct Problem {
+    int errclass = MPI_SUCCESS;
+    const char *why = nullptr;
+    bool set(int c, const char *w)
+    {
+        errclass = c;
+        why = w;
+        return false;
+    }
+};
+
+// Destinations in range and distinct (one message per destination and call, so
+// "sources ascending" is well defined and probes match the right message).
+bool check_dests(int nnz, const int *dest, int size, Problem *pb)
+{
+    std::vector<char> seen(static_cast<std::size_t>(size), 0);
+    for (int i = 0; i < nnz; ++i) {
+        if (dest[i] < 0 || dest[i] >= size)
+            return pb->set(MPI_ERR_RANK, "a destination rank is out of range");
+        if (seen[dest[i]])
+            return pb->set(MPI_ERR_ARG, "a destination appears twice");
+        seen[dest[i]] = 1;
+    }
+    return true;
+}
+
+// The agreed statistics `auto` may use when aggregation by node is an option:
+// messages to other nodes and distinct other nodes, summed over ranks.
+int agreed_locality_stats(const SparseExchange &x, const Regions *reg, double *msgs, double *nodes)
+{
+    std::vector<char> hit(static_cast<std::size_t>(reg->count), 0);
+    long long local[2] = {0, 0}, sum[2] = {0, 0};
+    for (const SparseMessage &m : x.sends) {
+        int r = reg->region_of[m.dest];
+        if (r == reg->my_region)
+            continue;
+        ++local[0];
+        if (!hit[r]) {
+            hit[r] = 1;
+            ++local[1];
+        }
+    }
+    MPIX_CHECK(MPI_Allreduce(local, sum, 2, MPI_LONG_LONG, MPI_SUM, x.comm));
+    *msgs = static_cast<double>(sum[0]) / x.size;
+    *nodes = static_cast<double>(sum[1]) / x.size;
+    return MPI_SUCCESS;
+}
+
+// Runs the selected backend; fills the inbox sorted by source (`order`).
+int run_sparse(MPIX_Comm *xcomm, Collective c, const char *fn, SparseExchange &x, const Hints &hints,
+               std::vector<std::size_t> *order)
+{
+    x.xcomm = xcomm;
+    x.comm = xcomm->comm;
+    x.size = xcomm->size;
+    x.rank = xcomm->rank;
+    x.tag = allocate_tags(xcomm);
+    x.hints = &hints;
+    const Algorithm *a = nullptr;
+    int rc = MPI_SUCCESS;
+    if (hints.algorithm_for(c) == "auto" && !hints.crs_recv_nnz_known) {
+        const Regions *reg = nullptr;
+        rc = get_regions(xcomm, hints.locality, &reg);
+        if (rc != MPI_SUCCESS)
+            return raise_internal(xcomm->user, rc, fn, "topology");
+        double msgs = 0, nodes = 0;
+        if (reg->count > 1 && (rc = agreed_locality_stats(x, reg, &msgs, &nodes)) != MPI_SUCCESS)
+            return raise_internal(xcomm->user, rc, fn, "auto");
+        a = select_sparse_algorithm(c, hints, x.size, reg->count, msgs, nodes);
+    } else {
+        a = select_sparse_algorithm(c, hints, x.size, 0);
+    }
+    rc = a->run_sparse(x);
+    if (rc != MPI_SUCCESS)
+        return raise_internal(xcomm->user, rc, fn, a->name);
+    const SparseInbox &in = *x.inbox;
+    order->resize(in.count());
+    std::iota(order->begin(), order->end(), std::size_t(0));
+    std::stable_sort(order->begin(), order->end(),
+                     [&](std::size_t i, std::size_t j) { return in.source[i] < in.source[j]; });
+    return MPI_SUCCESS;
+}
+
+// Messages as byte ranges: in place for contiguous types, else packed.
+int make_messages(int nnz, const int *dest, const char *vals, const int *counts, const int *displs, int count,
+                  MPI_Datatype type, const TypeInfo &ti, MPI_Comm comm, std::vector<char> *staging,
+                  std::vector<SparseMessage> *out)
+{
+    out->resize(nnz);
+    std::size_t total = 0;
+    for (int i = 0; i < nnz; ++i)
+        total += static_cast<std::size_t>(counts ? counts[i] : count) * ti.size;
+    if (!ti.contiguous)
+        staging->resize(total);
+    std::size_t at = 0;
+    for (int i = 0; i < nnz; ++i) {
+        std::size_t n = static_cast<std::size_t>(counts ? counts[i] : count);
+        MPI_Aint d = static_cast<MPI_Aint>(displs ? displs[i] : static_cast<long long>(i) * count) * ti.extent;
+        SparseMessage &m = (*out)[i];
+        m.dest = dest[i];
+        m.bytes = n * ti.size;
+        if (ti.contiguous) {
+            m.data = vals + d;
+        } else {
+            MPIX_CHECK(pack_elements(vals + d, n, type, ti, staging->data() + at, comm));
+            m.data = staging->data() + at;
+            at += m.bytes;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int MPIX_Alltoall_crs(int send_nnz, const int *dest, int sendcount, MPI_Datatype sendtype,
+                                 const void *sendvals, int *recv_nnz, int *src, int recvcount,
+                                 MPI_Datatype recvtype, void *recvvals, MPIX_Info *xinfo, MPIX_Comm *xcomm)
+{
+    static const char *fn = "MPIX_Alltoall_crs";
+    if (!xcomm)
+        return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "xcomm is NULL");
+    Problem pb;
+    TypeInfo sti, rti;
+    bool ok = true;
+    if (send_nnz < 0 || sendcount < 0 || recvcount < 0)
+        ok = pb.set(MPI_ERR_COUNT, "negative nnz or count");
+    else if (!recv_nnz)
+        ok = pb.set(MPI_ERR_ARG, "recv_nnz is NULL");
+    else if (*recv_nnz < 0)
+        ok = pb.set(MPI_ERR_COUNT, "negative recv_nnz capacity");
+    else if (sendtype == MPI_DATATYPE_NULL || recvtype == MPI_DATATYPE_NULL)
+        ok = pb.set(MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL");
+    else if (describe_type(sendtype, &sti) != MPI_SUCCESS || describe_type(recvtype, &rti) != MPI_SUCCESS)
+        ok = pb.set(MPI_ERR_TYPE, "invalid datatype");
+    else if (send_nnz > 0 && !dest)
+        ok = pb.set(MPI_ERR_ARG, "dest is NULL");
+    else if (*recv_nnz > 0 && !src)
+        ok = pb.set(MPI_ERR_ARG, "src is NULL");
+    else if (!check_dests(send_nnz, dest, xcomm->size, &pb))
+        ok = false;
+    else if (send_nnz > 0 && sendcount > 0 && sti.size > 0 && !sendvals)
+        ok = pb.set(MPI_ERR_BUFFER, "sendvals is NULL");
+    else if (*recv_nnz > 0 && recvcount > 0 && rti.size > 0 && !recvvals)
+        ok = pb.set(MPI_ERR_BUFFER, "recvvals is NULL");
+    if (!ok)
+        return raise(xcomm->user, pb.errclass, fn, pb.why);
+
+    Hints hints = resolve_hints(xcomm, xinfo);
+    std::vector<char> staging;
+    SparseInbox inbox;
+    SparseExchange x{};
+    x.uniform = true;
+    x.block_bytes = static_cast<std::size_t>(sendcount) * sti.size;
+    x.known_recv_nnz = hints.crs_recv_nnz_known ? *recv_nnz : -1;
+    x.inbox = &inbox;
+    int rc = make_messages(send_nnz, dest, static_cast<const char *>(sendvals), nullptr, nullptr, sendcount,
+                           sendtype, sti, xcomm->comm, &staging, &x.sends);
+    if (rc != MPI_SUCCESS)
+        return raise_internal(xcomm->user, rc, fn, "packing sendvals");
+    std::vector<std::size_t> order;
+    rc = run_sparse(xcomm, Collective::alltoall_crs, fn, x, hints, &order);
+    if (rc != MPI_SUCCESS)
+        return rc;
+
+    std::size_t cap = static_cast<std::size_t>(*recv_nnz);
+    std::size_t slot = static_cast<std::size_t>(recvcount) * rti.size;
+    bool truncated = inbox.count() > cap;
+    char *out = static_cast<char *>(recvvals);
+    for (std::size_t k = 0; k < inbox.count() && k < cap; ++k) {
+        std::size_t i = order[k];
+        src[k] = inbox.source[i];
+        std::size_t n = inbox.bytes[i];
+        if (n > slot) {
+            truncated = true;
+            n = slot;
+        }
+        if (rti.size == 0 || n == 0)
+            continue;
+        rc = unpack_elements(inbox.data.data() + inbox.offset[i], n / rti.size, recvtype, rti,
+                             out + static_cast<MPI_Aint>(k) * recvcount * rti.extent, xcomm->comm);
+        if (rc != MPI_SUCCESS)
+            return raise_internal(xcomm->user, rc, fn, "unpacking recvvals");
+    }
+    *recv_nnz = static_cast<int>(inbox.count());
+    if (truncated)
+        return raise(xcomm->user, MPI_ERR_TRUNCATE, fn, "more messages or data arrived than recv capacity");
+    return MPI_SUCCESS;
+}
+
+extern "C" int MPIX_Alltoallv_crs(int send_nnz, int send_size, const int *dest, const int *sendcounts,
+                                  const int *sdispls, MPI_Datatype sendtype, const void *sendvals,
+                                  int *recv_nnz, int *recv_size, int *src, int *recvcounts, int *rdispls,
+                                  MPI_Datatype recvtype, void *recvvals, MPIX_Info *xinfo, MPIX_Comm *xcomm)
+{
+    static const char *fn = "MPIX_Alltoallv_crs";
+    if (!xcomm)
+        return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "xcomm is NULL");
+    Problem pb;
+    TypeInfo sti, rti;
+    bool ok = true;
+    if (send_nnz < 0 || send_size < 0)
+        ok = pb.set(MPI_ERR_COUNT, "negative send_nnz or send_size");
+    else if (!recv_nnz || !recv_size)
+        ok = pb.set(MPI_ERR_ARG, "recv_nnz or recv_size is NULL");
+    else if (*recv_nnz < 0 || *recv_size < 0)
+        ok = pb.set(MPI_ERR_COUNT, "negative recv_nnz or recv_size capacity");
+    else if (sendtype == MPI_DATATYPE_NULL || recvtype == MPI_DATATYPE_NULL)
+        ok = pb.set(MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL");
+    else if (describe_type(sendtype, &sti) != MPI_SUCCESS || describe_type(recvtype, &rti) != MPI_SUCCESS)
+        ok = pb.set(MPI_ERR_TYPE, "invalid datatype");
+    else if (send_nnz > 0 && (!dest || !sendcounts || !sdispls))
+        ok = pb.set(MPI_ERR_ARG, "dest, sendcounts or sdispls is NULL");
+    else if (*recv_nnz > 0 && (!src || !recvcounts || !rdispls))
+        ok = pb.set(MPI_ERR_ARG, "src, recvcounts or rdispls is NULL");
+    else if (!check_dests(send_nnz, dest, xcomm->size, &pb))
+        ok = false;
+    for (int i = 0; ok && i < send_nnz; ++i) {
+        if (sendcounts[i] < 0)
+            ok = pb.set(MPI_ERR_COUNT, "negative sendcount");
+        else if (sdispls[i] < 0 || static_cast<long long>(sdispls[i]) + sendcounts[i] > send_size)
+            ok = pb.set(MPI_ERR_ARG, "a send block lies outside send_size elements");
+    }
+    if (ok && send_size > 0 && sti.size > 0 && !sendvals)
+        ok = pb.set(MPI_ERR_BUFFER, "sendvals is NULL");
+    else if (ok && *recv_size > 0 && rti.size > 0 && !recvvals)
+        ok = pb.set(MPI_ERR_BUFFER, "recvvals is NULL");
+    if (!ok)
+        return raise(xcomm->user, pb.errclass, fn, pb.why);
+
+    Hints hints = resolve_hints(xcomm, xinfo);
+    std::vector<char> staging;
+    SparseInbox inbox;
+    SparseExchange x{};
+    x.uniform = false;
+    x.known_recv_nnz = hints.crs_recv_nnz_known ? *recv_nnz : -1;
+    x.inbox = &inbox;
+    int rc = make_messages(send_nnz, dest, static_cast<const char *>(sendvals), sendcounts, sdispls, 0, sendtype,
+                           sti, xcomm->comm, &staging, &x.sends);
+    if (rc != MPI_SUCCESS)
+        return raise_internal(xcomm->user, rc, fn, "packing sendvals");
+    std::vector<std::size_t> order;
+    rc = run_sparse(xcomm, Collective::alltoallv_crs, fn, x, hints, &order);
+    if (rc != MPI_SUCCESS)
+        return rc;
+
+    std::size_t cap_nnz = static_cast<std::size_t>(*recv_nnz);
+    long long cap_size = *recv_size;
+    bool truncated = inbox.count() > cap_nnz;
+    long long displ = 0;
+    char *out = static_cast<char *>(recvvals);
+    for (std::size_t k = 0; k < inbox.count(); ++k) {
+        std::size_t i = order[k];
+        long long cnt = rti.size ? static_cast<long long>(inbox.bytes[i] / rti.size) : 0;
+        if (k < cap_nnz) {
+            src[k] = inbox.source[i];
+            recvcounts[k] = static_cast<int>(cnt);
+            rdispls[k] = static_cast<int>(displ);
+        }
+        if (displ + cnt > cap_size) {
+            truncated = true;
+        } else if (cnt > 0 && k < cap_nnz) {
+            rc = unpack_elements(inbox.data.data() + inbox.offset[i], static_cast<std::size_t>(cnt), recvtype, rti,
+                                 out + static_cast<MPI_Aint>(displ) * rti.extent, xcomm->comm);
+            if (rc != MPI_SUCCESS)
+                return raise_internal(xcomm->user, rc, fn, "unpacking recvvals");
+        }
+        displ += cnt;
+    }
+    *recv_nnz = static_cast<int>(inbox.count());
+    *recv_size = static_cast<int>(displ);
+    if (truncated)
+        return raise(xcomm->user, MPI_ERR_TRUNCATE, fn, "more messages or data arrived than recv capacity");
+    return MPI_SUCCESS;
+}

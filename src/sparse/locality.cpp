@@ -1,0 +1,160 @@
+// `personalized_locality`, `nonblocking_locality`: node-aware aggregation. Every
+// message for one node travels in one message to the rank with my local index
+// there (or, on a smaller node, an existing rank: index modulo the node's size),
+// which redistributes inside its node with a second sparse exchange over the
+// node communicator. Messages between nodes per rank drop from "destinations" to
+// "destination nodes". Messages carry headers: count, then (rank, bytes) pairs.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "core/comm.hpp"
+#include "core/error.hpp"
+#include "sparse/sparse.hpp"
+#include "topo/topology.hpp"
+
+namespace mpix {
+
+namespace {
+
+// A piece travelling inside an aggregate: from `src` (global rank) to `dest`.
+struct Piece {
+    int src, dest;
+    const char *data;
+    std::size_t bytes;
+};
+
+// Serialises pieces[first..last) into one buffer; `key` picks the rank each header names.
+template <class Key>
+void pack_pieces(const std::vector<Piece> &pieces, std::size_t first, std::size_t last, Key key,
+                 std::vector<char> *out)
+{
+    std::uint64_t k = last - first;
+    std::size_t total = sizeof(k) + k * 2 * sizeof(std::uint64_t);
+    for (std::size_t i = first; i < last; ++i)
+        total += pieces[i].bytes;
+    out->resize(total);
+    char *p = out->data();
+    std::memcpy(p, &k, sizeof(k));
+    p += sizeof(k);
+    for (std::size_t i = first; i < last; ++i) {
+        std::int64_t who = key(pieces[i]);
+        std::uint64_t n = pieces[i].bytes;
+        std::memcpy(p, &who, sizeof(who));
+        std::memcpy(p + sizeof(who), &n, sizeof(n));
+        p += sizeof(who) + sizeof(n);
+    }
+    for (std::size_t i = first; i < last; ++i) {
+        if (pieces[i].bytes)
+            std::memcpy(p, pieces[i].data, pieces[i].bytes);
+        p += pieces[i].bytes;
+    }
+}
+
+// Reads an aggregate back; fn(rank named in the header, data, bytes) per piece.
+template <class Fn>
+int unpack_pieces(const char *buf, std::size_t bytes, Fn fn)
+{
+    std::uint64_t k = 0;
+    if (bytes < sizeof(k))
+        return MPI_ERR_INTERN;
+    std::memcpy(&k, buf, sizeof(k));
+    std::size_t head = sizeof(k) + k * 2 * sizeof(std::uint64_t);
+    if (head > bytes)
+        return MPI_ERR_INTERN;
+    const char *h = buf + sizeof(k);
+    const char *d = buf + head;
+    for (std::uint64_t i = 0; i < k; ++i) {
+        std::int64_t who = 0;
+        std::uint64_t n = 0;
+        std::memcpy(&who, h, sizeof(who));
+        std::memcpy(&n, h + sizeof(who), sizeof(n));
+        h += sizeof(who) + sizeof(n);
+        if (d + n > buf + bytes)
+            return MPI_ERR_INTERN;
+        fn(static_cast<int>(who), d, static_cast<std::size_t>(n));
+        d += n;
+    }
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int locality_exchange(const SparseExchange &x, InnerExchange inner)
+{
+    const Regions *reg = nullptr;
+    MPIX_CHECK(get_regions(x.xcomm, x.hints->locality, &reg));
+    MPI_Comm local = MPI_COMM_NULL, cross = MPI_COMM_NULL;
+    MPIX_CHECK(get_region_comms(x.xcomm, x.hints->locality, &local, &cross));
+
+    // Phase 1: one aggregate per other node, to my counterpart there.
+    std::vector<Piece> mine, remote;
+    for (const SparseMessage &m : x.sends) {
+        Piece pc{x.rank, m.dest, m.data, m.bytes};
+        (reg->region_of[m.dest] == reg->my_region ? mine : remote).push_back(pc);
+    }
+    std::stable_sort(remote.begin(), remote.end(),
+                     [&](const Piece &a, const Piece &b) { return reg->region_of[a.dest] < reg->region_of[b.dest]; });
+    std::vector<std::vector<char>> agg1;
+    std::vector<SparseMessage> sends1;
+    for (std::size_t i = 0; i < remote.size();) {
+        int r = reg->region_of[remote[i].dest];
+        std::size_t j = i;
+        while (j < remote.size() && reg->region_of[remote[j].dest] == r)
+            ++j;
+        agg1.emplace_back();
+        pack_pieces(remote, i, j, [](const Piece &p) { return p.dest; }, &agg1.back());
+        int n = reg->size_of(r);
+        int to = reg->member(r, reg->my_index < n ? reg->my_index : reg->my_index % n);
+        sends1.push_back(SparseMessage{to, nullptr, 0});
+        i = j;
+    }
+    for (std::size_t i = 0; i < sends1.size(); ++i) {
+        sends1[i].data = agg1[i].data();
+        sends1[i].bytes = agg1[i].size();
+    }
+    SparseInbox in1;
+    MPIX_CHECK(inner(x.comm, x.tag + 2, sends1, -1, &in1));
+
+    // Phase 2: everything for my node (mine + what arrived), one aggregate per local rank.
+    std::vector<Piece> pieces = mine;
+    for (std::size_t i = 0; i < in1.count(); ++i) {
+        int src = in1.source[i];
+        MPIX_CHECK(unpack_pieces(in1.data.data() + in1.offset[i], in1.bytes[i],
+                                 [&](int dest, const char *d, std::size_t n) {
+                                     pieces.push_back(Piece{src, dest, d, n});
+                                 }));
+    }
+    for (const Piece &pc : pieces)
+        if (reg->region_of[pc.dest] != reg->my_region)
+            return MPI_ERR_INTERN;
+    std::stable_sort(pieces.begin(), pieces.end(), [](const Piece &a, const Piece &b) { return a.dest < b.dest; });
+    std::vector<std::vector<char>> agg2;
+    std::vector<SparseMessage> sends2;
+    for (std::size_t i = 0; i < pieces.size();) {
+        std::size_t j = i;
+        while (j < pieces.size() && pieces[j].dest == pieces[i].dest)
+            ++j;
+        agg2.emplace_back();
+        pack_pieces(pieces, i, j, [](const Piece &p) { return p.src; }, &agg2.back());
+        sends2.push_back(SparseMessage{reg->index_of[pieces[i].dest], nullptr, 0});
+        i = j;
+    }
+    for (std::size_t i = 0; i < sends2.size(); ++i) {
+        sends2[i].data = agg2[i].data();
+        sends2[i].bytes = agg2[i].size();
+    }
+    SparseInbox in2;
+    MPIX_CHECK(inner(local, x.tag + 4, sends2, -1, &in2));
+    for (std::size_t i = 0; i < in2.count(); ++i)
+        MPIX_CHECK(unpack_pieces(in2.data.data() + in2.offset[i], in2.bytes[i],
+                                 [&](int src, const char *d, std::size_t n) {
+                                     char *dst = x.inbox->add(src, n);
+                                     if (n)
+                                         std::memcpy(dst, d, n);
+                                 }));
+    return MPI_SUCCESS;
+}
+
+}  // namespace mpix
