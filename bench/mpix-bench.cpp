@@ -32,7 +32,8 @@ using mpix::Collective;
 const char *const kUsage =
     "usage: mpix-bench [options]\n"
     "  --coll alltoall|alltoallv|alltoall_crs|alltoallv_crs   collective (alltoallv)\n"
-    "  --algo NAME[,NAME]|all|auto   registry algorithms to run (all = every one, then auto)\n"
+    "  --algo NAME[,NAME]|all|auto   registry algorithms to run (all = every one, then auto;\n"
+    "                                all,-NAME drops one)\n"
     "  --size BYTES[,...]            S: block size scale (16,256,4096,65536)\n"
     "  --dist uniform|normal|powerlaw|fft1|fft2|matrix:PATH|traffic:PATH   (uniform)\n"
     "      uniform: block bytes uniform in 0..S; normal: mean S/2, sd S/8, clipped to 0..S;\n"
@@ -735,6 +736,12 @@ int Bench::run()
             with_auto = true;
         } else if (name == "auto") {
             with_auto = true;
+        } else if (name[0] == '-') {  // all,-linear: drop one again
+            if (name == "-auto")
+                with_auto = false;
+            algos.erase(std::remove_if(algos.begin(), algos.end(),
+                                       [&](const mpix::Algorithm *a) { return name.substr(1) == a->name; }),
+                        algos.end());
         } else if (const mpix::Algorithm *a = mpix::find_algorithm(o_.coll, name.c_str())) {
             algos.push_back(a);
         } else {

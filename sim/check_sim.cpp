@@ -3,10 +3,17 @@
 // test/exchange_cases.cpp, at the hint values the CUnit suite uses, so index math
 // is exercised at P = 64, 100, 256. Prints each failure and exits non-zero.
 //
-// Usage: check_sim [--stride N] [--algo NAME[,NAME]]
-//   --stride N   run every N-th case only (all cases by default)
+// Usage: check_sim [--stride N] [--algo NAME[,NAME]] [--all-types]
+//   --stride N    run every N-th case only (all cases by default)
+//   --all-types   also run the cases with a non-contiguous resized vector on the
+//                 SEND side. SimGrid 3.32's MPI_Pack ignores a resized extent when
+//                 count > 1 (packs elements at the vector's own extent), so those
+//                 cases fail under SMPI for every algorithm, MPI's own included,
+//                 until the library packs such types element by element there.
+//                 They are skipped by default, and the skip is printed.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -70,20 +77,27 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     int stride = 1;
     std::string only;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!std::strcmp(argv[i], "--stride"))
-            stride = std::max(1, std::atoi(argv[i + 1]));
-        else if (!std::strcmp(argv[i], "--algo"))
-            only = argv[i + 1];
+    bool all_types = false;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--all-types"))
+            all_types = true;
+        else if (!std::strcmp(argv[i], "--stride") && i + 1 < argc)
+            stride = std::max(1, std::atoi(argv[++i]));
+        else if (!std::strcmp(argv[i], "--algo") && i + 1 < argc)
+            only = argv[++i];
     }
+    if (me == 0 && !all_types)
+        std::printf("check_sim: SKIPPING send-side resized-vector cases (SimGrid MPI_Pack bug, see --all-types)\n");
     MPIX_Comm *xcomm;
     MPIX_Comm_init(&xcomm, MPI_COMM_WORLD);
     int passed = 0, failed = 0;
     double t0 = MPI_Wtime();
     for (mpix::Collective coll : {mpix::Collective::alltoall, mpix::Collective::alltoallv}) {
         bool uniform = coll == mpix::Collective::alltoall;
-        std::vector<mpixtest::ExchangeCase> cases = mpixtest::exchange_cases(uniform);
-        std::vector<const char *> names;
+        std::vector<mpixtest::ExchangeCase> cases;
+        for (const mpixtest::ExchangeCase &c : mpixtest::exchange_cases(uniform))
+            if (all_types || c.types != mpixtest::Types::vector_int)
+                cases.push_back(c);
         std::vector<const mpix::Algorithm *> algos;
         for (int i = 0; const mpix::Algorithm *a = mpix::algorithm_at(coll, i); ++i)
             if (wanted(only, a->name))
