@@ -1,0 +1,37 @@
+// Prints the README's hint and algorithm tables from the registry and the hint
+// key table, so the documentation is generated from (and checked against) them.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "core/hints.hpp"
+#include "select/registry.hpp"
+
+int main(int argc, char **argv)
+{
+    bool hints = argc > 1 && !std::strcmp(argv[1], "hints");
+    if (hints) {
+        std::printf("| key | values | default | environment variable | meaning |\n|---|---|---|---|---|\n");
+        for (const mpix::HintKey *k = mpix::hint_keys(); k->key; ++k) {
+            std::string env = "MPIX_";
+            for (const char *p = k->key; *p; ++p)
+                env += (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
+            std::string values = k->values;  // a '|' would split the markdown cell
+            for (size_t at; (at = values.find('|')) != std::string::npos;)
+                values.replace(at, 1, ", ");
+            std::printf("| `%s` | %s | %s | `%s` | %s |\n", k->key, values.c_str(), k->default_value, env.c_str(),
+                        k->summary);
+        }
+        return 0;
+    }
+    std::printf("| collective | algorithm | hints read | what it does |\n|---|---|---|---|\n");
+    for (int c = 0; c < mpix::kCollectives; ++c)
+        for (int i = 0;; ++i) {
+            const mpix::Algorithm *a = mpix::algorithm_at(static_cast<mpix::Collective>(c), i);
+            if (!a)
+                break;
+            std::printf("| %s | `%s` | %s | %s%s%s |\n", mpix::collective_name(a->collective), a->name,
+                        *a->hint_keys ? a->hint_keys : "-", a->summary, *a->needs ? "; needs " : "", a->needs);
+        }
+    return 0;
+}
