@@ -1,0 +1,966 @@
+// mpix-bench: verifies and times every registry algorithm of one collective on a
+// chosen workload, beside the MPI library's own collective in the same run.
+// Times are MPI_Wtime only (the one clock SimGrid SMPI simulates): per iteration
+// the slowest rank's time (max-reduce), then median/min/max over iterations.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "core/comm.hpp"
+#include "mpix.h"
+#include "select/registry.hpp"
+#include "topo/topology.hpp"
+
+namespace {
+
+using mpix::Collective;
+
+const char *const kUsage =
+    "usage: mpix-bench [options]\n"
+    "  --coll alltoall|alltoallv|alltoall_crs|alltoallv_crs   collective (alltoallv)\n"
+    "  --algo NAME[,NAME]|all|auto   registry algorithms to run (all = every one, then auto;\n"
+    "                                all,-NAME drops one)\n"
+    "  --size BYTES[,...]            S: block size scale (16,256,4096,65536)\n"
+    "  --dist uniform|normal|powerlaw|fft1|fft2|matrix:PATH|traffic:PATH   (uniform)\n"
+    "      uniform: block bytes uniform in 0..S; normal: mean S/2, sd S/8, clipped to 0..S;\n"
+    "      powerlaw: S*x^2, x = (i+1)/P over a shuffled order of destinations;\n"
+    "      fft1: ranks below ceil(0.625P) send S bytes (default 64 = 8 doubles) to the\n"
+    "            first ceil(0.78125P) ranks, others nothing;\n"
+    "      fft2: every rank sends S bytes (default 512 = 64 doubles), the last rank S/4;\n"
+    "      matrix:PATH  SpMV halo of a Matrix Market file, row-block partition, S bytes\n"
+    "                   per vector value (default 8);\n"
+    "      traffic:PATH P x P counts (one row per source rank) times S bytes (default 1).\n"
+    "      MPIX_Alltoall always sends S bytes per block.\n"
+    "  --radix R[,...]|sweep         radix values for algorithms that read `radix`\n"
+    "  --batch B[,...]|sweep         batch_size values for algorithms that read it\n"
+    "  --ppn N                       emulate nodes of N consecutive ranks\n"
+    "  --iters N --warmup N          timed / untimed calls per parameter set\n"
+    "  --seed N                      workload seed (1)\n"
+    "  --baseline mpi|NAME|none      what speedup is relative to (mpi = MPI_Alltoall(v);\n"
+    "                                crs collectives: the `personalized` backend)\n"
+    "  --csv FILE --json FILE        machine-readable results (appended CSV keeps one header)\n"
+    "  --no-verify                   skip the check against the expected bytes\n"
+    "  --list                        print the registry and exit\n"
+    "  --help\n";
+
+struct Options {
+    Collective coll = Collective::alltoallv;
+    std::vector<std::string> algos{"all"};
+    std::vector<long long> sizes;
+    std::string dist = "uniform";
+    std::vector<int> radix;  // empty: default; {-1}: sweep
+    std::vector<int> batch;
+    int ppn = 0;
+    int iters = MPIX_SMPI ? 1 : 20;  // simulated time is deterministic
+    int warmup = MPIX_SMPI ? 0 : 3;
+    unsigned long long seed = 1;
+    std::string baseline = "mpi";
+    std::string csv, json;
+    bool verify = true;
+    bool list = false;
+};
+
+std::vector<std::string> split(const std::string &s, char sep)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, sep))
+        if (!item.empty())
+            out.push_back(item);
+    return out;
+}
+
+bool parse_ll(const std::string &s, long long *v)
+{
+    char *end = nullptr;
+    errno = 0;
+    long long x = std::strtoll(s.c_str(), &end, 10);
+    if (errno || end == s.c_str() || *end)
+        return false;
+    *v = x;
+    return true;
+}
+
+bool parse_int_list(const std::string &s, std::vector<int> *out, long long min)
+{
+    out->clear();
+    if (s == "sweep") {
+        out->push_back(-1);
+        return true;
+    }
+    for (const std::string &t : split(s, ',')) {
+        long long v;
+        if (!parse_ll(t, &v) || v < min || v > 1 << 30)
+            return false;
+        out->push_back((int)v);
+    }
+    return !out->empty();
+}
+
+// Returns an error text, or empty on success.
+std::string parse(int argc, char **argv, Options *o)
+{
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        auto value = [&](std::string *v) {
+            if (i + 1 >= argc)
+                return false;
+            *v = argv[++i];
+            return true;
+        };
+        std::string v;
+        long long n;
+        if (a == "--help" || a == "-h")
+            return "help";
+        if (a == "--list") {
+            o->list = true;
+        } else if (a == "--no-verify") {
+            o->verify = false;
+        } else if (!value(&v)) {
+            return "unknown option or missing value: " + a;
+        } else if (a == "--coll") {
+            if (!mpix::collective_from_name(v.c_str(), &o->coll))
+                return "unknown collective " + v;
+        } else if (a == "--algo") {
+            o->algos = split(v, ',');
+            if (o->algos.empty())
+                return "empty --algo";
+        } else if (a == "--size") {
+            o->sizes.clear();
+            for (const std::string &t : split(v, ','))
+                if (!parse_ll(t, &n) || n < 0 || n > (1LL << 30))
+                    return "bad --size " + t;
+                else
+                    o->sizes.push_back(n);
+        } else if (a == "--dist") {
+            o->dist = v;
+            static const char *known[] = {"uniform", "normal", "powerlaw", "fft1", "fft2"};
+            bool ok = v.rfind("matrix:", 0) == 0 || v.rfind("traffic:", 0) == 0;
+            for (const char *k : known)
+                ok = ok || v == k;
+            if (!ok)
+                return "unknown --dist " + v;
+        } else if (a == "--radix") {
+            if (!parse_int_list(v, &o->radix, 2))
+                return "bad --radix " + v;
+        } else if (a == "--batch") {
+            if (!parse_int_list(v, &o->batch, 1))
+                return "bad --batch " + v;
+        } else if (a == "--ppn") {
+            if (!parse_ll(v, &n) || n < 0 || n > 1 << 20)
+                return "bad --ppn " + v;
+            o->ppn = (int)n;
+        } else if (a == "--iters") {
+            if (!parse_ll(v, &n) || n < 1 || n > 1000000)
+                return "bad --iters " + v;
+            o->iters = (int)n;
+        } else if (a == "--warmup") {
+            if (!parse_ll(v, &n) || n < 0 || n > 1000000)
+                return "bad --warmup " + v;
+            o->warmup = (int)n;
+        } else if (a == "--seed") {
+            if (!parse_ll(v, &n) || n < 0)
+                return "bad --seed " + v;
+            o->seed = (unsigned long long)n;
+        } else if (a == "--baseline") {
+            o->baseline = v;
+        } else if (a == "--csv") {
+            o->csv = v;
+        } else if (a == "--json") {
+            o->json = v;
+        } else {
+            return "unknown option " + a;
+        }
+    }
+    if (o->sizes.empty()) {
+        if (o->dist == "fft1")
+            o->sizes = {64};
+        else if (o->dist == "fft2")
+            o->sizes = {512};
+        else if (o->dist.rfind("matrix:", 0) == 0)
+            o->sizes = {8};
+        else if (o->dist.rfind("traffic:", 0) == 0)
+            o->sizes = {1};
+        else
+            o->sizes = {16, 256, 4096, 65536};
+    }
+    return "";
+}
+
+std::uint64_t mix(std::uint64_t a, std::uint64_t b, std::uint64_t c)
+{
+    std::uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull) * 0xBF58476D1CE4E5B9ull ^
+                      (c + 0x94D049BB133111EBull) * 0xD6E8FEB86659FD93ull;
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    return x;
+}
+
+double unit(std::uint64_t h) { return (double)(h >> 11) * (1.0 / 9007199254740992.0); }
+
+// The byte every block carries at index k: a function of source, destination and
+// index, so a misplaced or shifted block is caught.
+inline unsigned char pattern(int src, int dst, std::size_t k)
+{
+    return (unsigned char)(src * 251u + dst * 241u + k * 239u + (k >> 8) * 13u + 7u);
+}
+
+// A workload: bytes from src to dst, for this rank's row and column. Synthetic
+// distributions are formulas of (seed, src, dst), so every rank computes its
+// own row and column without communication (no P^2 table, no extra collective).
+class Workload {
+public:
+    // Loads the file of matrix:/traffic: once: element counts for this rank's row and column.
+    std::string load(const std::string &dist, int p, int me)
+    {
+        dist_ = dist;
+        p_ = p;
+        if (dist.rfind("matrix:", 0) == 0)
+            return load_matrix(dist.substr(7), p, me);
+        if (dist.rfind("traffic:", 0) == 0)
+            return load_traffic(dist.substr(8), p, me);
+        return "";
+    }
+
+    // Bytes src -> dst for scale s; one of src/dst must be this rank for tables.
+    std::size_t bytes(int src, int dst, long long s, unsigned long long seed, int me) const
+    {
+        int p = p_;
+        if (dist_ == "uniform")
+            return (std::size_t)(mix(seed, src, dst) % (unsigned long long)(s + 1));
+        if (dist_ == "normal") {
+            std::uint64_t h = mix(seed, src, dst);
+            double u1 = unit(h) + 1e-12, u2 = unit(mix(h, 17, 3));
+            double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+            double b = std::round(s / 2.0 + z * s / 8.0);
+            return (std::size_t)std::min<double>((double)s, std::max(0.0, b));
+        }
+        if (dist_ == "powerlaw") {
+            // Position of dst in src's shuffled order: an affine permutation with a
+            // multiplier coprime to P (a shuffle computable for one entry in O(1)).
+            std::uint64_t h = mix(seed, src, 0xF00D);
+            long long a = 1 + (long long)(h % (unsigned long long)p);
+            while (std::gcd(a, (long long)p) != 1)
+                a = a % p + 1;
+            long long pos = (a * dst + (long long)(mix(seed, src, 0xBEEF) % (unsigned long long)p)) % p;
+            double x = (double)(pos + 1) / p;
+            return (std::size_t)std::floor(s * x * x);
+        }
+        if (dist_ == "fft1") {
+            long long senders = (long long)std::ceil(0.625 * p), targets = (long long)std::ceil(0.78125 * p);
+            return (src < senders && dst < targets) ? (std::size_t)s : 0;
+        }
+        if (dist_ == "fft2")
+            return src == p - 1 ? (std::size_t)(s / 4) : (std::size_t)s;
+        // Tables: counts times s.
+        long long c = src == me ? row_[dst] : col_[src];
+        return (std::size_t)(c * s);
+    }
+
+private:
+    std::string load_matrix(const std::string &path, int p, int me)
+    {
+        std::ifstream in(path);
+        if (!in)
+            return "cannot open " + path;
+        std::string line;
+        if (!std::getline(in, line) || line.rfind("%%MatrixMarket", 0) != 0)
+            return path + ": not a Matrix Market file";
+        bool symmetric = line.find("symmetric") != std::string::npos || line.find("hermitian") != std::string::npos;
+        if (line.find("coordinate") == std::string::npos)
+            return path + ": only coordinate Matrix Market files are supported";
+        while (std::getline(in, line) && (line.empty() || line[0] == '%')) {
+        }
+        long long rows = 0, cols = 0, nnz = 0;
+        std::istringstream head(line);
+        if (!(head >> rows >> cols >> nnz) || rows <= 0 || cols <= 0)
+            return path + ": bad size line";
+        // Row-block partition of the rows; x is partitioned like the rows (square
+        // matrices) or in the same proportion over the columns.
+        auto owner = [&](long long i, long long n) { return (int)std::min<long long>(p - 1, i * p / n); };
+        row_.assign(p, 0);
+        col_.assign(p, 0);
+        std::set<std::pair<int, long long>> need_from_me, i_need;  // (peer, column)
+        auto entry = [&](long long i, long long j) {
+            int ri = owner(i, rows), cj = owner(j, cols);
+            if (ri == cj)
+                return;
+            if (cj == me)
+                need_from_me.insert({ri, j});  // rank ri needs x[j] from me
+            if (ri == me)
+                i_need.insert({cj, j});
+        };
+        for (long long k = 0; k < nnz && std::getline(in, line);) {
+            if (line.empty() || line[0] == '%')
+                continue;
+            std::istringstream e(line);
+            long long i, j;
+            if (!(e >> i >> j))
+                return path + ": bad entry line";
+            entry(i - 1, j - 1);
+            if (symmetric && i != j)
+                entry(j - 1, i - 1);
+            ++k;
+        }
+        for (const auto &pc : need_from_me)
+            ++row_[pc.first];
+        for (const auto &pc : i_need)
+            ++col_[pc.first];
+        return "";
+    }
+
+    std::string load_traffic(const std::string &path, int p, int me)
+    {
+        std::ifstream in(path);
+        if (!in)
+            return "cannot open " + path;
+        row_.assign(p, 0);
+        col_.assign(p, 0);
+        std::string line;
+        int r = 0;
+        while (r < p && std::getline(in, line)) {
+            if (line.empty() || line[0] == '#')
+                continue;
+            std::istringstream e(line);
+            for (int c = 0; c < p; ++c) {
+                long long v;
+                if (!(e >> v) || v < 0)
+                    return path + ": row " + std::to_string(r) + " needs " + std::to_string(p) +
+                           " non-negative counts";
+                if (r == me)
+                    row_[c] = v;
+                if (c == me)
+                    col_[r] = v;
+            }
+            ++r;
+        }
+        if (r < p)
+            return path + ": has " + std::to_string(r) + " rows, P = " + std::to_string(p);
+        return "";
+    }
+
+    std::string dist_;
+    int p_ = 0;
+    std::vector<long long> row_, col_;
+};
+
+// Buffers: ordinary memory, or under SMPI SMPI_SHARED_MALLOC for large ones
+// (content then shared by all simulated ranks, so it cannot be verified).
+struct Buffer {
+    char *ptr = nullptr;
+    bool shared = false;
+    void allocate(std::size_t bytes, bool use_shared)
+    {
+        release();
+#if MPIX_SMPI
+        if (use_shared) {
+            ptr = (char *)SMPI_SHARED_MALLOC(bytes ? bytes : 1);
+            shared = true;
+            return;
+        }
+#else
+        (void)use_shared;
+#endif
+        ptr = (char *)malloc(bytes ? bytes : 1);
+        shared = false;
+    }
+    void release()
+    {
+#if MPIX_SMPI
+        if (shared && ptr) {
+            SMPI_SHARED_FREE(ptr);
+            ptr = nullptr;
+        }
+#endif
+        free(ptr);
+        ptr = nullptr;
+    }
+    ~Buffer() { release(); }
+};
+
+// One exchange's layout for this rank: byte counts and displacements (int, as the
+// MPI interfaces take them with MPI_BYTE).
+struct Layout {
+    std::vector<int> scounts, sdispls, rcounts, rdispls;
+    std::vector<int> dest, src;  // crs: peers with a non-empty block, self excluded
+    std::vector<int> crs_scounts, crs_sdispls, crs_rcounts, crs_rdispls;
+    long long sbytes = 0, rbytes = 0, crs_sbytes = 0, crs_rbytes = 0;
+};
+
+struct Row {
+    std::string algorithm, params;
+    long long size = 0;
+    double median = 0, min = 0, max = 0, speedup = 0;
+    std::string verified;
+};
+
+class Bench {
+public:
+    Bench(const Options &o, MPIX_Comm *xcomm, int p, int me) : o_(o), xcomm_(xcomm), p_(p), me_(me) {}
+
+    int run();
+
+private:
+    bool crs() const { return o_.coll == Collective::alltoall_crs || o_.coll == Collective::alltoallv_crs; }
+    bool uniform() const { return o_.coll == Collective::alltoall || o_.coll == Collective::alltoall_crs; }
+    std::string layout_for(long long s, Layout *l);
+    int call(const std::string &algo, int radix, int batch, const Layout &l, long long s, bool baseline_mpi);
+    bool check(const Layout &l, long long s);
+    bool measure(const std::string &label, const std::string &algo, int radix, int batch, const Layout &l,
+                 long long s, Row *row);
+    std::string picked(long long s);
+    void emit(const std::vector<Row> &rows);
+
+    const Options &o_;
+    MPIX_Comm *xcomm_;
+    int p_, me_;
+    int nodes_ = 1, ppn_ = 1;
+    Workload w_;
+    Buffer sbuf_, rbuf_;
+    bool shared_ = false;
+    MPI_Comm world_ = MPI_COMM_NULL;  // the baseline's communicator
+    int crs_recv_nnz_ = 0, crs_recv_size_ = 0;
+    std::vector<int> crs_src_out_, crs_rcounts_out_, crs_rdispls_out_;
+    int last_rc_ = MPI_SUCCESS;
+};
+
+std::string Bench::layout_for(long long s, Layout *l)
+{
+    l->scounts.assign(p_, 0);
+    l->rcounts.assign(p_, 0);
+    l->sdispls.assign(p_, 0);
+    l->rdispls.assign(p_, 0);
+    l->dest.clear();
+    l->src.clear();
+    l->crs_scounts.clear();
+    l->crs_sdispls.clear();
+    l->crs_rcounts.clear();
+    l->crs_rdispls.clear();
+    long long so = 0, ro = 0;
+    for (int j = 0; j < p_; ++j) {
+        std::size_t sb = uniform() ? (std::size_t)s : w_.bytes(me_, j, s, o_.seed, me_);
+        std::size_t rb = uniform() ? (std::size_t)s : w_.bytes(j, me_, s, o_.seed, me_);
+        if (so + (long long)sb > INT32_MAX || ro + (long long)rb > INT32_MAX)
+            return "a rank's data exceeds 2^31-1 bytes (int displacements)";
+        l->scounts[j] = (int)sb;
+        l->rcounts[j] = (int)rb;
+        l->sdispls[j] = (int)so;
+        l->rdispls[j] = (int)ro;
+        so += (long long)sb;
+        ro += (long long)rb;
+    }
+    l->sbytes = so;
+    l->rbytes = ro;
+    // Sparse view: the non-empty blocks to and from other ranks, packed in rank order.
+    if (crs()) {
+        long long cs = 0, cr = 0;
+        for (int j = 0; j < p_; ++j) {
+            if (j == me_)
+                continue;
+            bool to = uniform() ? w_.bytes(me_, j, s, o_.seed, me_) > 0 : l->scounts[j] > 0;
+            bool from = uniform() ? w_.bytes(j, me_, s, o_.seed, me_) > 0 : l->rcounts[j] > 0;
+            if (to) {
+                l->dest.push_back(j);
+                l->crs_scounts.push_back(l->scounts[j]);
+                l->crs_sdispls.push_back((int)cs);
+                cs += l->scounts[j];
+            }
+            if (from) {
+                l->src.push_back(j);
+                l->crs_rcounts.push_back(l->rcounts[j]);
+                l->crs_rdispls.push_back((int)cr);
+                cr += l->rcounts[j];
+            }
+        }
+        l->crs_sbytes = cs;
+        l->crs_rbytes = cr;
+    }
+    return "";
+}
+
+void set_hints(MPIX_Info *info, Collective c, const std::string &algo, int radix, int batch)
+{
+    MPIX_Info_set(info, (std::string(mpix::collective_name(c)) + "_algorithm").c_str(), algo.c_str());
+    if (radix > 0)
+        MPIX_Info_set(info, "radix", std::to_string(radix).c_str());
+    if (batch > 0)
+        MPIX_Info_set(info, "batch_size", std::to_string(batch).c_str());
+}
+
+// One call of the collective with the given algorithm (or the MPI library's own).
+int Bench::call(const std::string &algo, int radix, int batch, const Layout &l, long long s, bool baseline_mpi)
+{
+    const char *sb = sbuf_.ptr;
+    char *rb = rbuf_.ptr;
+    if (baseline_mpi) {
+        if (o_.coll == Collective::alltoall)
+            return MPI_Alltoall(sb, (int)s, MPI_BYTE, rb, (int)s, MPI_BYTE, world_);
+        return MPI_Alltoallv(sb, l.scounts.data(), l.sdispls.data(), MPI_BYTE, rb, l.rcounts.data(),
+                             l.rdispls.data(), MPI_BYTE, world_);
+    }
+    if (!crs()) {
+        if (o_.coll == Collective::alltoall)
+            return MPIX_Alltoall(sb, (int)s, MPI_BYTE, rb, (int)s, MPI_BYTE, xcomm_);
+        return MPIX_Alltoallv(sb, l.scounts.data(), l.sdispls.data(), MPI_BYTE, rb, l.rcounts.data(),
+                              l.rdispls.data(), MPI_BYTE, xcomm_);
+    }
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    set_hints(info, o_.coll, algo, radix, batch);
+    int rc;
+    crs_recv_nnz_ = p_;
+    crs_src_out_.assign(p_, -1);
+    if (o_.coll == Collective::alltoall_crs) {
+        rc = MPIX_Alltoall_crs((int)l.dest.size(), l.dest.data(), (int)s, MPI_BYTE, sb, &crs_recv_nnz_,
+                               crs_src_out_.data(), (int)s, MPI_BYTE, rb, info, xcomm_);
+    } else {
+        crs_recv_size_ = (int)l.crs_rbytes;
+        crs_rcounts_out_.assign(p_, -1);
+        crs_rdispls_out_.assign(p_, -1);
+        rc = MPIX_Alltoallv_crs((int)l.dest.size(), (int)l.crs_sbytes, l.dest.data(), l.crs_scounts.data(),
+                                l.crs_sdispls.data(), MPI_BYTE, sb, &crs_recv_nnz_, &crs_recv_size_,
+                                crs_src_out_.data(), crs_rcounts_out_.data(), crs_rdispls_out_.data(), MPI_BYTE,
+                                rb, info, xcomm_);
+    }
+    MPIX_Info_free(&info);
+    return rc;
+}
+
+// Fills the send buffer with the pattern and the receive buffer with its complement.
+void fill(const Layout &l, bool crs, int me, char *sb, char *rb)
+{
+    if (crs) {
+        for (std::size_t i = 0; i < l.dest.size(); ++i)
+            for (int k = 0; k < l.crs_scounts[i]; ++k)
+                sb[l.crs_sdispls[i] + k] = (char)pattern(me, l.dest[i], k);
+        for (std::size_t i = 0; i < l.src.size(); ++i)
+            for (int k = 0; k < l.crs_rcounts[i]; ++k)
+                rb[l.crs_rdispls[i] + k] = (char)~pattern(l.src[i], me, k);
+        return;
+    }
+    int p = (int)l.scounts.size();
+    for (int j = 0; j < p; ++j) {
+        for (int k = 0; k < l.scounts[j]; ++k)
+            sb[l.sdispls[j] + k] = (char)pattern(me, j, k);
+        for (int k = 0; k < l.rcounts[j]; ++k)
+            rb[l.rdispls[j] + k] = (char)~pattern(j, me, k);
+    }
+}
+
+// Element-by-element check of the last call's output against the bytes every
+// correct MPI_Alltoallv delivers for this layout.
+bool Bench::check(const Layout &l, long long s)
+{
+    const char *rb = rbuf_.ptr;
+    if (!crs()) {
+        for (int j = 0; j < p_; ++j)
+            for (int k = 0; k < l.rcounts[j]; ++k)
+                if ((unsigned char)rb[l.rdispls[j] + k] != pattern(j, me_, k))
+                    return false;
+        return true;
+    }
+    if (crs_recv_nnz_ != (int)l.src.size())
+        return false;
+    for (std::size_t i = 0; i < l.src.size(); ++i) {
+        if (crs_src_out_[i] != l.src[i])
+            return false;
+        int off = l.crs_rdispls[i];
+        int count = uniform() ? (int)s : l.crs_rcounts[i];
+        if (o_.coll == Collective::alltoallv_crs) {
+            if (crs_rcounts_out_[i] != l.crs_rcounts[i])
+                return false;
+            off = crs_rdispls_out_[i];
+        }
+        for (int k = 0; k < count; ++k)
+            if ((unsigned char)rb[off + k] != pattern(l.src[i], me_, k))
+                return false;
+    }
+    return o_.coll != Collective::alltoallv_crs || crs_recv_size_ == (int)l.crs_rbytes;
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Verifies (first call) and times one parameter set; returns false on a wrong
+// result or an error code on any rank.
+bool Bench::measure(const std::string &label, const std::string &algo, int radix, int batch, const Layout &l,
+                    long long s, Row *row)
+{
+    bool mpi = algo.empty();
+    if (!mpi && !crs()) {
+        MPIX_Info *info;
+        MPIX_Info_init(&info);
+        set_hints(info, o_.coll, algo, radix, batch);
+        MPIX_Comm_set_info(xcomm_, info);
+        MPIX_Info_free(&info);
+    }
+    bool verify = o_.verify && !shared_;
+    if (verify)
+        fill(l, crs(), me_, sbuf_.ptr, rbuf_.ptr);
+    std::vector<double> times;
+    int ok = 1;
+    for (int it = 0; it < o_.warmup + o_.iters; ++it) {
+        MPI_Barrier(world_);
+        double t0 = MPI_Wtime();
+        int rc = call(algo, radix, batch, l, s, mpi);
+        double t = MPI_Wtime() - t0;
+        if (rc != MPI_SUCCESS)
+            ok = 0;
+        if (it == 0 && verify && ok)
+            ok = check(l, s) ? 1 : 0;
+        if (it >= o_.warmup)
+            times.push_back(t);
+    }
+    std::vector<double> slowest(times.size());
+    MPI_Allreduce(times.data(), slowest.data(), (int)times.size(), MPI_DOUBLE, MPI_MAX, world_);
+    int all_ok;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, world_);
+    if (!mpi && !crs())
+        MPIX_Comm_set_info(xcomm_, nullptr);
+    row->algorithm = label;
+    row->size = s;
+    row->median = median(slowest) * 1e6;
+    row->min = *std::min_element(slowest.begin(), slowest.end()) * 1e6;
+    row->max = *std::max_element(slowest.begin(), slowest.end()) * 1e6;
+    row->verified = !all_ok ? "FAILED" : verify ? "yes" : "skipped";
+    return all_ok;
+}
+
+// What `auto` picks for this call (the library's own selection rule).
+std::string Bench::picked(long long s)
+{
+    mpix::Hints hints = mpix::resolve_hints(xcomm_, nullptr);
+    const mpix::Algorithm *a;
+    if (crs()) {
+        a = mpix::select_sparse_algorithm(o_.coll, hints, p_, nodes_);
+    } else {
+        mpix::Exchange x{};
+        x.xcomm = xcomm_;
+        x.comm = xcomm_->comm;
+        x.size = p_;
+        x.rank = me_;
+        x.uniform = o_.coll == Collective::alltoall;
+        x.block_bytes = x.uniform ? (std::size_t)s : 0;
+        x.hints = &hints;
+        a = mpix::select_algorithm(o_.coll, x);
+    }
+    return a ? a->name : "?";
+}
+
+std::vector<int> sweep_values(const std::vector<int> &given, bool radix, int p)
+{
+    if (given.empty())
+        return {0};  // the algorithm's default
+    if (given[0] != -1)
+        return given;
+    std::vector<int> v;
+    if (radix) {
+        // 2, 3, 4, 6, 8, 12, 16, ... up to P, then P itself.
+        for (int b = 2; b <= p; b *= 2) {
+            v.push_back(b);
+            if (b + b / 2 <= p && b >= 2)
+                v.push_back(b + b / 2);
+        }
+        if (v.empty() || v.back() != p)
+            v.push_back(std::max(2, p));
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+    } else {
+        for (int b = 1; b <= std::max(1, p); b *= 2)
+            v.push_back(b);
+    }
+    return v;
+}
+
+bool reads(const mpix::Algorithm *a, const char *key)
+{
+    std::string keys = std::string(",") + a->hint_keys + ",";
+    return keys.find(std::string(",") + key + ",") != std::string::npos;
+}
+
+std::string params_text(int radix, int batch)
+{
+    std::string t;
+    if (radix > 0)
+        t += "radix=" + std::to_string(radix);
+    if (batch > 0)
+        t += std::string(t.empty() ? "" : ";") + "batch_size=" + std::to_string(batch);
+    return t.empty() ? "default" : t;
+}
+
+int Bench::run()
+{
+    MPI_Comm_dup(MPI_COMM_WORLD, &world_);
+    // Nodes as the library sees them (real, or emulated by --ppn).
+    const mpix::Regions *regions = nullptr;
+    if (mpix::get_regions(xcomm_, mpix::Locality::node, &regions) == MPI_SUCCESS && regions)
+        nodes_ = regions->count;
+    ppn_ = (p_ + nodes_ - 1) / nodes_;
+
+    std::string err = w_.load(o_.dist, p_, me_);
+    int bad = err.empty() ? 0 : 1, any_bad;
+    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, world_);
+    if (any_bad) {
+        if (bad)
+            std::fprintf(stderr, "mpix-bench: rank %d: %s\n", me_, err.c_str());
+        return 2;
+    }
+
+    // Algorithms to run, in registry order; `auto` last.
+    std::vector<const mpix::Algorithm *> algos;
+    bool with_auto = false;
+    for (const std::string &name : o_.algos) {
+        if (name == "all") {
+            for (int i = 0; const mpix::Algorithm *a = mpix::algorithm_at(o_.coll, i); ++i)
+                algos.push_back(a);
+            with_auto = true;
+        } else if (name == "auto") {
+            with_auto = true;
+        } else if (name[0] == '-') {  // all,-linear: drop one again
+            if (name == "-auto")
+                with_auto = false;
+            algos.erase(std::remove_if(algos.begin(), algos.end(),
+                                       [&](const mpix::Algorithm *a) { return name.substr(1) == a->name; }),
+                        algos.end());
+        } else if (const mpix::Algorithm *a = mpix::find_algorithm(o_.coll, name.c_str())) {
+            algos.push_back(a);
+        } else {
+            if (me_ == 0)
+                std::fprintf(stderr, "mpix-bench: no %s algorithm named %s (see --list)\n",
+                             mpix::collective_name(o_.coll), name.c_str());
+            return 2;
+        }
+    }
+
+    // The baseline: the MPI collective (dense), or the `personalized` backend (crs).
+    std::string base = o_.baseline;
+    const mpix::Algorithm *base_algo = nullptr;
+    if (crs() && base == "mpi")
+        base = "personalized";
+    if (base != "mpi" && base != "none") {
+        base_algo = mpix::find_algorithm(o_.coll, base.c_str());
+        if (!base_algo) {
+            if (me_ == 0)
+                std::fprintf(stderr, "mpix-bench: baseline %s is not a %s algorithm\n", base.c_str(),
+                             mpix::collective_name(o_.coll));
+            return 2;
+        }
+    }
+    std::string base_label = base == "mpi" ? (o_.coll == Collective::alltoall ? "MPI_Alltoall" : "MPI_Alltoallv")
+                                           : base == "none" ? "" : "baseline:" + base;
+
+    std::vector<int> radixes = sweep_values(o_.radix, true, p_), batches = sweep_values(o_.batch, false, p_);
+    // Progress total.
+    int total = 0;
+    for (const mpix::Algorithm *a : algos)
+        total += (reads(a, "radix") ? (int)radixes.size() : 1) * (reads(a, "batch_size") ? (int)batches.size() : 1);
+    total = (total + (with_auto ? 1 : 0) + (base_label.empty() ? 0 : 1)) * (int)o_.sizes.size();
+
+    std::vector<Row> rows;
+    bool all_ok = true;
+    int done = 0;
+    auto progress = [&](const std::string &what, long long s) {
+        ++done;
+        if (me_ == 0)
+            std::fprintf(stderr, "[%d/%d] %s S=%lld\n", done, total, what.c_str(), s), std::fflush(stderr);
+    };
+    for (long long s : o_.sizes) {
+        Layout l;
+        err = layout_for(s, &l);
+        bad = err.empty() ? 0 : 1;
+        MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, world_);
+        if (any_bad) {
+            if (bad)
+                std::fprintf(stderr, "mpix-bench: rank %d: %s\n", me_, err.c_str());
+            return 2;
+        }
+        long long sbytes = std::max(l.sbytes, l.crs_sbytes), rbytes = std::max(l.rbytes, l.crs_rbytes);
+        // Under SMPI large buffers are shared between simulated ranks (memory of
+        // one process holds all P ranks); their content is then meaningless.
+        int big = sbytes + rbytes > (64LL << 20) / std::max(1, p_ / 64) ? 1 : 0, any_big = 0;
+        MPI_Allreduce(&big, &any_big, 1, MPI_INT, MPI_MAX, world_);
+        shared_ = MPIX_SMPI && any_big;
+        sbuf_.allocate((std::size_t)sbytes, shared_);
+        rbuf_.allocate((std::size_t)rbytes, shared_);
+
+        std::size_t first = rows.size();
+        Row base_row;
+        if (!base_label.empty()) {
+            progress(base_label, s);
+            all_ok &= measure(base_label, base_algo ? base_algo->name : "", 0, 0, l, s, &base_row);
+            base_row.params = base_algo ? "default (baseline)" : "(baseline)";
+            rows.push_back(base_row);
+        }
+        for (const mpix::Algorithm *a : algos) {
+            for (int r : reads(a, "radix") ? radixes : std::vector<int>{0})
+                for (int b : reads(a, "batch_size") ? batches : std::vector<int>{0}) {
+                    Row row;
+                    std::string params = params_text(r, b);
+                    progress(std::string(a->name) + " " + params, s);
+                    all_ok &= measure(a->name, a->name, r, b, l, s, &row);
+                    row.params = params;
+                    rows.push_back(row);
+                }
+        }
+        if (with_auto) {
+            Row row;
+            progress("auto", s);
+            std::string pick = picked(s);
+            all_ok &= measure("auto", "auto", 0, 0, l, s, &row);
+            row.params = "picked=" + pick;
+            rows.push_back(row);
+        }
+        for (std::size_t i = first; i < rows.size(); ++i)
+            rows[i].speedup = base_label.empty() || rows[i].median <= 0 ? 0 : base_row.median / rows[i].median;
+    }
+    emit(rows);
+    MPI_Comm_free(&world_);
+    return all_ok ? 0 : 1;
+}
+
+std::string csv_field(const std::string &s)
+{
+    if (s.find_first_of(",\"\n") == std::string::npos)
+        return s;
+    std::string q = "\"";
+    for (char c : s)
+        q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+std::string json_string(const std::string &s)
+{
+    std::string q = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\')
+            q += '\\';
+        q += c;
+    }
+    return q + "\"";
+}
+
+void Bench::emit(const std::vector<Row> &rows)
+{
+    if (me_ != 0)
+        return;
+    const char *coll = mpix::collective_name(o_.coll);
+    std::string base = crs() && o_.baseline == "mpi" ? "the personalized backend" : o_.baseline;
+    std::printf("# mpix-bench %s  P=%d  nodes=%d  ppn=%d  dist=%s  iters=%d  warmup=%d  seed=%llu%s\n", coll, p_,
+                nodes_, ppn_, o_.dist.c_str(), o_.iters, o_.warmup, o_.seed, MPIX_SMPI ? "  (SimGrid SMPI)" : "");
+    std::printf("# times: microseconds, slowest rank per iteration, median/min/max over iterations;"
+                " speedup vs %s in the same run\n",
+                base == "mpi" ? (o_.coll == Collective::alltoall ? "MPI_Alltoall" : "MPI_Alltoallv") : base.c_str());
+    std::printf("%-16s %-28s %9s %12s %12s %12s %8s %s\n", "algorithm", "params", "size", "median_us", "min_us",
+                "max_us", "speedup", "verified");
+    for (const Row &r : rows)
+        std::printf("%-16s %-28s %9lld %12.2f %12.2f %12.2f %8.2f %s\n", r.algorithm.c_str(), r.params.c_str(), r.size,
+                    r.median, r.min, r.max, r.speedup, r.verified.c_str());
+    std::fflush(stdout);
+    if (!o_.csv.empty()) {
+        bool fresh = true;
+        if (FILE *f = std::fopen(o_.csv.c_str(), "r")) {
+            fresh = std::fgetc(f) == EOF;
+            std::fclose(f);
+        }
+        if (FILE *f = std::fopen(o_.csv.c_str(), "a")) {
+            if (fresh)
+                std::fprintf(f, "collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,max_us,"
+                                "speedup_vs_mpi,verified\n");
+            for (const Row &r : rows)
+                std::fprintf(f, "%s,%s,%s,%d,%d,%d,%lld,%s,%.3f,%.3f,%.3f,%.4f,%s\n", coll,
+                             csv_field(r.algorithm).c_str(), csv_field(r.params).c_str(), p_, nodes_, ppn_, r.size,
+                             csv_field(o_.dist).c_str(), r.median, r.min, r.max, r.speedup, r.verified.c_str());
+            std::fclose(f);
+        } else {
+            std::fprintf(stderr, "mpix-bench: cannot write %s\n", o_.csv.c_str());
+        }
+    }
+    if (!o_.json.empty()) {
+        if (FILE *f = std::fopen(o_.json.c_str(), "w")) {
+            std::fprintf(f, "[\n");
+            for (std::size_t i = 0; i < rows.size(); ++i) {
+                const Row &r = rows[i];
+                std::fprintf(f,
+                             "  {\"collective\": \"%s\", \"algorithm\": %s, \"params\": %s, \"P\": %d, \"nodes\": %d, "
+                             "\"ppn\": %d, \"size\": %lld, \"dist\": %s, \"median_us\": %.3f, \"min_us\": %.3f, "
+                             "\"max_us\": %.3f, \"speedup_vs_mpi\": %.4f, \"verified\": \"%s\"}%s\n",
+                             coll, json_string(r.algorithm).c_str(), json_string(r.params).c_str(), p_, nodes_, ppn_,
+                             r.size, json_string(o_.dist).c_str(), r.median, r.min, r.max, r.speedup,
+                             r.verified.c_str(), i + 1 < rows.size() ? "," : "");
+            }
+            std::fprintf(f, "]\n");
+            std::fclose(f);
+        } else {
+            std::fprintf(stderr, "mpix-bench: cannot write %s\n", o_.json.c_str());
+        }
+    }
+}
+
+void list_registry()
+{
+    for (int c = 0; c < mpix::kCollectives; ++c) {
+        Collective coll = (Collective)c;
+        std::printf("%s:\n", mpix::collective_name(coll));
+        for (int i = 0; const mpix::Algorithm *a = mpix::algorithm_at(coll, i); ++i)
+            std::printf("  %-16s hints: %-28s %s\n", a->name, *a->hint_keys ? a->hint_keys : "-", a->summary);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int p, me;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    Options o;
+    std::string err = parse(argc, argv, &o);
+    if (!err.empty() || o.list) {
+        if (me == 0) {
+            if (err == "help")
+                std::fputs(kUsage, stdout);
+            else if (!err.empty())
+                std::fprintf(stderr, "mpix-bench: %s\n%s", err.c_str(), kUsage);
+            else
+                list_registry();
+        }
+        MPI_Finalize();
+        return err.empty() || err == "help" ? 0 : 2;
+    }
+    MPIX_Comm *xcomm;
+    if (MPIX_Comm_init(&xcomm, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        std::fprintf(stderr, "mpix-bench: MPIX_Comm_init failed\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (o.ppn > 0)
+        MPIX_Comm_update_locality(xcomm, o.ppn);
+    int rc;
+    {
+        Bench bench(o, xcomm, p, me);
+        rc = bench.run();
+    }
+    MPIX_Comm_free(&xcomm);
+    MPI_Finalize();
+    return rc;
+}
