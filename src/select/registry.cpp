@@ -5,6 +5,9 @@
 #include <cstring>
 
 #include "alltoallv/direct.hpp"
+#include "alltoall/hierarchical.hpp"
+#include "alltoallv/node_aware.hpp"
+#include "alltoallv/parlinna.hpp"
 
 namespace mpix {
 
@@ -26,6 +29,29 @@ const Algorithm kAlgorithms[] = {
     {"nonblocking", A2AV, "", "", "spread-out: round-robin peers, all posted at once", direct_nonblocking, nullptr},
     {"scattered", A2AV, "batch_size", "", "spread-out in windows of batch_size requests (MPICH's default)",
      direct_scattered, nullptr},
+    // Hierarchical / locality-aware (src/alltoallv/node_aware.cpp, src/alltoall/hierarchical.cpp).
+    {"node_aware", A2A, "inner", "", "node-aware: gather per remote node inside the node, one message per node pair, redistribute",
+     node_aware, nullptr},
+    {"locality_aware", A2A, "inner,leaders_per_node,locality", "",
+     "node_aware between groups (leaders_per_node groups per node, or sockets with locality=socket)", locality_aware,
+     nullptr},
+    {"hierarchical", A2A, "inner", "", "gather to one leader per node, leaders exchange, scatter", hierarchical,
+     nullptr},
+    {"multileader", A2A, "inner,leaders_per_node", "", "leaders_per_node leaders per node gather, all leaders exchange, scatter",
+     multileader, nullptr},
+    {"multileader_locality", A2A, "inner,leaders_per_node", "",
+     "multileader whose leaders aggregate per remote node (one message per node pair)", multileader_locality, nullptr},
+    {"node_aware", A2AV, "inner", "", "node-aware: gather per remote node inside the node, one message per node pair, redistribute",
+     node_aware, nullptr},
+    {"locality_aware", A2AV, "inner,leaders_per_node,locality", "",
+     "node_aware between groups (leaders_per_node groups per node, or sockets with locality=socket)", locality_aware,
+     nullptr},
+    {"parlinna_coalesced", A2AV, "radix,batch_size", "",
+     "ParLinNa: ParLogNa inside the node, then one message per remote rank of equal local index", parlinna_coalesced,
+     nullptr},
+    {"parlinna_staggered", A2AV, "radix,batch_size", "",
+     "ParLinNa: ParLogNa inside the node, then one message per block to ranks of equal local index",
+     parlinna_staggered, nullptr},
 };
 
 constexpr int kCount = sizeof(kAlgorithms) / sizeof(kAlgorithms[0]);
