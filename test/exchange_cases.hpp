@@ -26,7 +26,7 @@ struct ExchangeCase {
     Layout layout;
     Types types;
     bool in_place;
-    int ppn;  // emulated node size, 0 = real nodes
+    int ppn;  // emulated node size, 0 = real nodes, < 0 = leave the comm's node map alone
     unsigned seed;
     std::string describe() const;
 };

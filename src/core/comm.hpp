@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/exchange.hpp"
 #include "core/hints.hpp"
@@ -37,7 +38,9 @@ struct MPIX_Comm {
     std::map<std::string, std::string> env_values;        // validated MPIX_<KEY> variables
     std::map<std::string, std::string> info_values;       // MPIX_Comm_set_info
 
-    int emulated_ppn = 0;
+    int emulated_ppn = 0;  // -1: the map below, installed by mpix::set_emulated_regions (tests)
+    std::vector<long long> emulated_node_keys;    // per rank, when emulated_ppn == -1
+    std::vector<long long> emulated_socket_keys;  // per rank, empty: hwloc decides
     std::unique_ptr<mpix::Regions> regions[2];            // indexed by Locality
     std::map<std::string, std::unique_ptr<mpix::CacheEntry>> cache;
 };

@@ -9,6 +9,9 @@
 #include "alltoallv/direct.hpp"
 #include "alltoallv/parlogna.hpp"
 #include "sparse/sparse.hpp"
+#include "alltoall/hierarchical.hpp"
+#include "alltoallv/node_aware.hpp"
+#include "alltoallv/parlinna.hpp"
 
 namespace mpix {
 
@@ -74,6 +77,29 @@ const Algorithm kAlgorithms[] = {
      sparse_personalized_locality},
     {"nonblocking_locality", Collective::alltoallv_crs, "locality", "",
      "one aggregate per node (NBX), then redistribution inside the node", nullptr, sparse_nonblocking_locality},
+    // Hierarchical / locality-aware (src/alltoallv/node_aware.cpp, src/alltoall/hierarchical.cpp).
+    {"node_aware", A2A, "inner", "", "node-aware: gather per remote node inside the node, one message per node pair, redistribute",
+     node_aware, nullptr},
+    {"locality_aware", A2A, "inner,leaders_per_node,locality", "",
+     "node_aware between groups (leaders_per_node groups per node, or sockets with locality=socket)", locality_aware,
+     nullptr},
+    {"hierarchical", A2A, "inner", "", "gather to one leader per node, leaders exchange, scatter", hierarchical,
+     nullptr},
+    {"multileader", A2A, "inner,leaders_per_node", "", "leaders_per_node leaders per node gather, all leaders exchange, scatter",
+     multileader, nullptr},
+    {"multileader_locality", A2A, "inner,leaders_per_node", "",
+     "multileader whose leaders aggregate per remote node (one message per node pair)", multileader_locality, nullptr},
+    {"node_aware", A2AV, "inner", "", "node-aware: gather per remote node inside the node, one message per node pair, redistribute",
+     node_aware, nullptr},
+    {"locality_aware", A2AV, "inner,leaders_per_node,locality", "",
+     "node_aware between groups (leaders_per_node groups per node, or sockets with locality=socket)", locality_aware,
+     nullptr},
+    {"parlinna_coalesced", A2AV, "radix,batch_size", "",
+     "ParLinNa: ParLogNa inside the node, then one message per remote rank of equal local index", parlinna_coalesced,
+     nullptr},
+    {"parlinna_staggered", A2AV, "radix,batch_size", "",
+     "ParLinNa: ParLogNa inside the node, then one message per block to ranks of equal local index",
+     parlinna_staggered, nullptr},
 };
 
 constexpr int kCount = sizeof(kAlgorithms) / sizeof(kAlgorithms[0]);

@@ -75,6 +75,10 @@ namespace {
 int node_keys(MPIX_Comm *x, std::vector<long long> *keys)
 {
     keys->assign(x->size, 0);
+    if (x->emulated_ppn < 0) {
+        *keys = x->emulated_node_keys;
+        return MPI_SUCCESS;
+    }
     if (x->emulated_ppn > 0) {
         for (int r = 0; r < x->size; ++r)
             (*keys)[r] = r / x->emulated_ppn;
@@ -102,9 +106,14 @@ int get_regions(MPIX_Comm *x, Locality locality, const Regions **out)
         } else {
             const Regions *nodes = nullptr;
             MPIX_CHECK(get_regions(x, Locality::node, &nodes));
-            long long mine = static_cast<long long>(nodes->my_region) * 65536 + current_package_index();
             keys.assign(x->size, 0);
-            MPIX_CHECK(MPI_Allgather(&mine, 1, MPI_LONG_LONG, keys.data(), 1, MPI_LONG_LONG, x->comm));
+            if (x->emulated_ppn < 0 && !x->emulated_socket_keys.empty()) {
+                for (int r = 0; r < x->size; ++r)
+                    keys[r] = static_cast<long long>(nodes->region_of[r]) * 65536 + x->emulated_socket_keys[r];
+            } else {
+                long long mine = static_cast<long long>(nodes->my_region) * 65536 + current_package_index();
+                MPIX_CHECK(MPI_Allgather(&mine, 1, MPI_LONG_LONG, keys.data(), 1, MPI_LONG_LONG, x->comm));
+            }
         }
         std::unique_ptr<Regions> r(new Regions());
         build_regions_from_keys(keys, x->rank, r.get());
@@ -127,6 +136,19 @@ int get_region_comms(MPIX_Comm *x, Locality locality, MPI_Comm *local, MPI_Comm 
         *local = r->local;
     if (cross)
         *cross = r->cross;
+    return MPI_SUCCESS;
+}
+
+int set_emulated_regions(MPIX_Comm *x, const std::vector<long long> &node_key_of_rank,
+                         const std::vector<long long> &socket_key_of_rank)
+{
+    if (!x || static_cast<int>(node_key_of_rank.size()) != x->size ||
+        (!socket_key_of_rank.empty() && static_cast<int>(socket_key_of_rank.size()) != x->size))
+        return MPI_ERR_ARG;
+    drop_topology(x);
+    x->emulated_ppn = -1;
+    x->emulated_node_keys = node_key_of_rank;
+    x->emulated_socket_keys = socket_key_of_rank;
     return MPI_SUCCESS;
 }
 

@@ -48,6 +48,14 @@ int get_region_comms(MPIX_Comm *xcomm, Locality locality, MPI_Comm *local, MPI_C
 // Builds regions from a per-rank key (equal keys share a region), for emulation and tests.
 void build_regions_from_keys(const std::vector<long long> &key_of_rank, int rank, Regions *out);
 
+// TEST HOOK (internal, not in mpix.h): installs an arbitrary node map (equal keys
+// share a node) and optionally a socket map (socket_key_of_rank, refined by node;
+// empty: hwloc as usual), so tests can emulate round-robin placement and several
+// sockets per node. Collective in effect (every rank must pass the same maps);
+// MPIX_Comm_update_locality(xcomm, ppn) replaces it again.
+int set_emulated_regions(MPIX_Comm *xcomm, const std::vector<long long> &node_key_of_rank,
+                         const std::vector<long long> &socket_key_of_rank = {});
+
 // hwloc: the index of the package this process is bound to, or 0 when unbound
 // or bound across packages (one region per node).
 int current_package_index();

@@ -1,0 +1,414 @@
+// Node-aware aggregation (Bienz et al.): redistribute inside the node so each rank
+// holds its node's data for a subset of remote nodes, exchange one message per
+// pair of nodes, redistribute again. locality_aware does the same between groups
+// inside nodes (or sockets). The engine here also runs the leader-based variants.
+#include "alltoallv/node_aware.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "alltoallv/direct.hpp"
+#include "core/error.hpp"
+#include "core/p2p.hpp"
+
+namespace mpix {
+
+void build_relay_groups(RelayPlan *plan, int groups_per_unit)
+{
+    const Regions &u = *plan->units;
+    int p = static_cast<int>(u.region_of.size());
+    plan->lead_of.assign(p, 0);
+    plan->group_pos.assign(p, 0);
+    plan->group_size.assign(p, 0);
+    plan->group.assign(p, {});
+    plan->leaders.assign(u.count, {});
+    plan->leader_pos.assign(p, -1);
+    for (int g = 0; g < u.count; ++g) {
+        int n = u.size_of(g);
+        long long k = std::min<long long>(groups_per_unit < 1 ? 1 : groups_per_unit, n);
+        for (int i = 0; i < n; ++i) {
+            int r = u.member(g, i);
+            // Group i * k / n; its lowest index is ceil(group * n / k).
+            long long gid = static_cast<long long>(i) * k / n;
+            int first = static_cast<int>((gid * n + k - 1) / k);
+            int lead = u.member(g, first);
+            plan->lead_of[r] = lead;
+            plan->group_pos[r] = i - first;
+            plan->group[lead].push_back(r);
+            if (lead == r) {
+                plan->leader_pos[r] = static_cast<int>(plan->leaders[g].size());
+                plan->leaders[g].push_back(r);
+            }
+        }
+    }
+    for (int r = 0; r < p; ++r)
+        plan->group_size[r] = static_cast<int>(plan->group[plan->lead_of[r]].size());
+}
+
+void split_regions(const Regions &nodes, int groups, int rank, Regions *out)
+{
+    int p = static_cast<int>(nodes.region_of.size());
+    std::vector<long long> keys(p);
+    for (int r = 0; r < p; ++r) {
+        long long n = nodes.size_of(nodes.region_of[r]);
+        long long k = std::min<long long>(groups < 1 ? 1 : groups, n);
+        keys[r] = static_cast<long long>(nodes.region_of[r]) * 65536 + nodes.index_of[r] * k / n;
+    }
+    build_regions_from_keys(keys, rank, out);
+}
+
+namespace {
+
+// A block s -> d held by this rank (bytes at data), on its way to d.
+struct Item {
+    int s, d;
+    std::size_t bytes;
+    const char *data;
+};
+
+bool item_less(const Item &a, const Item &b) { return a.s != b.s ? a.s < b.s : a.d < b.d; }
+
+// One message of a hop: its peer, the pairing step (pairwise inner) and its
+// blocks in (s, d) order, the order both sides enumerate them in.
+struct Message {
+    int peer;
+    int step;
+    std::vector<Item> items;
+};
+
+using KeyFn = std::function<int(int from, int to)>;
+
+struct HopIo {
+    std::vector<std::vector<char>> storage;  // received payloads (kept for the next hop)
+};
+
+// One hop: sends every held item whose next hop is another rank, receives the
+// items listed in `incoming` (per previous hop), and leaves in `held` what this
+// rank holds afterwards, sorted. Sizes unknown to receivers travel first as a
+// header of uint64 per item. With `final`, items are for this rank and one-item
+// messages land directly in the receive buffer. Steps pair sender and receiver
+// (both compute the same key), so the pairwise inner mode cannot deadlock.
+int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function<int(const Item &)> &next,
+        std::vector<Message> &incoming, const KeyFn &key, bool sizes_known, bool final, HopIo *io)
+{
+    std::vector<Item> kept;
+    std::vector<Message> outgoing;
+    std::map<int, std::size_t> out_index;
+    for (const Item &it : held) {
+        int to = next(it);
+        if (to == x.rank) {
+            kept.push_back(it);
+            continue;
+        }
+        auto f = out_index.find(to);
+        if (f == out_index.end()) {
+            f = out_index.emplace(to, outgoing.size()).first;
+            outgoing.push_back(Message{to, key(x.rank, to), {}});
+        }
+        outgoing[f->second].items.push_back(it);
+    }
+    for (Message &m : incoming)
+        m.step = key(m.peer, x.rank);
+    bool pairwise = x.hints->inner == Inner::pairwise;
+    std::vector<int> steps;
+    for (const Message &m : outgoing)
+        steps.push_back(pairwise ? m.step : 0);
+    for (const Message &m : incoming)
+        steps.push_back(pairwise ? m.step : 0);
+    std::sort(steps.begin(), steps.end());
+    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+
+    const int header_tag = x.tag + kTagsPerCall - 1;
+    std::vector<std::vector<char>> received;
+    std::vector<bool> delivered(incoming.size(), false);
+    for (int step : steps) {
+        auto in_step = [&](const Message &m) { return !pairwise || m.step == step; };
+        std::vector<MPI_Request> reqs, header_reqs;
+        std::vector<std::vector<std::uint64_t>> in_headers(incoming.size()), out_headers(outgoing.size());
+        std::vector<std::vector<char>> packed(outgoing.size());
+        if (!sizes_known)
+            for (std::size_t i = 0; i < incoming.size(); ++i)
+                if (in_step(incoming[i])) {
+                    in_headers[i].resize(incoming[i].items.size());
+                    header_reqs.emplace_back();
+                    MPIX_CHECK(irecv_bytes(in_headers[i].data(), in_headers[i].size() * sizeof(std::uint64_t),
+                                           incoming[i].peer, header_tag, x.comm, &header_reqs.back()));
+                }
+        for (std::size_t i = 0; i < outgoing.size(); ++i) {
+            const Message &m = outgoing[i];
+            if (!in_step(m))
+                continue;
+            std::size_t total = 0;
+            for (const Item &it : m.items)
+                total += it.bytes;
+            if (!sizes_known) {
+                for (const Item &it : m.items)
+                    out_headers[i].push_back(it.bytes);
+                reqs.emplace_back();
+                MPIX_CHECK(isend_bytes(out_headers[i].data(), out_headers[i].size() * sizeof(std::uint64_t), m.peer,
+                                       header_tag, x.comm, &reqs.back()));
+            }
+            if (total == 0)
+                continue;  // the receiver knows the total too and posts nothing
+            const char *from = m.items[0].data;
+            if (m.items.size() > 1) {
+                packed[i].resize(total);
+                std::size_t at = 0;
+                for (const Item &it : m.items) {
+                    if (it.bytes)
+                        std::memcpy(packed[i].data() + at, it.data, it.bytes);
+                    at += it.bytes;
+                }
+                from = packed[i].data();
+            }
+            reqs.emplace_back();
+            MPIX_CHECK(isend_bytes(from, total, m.peer, tag, x.comm, &reqs.back()));
+        }
+        if (!header_reqs.empty())
+            MPIX_CHECK(wait_all(static_cast<int>(header_reqs.size()), header_reqs.data()));
+        for (std::size_t i = 0; i < incoming.size(); ++i) {
+            Message &m = incoming[i];
+            if (!in_step(m))
+                continue;
+            if (!sizes_known)
+                for (std::size_t k = 0; k < m.items.size(); ++k)
+                    m.items[k].bytes = static_cast<std::size_t>(in_headers[i][k]);
+            std::size_t total = 0;
+            for (const Item &it : m.items)
+                total += it.bytes;
+            if (total == 0)
+                continue;
+            char *into;
+            if (final && m.items.size() == 1) {
+                if (total > x.recvbytes[m.items[0].s])
+                    return MPI_ERR_TRUNCATE;
+                into = x.recv_block(m.items[0].s);
+                delivered[i] = true;
+            } else {
+                io->storage.emplace_back(total);
+                into = io->storage.back().data();
+                std::size_t at = 0;
+                for (Item &it : m.items) {
+                    it.data = into + at;
+                    at += it.bytes;
+                }
+            }
+            reqs.emplace_back();
+            MPIX_CHECK(irecv_bytes(into, total, m.peer, tag, x.comm, &reqs.back()));
+        }
+        MPIX_CHECK(wait_all(static_cast<int>(reqs.size()), reqs.data()));
+    }
+    held.swap(kept);
+    for (std::size_t i = 0; i < incoming.size(); ++i)
+        if (!delivered[i])
+            for (const Item &it : incoming[i].items)
+                held.push_back(it);
+    std::sort(held.begin(), held.end(), item_less);
+    return MPI_SUCCESS;
+}
+
+// Copies items addressed to this rank into the receive buffer.
+int deliver(const Exchange &x, const std::vector<Item> &held)
+{
+    for (const Item &it : held) {
+        if (it.d != x.rank)
+            return MPI_ERR_INTERN;
+        if (it.bytes > x.recvbytes[it.s])
+            return MPI_ERR_TRUNCATE;
+        if (it.bytes)
+            std::memcpy(x.recv_block(it.s), it.data, it.bytes);
+    }
+    return MPI_SUCCESS;
+}
+
+int mod(int a, int m) { return ((a % m) + m) % m; }
+
+}  // namespace
+
+int relay_exchange(const Exchange &x, const RelayPlan &p)
+{
+    const Regions &U = *p.units;
+    const int me = x.rank;
+    const int u = U.region_of[me];
+    const int lead = p.lead_of[me];
+    const bool leader = lead == me;
+    const bool known = x.uniform;  // alltoall: every block is block_bytes
+    auto sent_size = [&](int s, int d) { return s == me ? x.sendbytes[d] : (known ? x.block_bytes : 0); };
+    auto remote = [&](int r) { return U.region_of[r] != u; };
+
+    copy_self_block(x);
+
+    // Hop 0: inside the unit, straight to the destination.
+    {
+        std::vector<Item> held;
+        std::vector<Message> in;
+        for (int i = 0; i < U.size_of(u); ++i) {
+            int r = U.member(u, i);
+            if (r == me)
+                continue;
+            held.push_back(Item{me, r, x.sendbytes[r], x.send_block(r)});
+            in.push_back(Message{r, 0, {Item{r, me, x.recvbytes[r], nullptr}}});
+        }
+        HopIo io;
+        KeyFn key = [&](int from, int to) { return mod(U.index_of[to] - U.index_of[from], U.size_of(u)); };
+        MPIX_CHECK(hop(x, x.tag, held, [](const Item &it) { return it.d; }, in, key, true, true, &io));
+        MPIX_CHECK(deliver(x, held));
+    }
+    if (U.count == 1)
+        return MPI_SUCCESS;
+
+    // The units this rank handles (as a leader), in order.
+    std::vector<int> handled;
+    if (leader)
+        for (int v = 0; v < U.count; ++v)
+            if (v != u && p.handler(u, v) == me)
+                handled.push_back(v);
+    auto units_of = [&](int y) {  // units handled by leader y of my unit
+        std::vector<int> vs;
+        for (int v = 0; v < U.count; ++v)
+            if (v != u && p.handler(u, v) == y)
+                vs.push_back(v);
+        return vs;
+    };
+
+    std::vector<Item> held;
+    for (int d = 0; d < x.size; ++d)
+        if (remote(d))
+            held.push_back(Item{me, d, x.sendbytes[d], x.send_block(d)});
+    // Payloads stay until the end: a block kept by a hop still points into the
+    // storage of the hop that brought it.
+    HopIo io;
+    auto next_io = [&]() { return &io; };
+    KeyFn group_key = [&](int from, int to) { return mod(p.group_pos[to] - p.group_pos[from], p.group_size[me]); };
+    KeyFn leader_key = [&](int from, int to) {
+        return mod(p.leader_pos[to] - p.leader_pos[from], static_cast<int>(p.leaders[u].size()));
+    };
+    KeyFn unit_key = [&](int from, int to) { return mod(U.region_of[to] - U.region_of[from], U.count); };
+
+    // Hop 1: gather to the group leader.
+    {
+        std::vector<Message> in;
+        if (leader)
+            for (int m : p.group[me]) {
+                if (m == me)
+                    continue;
+                Message msg{m, 0, {}};
+                for (int d = 0; d < x.size; ++d)
+                    if (remote(d))
+                        msg.items.push_back(Item{m, d, sent_size(m, d), nullptr});
+                in.push_back(std::move(msg));
+            }
+        MPIX_CHECK(hop(x, x.tag + 1, held, [&](const Item &) { return lead; }, in, group_key, known, false,
+                       next_io()));
+    }
+    // Hop 2: leaders pass each block to the leader handling its destination unit.
+    {
+        std::vector<Message> in;
+        if (leader)
+            for (int y : p.leaders[u]) {
+                if (y == me)
+                    continue;
+                Message msg{y, 0, {}};
+                for (int m : p.group[y])
+                    for (int v : handled)
+                        for (int i = 0; i < U.size_of(v); ++i)
+                            msg.items.push_back(Item{m, U.member(v, i), sent_size(m, U.member(v, i)), nullptr});
+                std::sort(msg.items.begin(), msg.items.end(), item_less);
+                if (!msg.items.empty())
+                    in.push_back(std::move(msg));
+            }
+        MPIX_CHECK(hop(x, x.tag + 2, held, [&](const Item &it) { return p.handler(u, U.region_of[it.d]); }, in,
+                       leader_key, known, false, next_io()));
+    }
+    // Hop 3: between units, one message per pair of units.
+    {
+        std::vector<Message> in;
+        for (int v : handled) {
+            Message msg{p.handler(v, u), 0, {}};
+            for (int i = 0; i < U.size_of(v); ++i)
+                for (int j = 0; j < U.size_of(u); ++j) {
+                    int s = U.member(v, i), d = U.member(u, j);
+                    msg.items.push_back(Item{s, d, d == me ? x.recvbytes[s] : (known ? x.block_bytes : 0), nullptr});
+                }
+            std::sort(msg.items.begin(), msg.items.end(), item_less);
+            in.push_back(std::move(msg));
+        }
+        MPIX_CHECK(hop(x, x.tag + 3, held, [&](const Item &it) { return p.handler(U.region_of[it.d], u); }, in,
+                       unit_key, known, false, next_io()));
+    }
+    // Hop 4: handlers pass each block to the leader of its destination's group.
+    {
+        std::vector<Message> in;
+        if (leader)
+            for (int y : p.leaders[u]) {
+                if (y == me)
+                    continue;
+                Message msg{y, 0, {}};
+                for (int v : units_of(y))
+                    for (int i = 0; i < U.size_of(v); ++i)
+                        for (int d : p.group[me]) {
+                            int s = U.member(v, i);
+                            msg.items.push_back(
+                                Item{s, d, d == me ? x.recvbytes[s] : (known ? x.block_bytes : 0), nullptr});
+                        }
+                std::sort(msg.items.begin(), msg.items.end(), item_less);
+                if (!msg.items.empty())
+                    in.push_back(std::move(msg));
+            }
+        MPIX_CHECK(hop(x, x.tag + 4, held, [&](const Item &it) { return p.lead_of[it.d]; }, in, leader_key, known,
+                       false, next_io()));
+    }
+    // Hop 5: leaders scatter to their group (receivers know their sizes).
+    {
+        std::vector<Message> in;
+        if (!leader) {
+            Message msg{lead, 0, {}};
+            for (int s = 0; s < x.size; ++s)
+                if (remote(s))
+                    msg.items.push_back(Item{s, me, x.recvbytes[s], nullptr});
+            in.push_back(std::move(msg));
+        }
+        MPIX_CHECK(hop(x, x.tag + 5, held, [](const Item &it) { return it.d; }, in, group_key, true, true,
+                       next_io()));
+    }
+    return deliver(x, held);
+}
+
+int node_aware(const Exchange &x)
+{
+    const RelayPlan *plan = nullptr;
+    MPIX_CHECK(cached_plan(x.xcomm, "relay:node_aware", [&](RelayPlan *p) {
+        MPIX_CHECK(get_regions(x.xcomm, Locality::node, &p->units));
+        build_relay_groups(p, INT_MAX);  // every rank its own group: all relay
+        return MPI_SUCCESS;
+    }, &plan));
+    return relay_exchange(x, *plan);
+}
+
+int locality_aware(const Exchange &x)
+{
+    const RelayPlan *plan = nullptr;
+    bool socket = x.hints->locality == Locality::socket;
+    int groups = x.hints->leaders_per_node;
+    std::string key = socket ? "relay:locality_aware:socket" : "relay:locality_aware:" + std::to_string(groups);
+    MPIX_CHECK(cached_plan(x.xcomm, key, [&](RelayPlan *p) {
+        if (socket) {
+            MPIX_CHECK(get_regions(x.xcomm, Locality::socket, &p->units));
+        } else {
+            const Regions *nodes = nullptr;
+            MPIX_CHECK(get_regions(x.xcomm, Locality::node, &nodes));
+            split_regions(*nodes, groups, x.rank, &p->owned);
+            p->units = &p->owned;
+        }
+        build_relay_groups(p, INT_MAX);
+        return MPI_SUCCESS;
+    }, &plan));
+    return relay_exchange(x, *plan);
+}
+
+}  // namespace mpix

@@ -1,0 +1,75 @@
+// Aggregating (node-aware) family: blocks between regions travel through relays
+// so that each pair of regions exchanges few, large messages. One engine serves
+// node_aware, locality_aware (alltoall and alltoallv) and the leader-based
+// hierarchical, multileader and multileader_locality (alltoall).
+#ifndef MPIX_ALLTOALLV_NODE_AWARE_HPP
+#define MPIX_ALLTOALLV_NODE_AWARE_HPP
+
+#include <vector>
+
+#include "core/comm.hpp"
+#include "core/exchange.hpp"
+#include "topo/topology.hpp"
+
+namespace mpix {
+
+// Who relays what. `units` partitions the ranks (nodes, sockets or groups inside
+// nodes); each unit is split into groups, each with one leader (its first member).
+// A block s -> d between different units travels
+//   s -> lead(s) -> H(U(s), U(d)) -> H(U(d), U(s)) -> lead(d) -> d
+// where H(u, v) = leaders of u [v mod (leaders of u)]: the leader of u that
+// handles unit v. Blocks inside a unit go straight to their destination.
+// Nothing assumes consecutive ranks, equal unit sizes or a unit count dividing P.
+struct RelayPlan : CacheEntry {
+    Regions owned;                       // units when they are not the comm's regions
+    const Regions *units = nullptr;
+    std::vector<int> lead_of;            // rank -> leader of its group
+    std::vector<int> group_pos;          // rank -> position in its group
+    std::vector<int> group_size;         // rank -> size of its group
+    std::vector<std::vector<int>> group; // leader rank -> members of its group (ascending)
+    std::vector<std::vector<int>> leaders;  // unit -> its leaders (ascending)
+    std::vector<int> leader_pos;         // rank -> position among its unit's leaders, -1 if none
+
+    bool depends_on_topology() const override { return true; }
+    int handler(int u, int v) const
+    {
+        const std::vector<int> &l = leaders[u];
+        return l[v % static_cast<int>(l.size())];
+    }
+};
+
+// Groups of each unit: member index i of a unit of n ranks belongs to group
+// i * g / n with g = min(groups_per_unit, n).
+void build_relay_groups(RelayPlan *plan, int groups_per_unit);
+
+// Splits each node into min(groups, node size) groups of consecutive local
+// indices (balanced), as regions.
+void split_regions(const Regions &nodes, int groups, int rank, Regions *out);
+
+// Runs an exchange through the relays of `plan` (inner exchanges per x.hints->inner).
+int relay_exchange(const Exchange &x, const RelayPlan &plan);
+
+// The cached plan under `key`, built by `build` on first use.
+template <class Build>
+int cached_plan(MPIX_Comm *xcomm, const std::string &key, Build build, const RelayPlan **out)
+{
+    RelayPlan *plan = cached<RelayPlan>(xcomm, key);
+    if (!plan) {
+        std::unique_ptr<RelayPlan> fresh(new RelayPlan());
+        int rc = build(fresh.get());
+        if (rc != MPI_SUCCESS)
+            return rc;
+        plan = fresh.get();
+        xcomm->cache[key] = std::move(fresh);
+    }
+    *out = plan;
+    return MPI_SUCCESS;
+}
+
+// Registry entries (alltoall and alltoallv).
+int node_aware(const Exchange &x);
+int locality_aware(const Exchange &x);
+
+}  // namespace mpix
+
+#endif

@@ -1,0 +1,141 @@
+// Every registry algorithm on node maps that break placement assumptions:
+// uneven nodes (3,3,2 at P=8), round-robin placement (rank r on node r % 3),
+// one node, one node per rank, and nodes with two sockets each (round-robin
+// too). The maps are installed with the internal test hook
+// mpix::set_emulated_regions: this machine has one package, and hwloc's synthetic
+// topologies do not answer the binding query that real socket discovery uses.
+#include <string>
+#include <vector>
+
+#include "core/comm.hpp"
+#include "exchange_cases.hpp"
+#include "harness.hpp"
+#include "select/registry.hpp"
+#include "topo/topology.hpp"
+
+namespace {
+
+using HintList = std::vector<std::pair<std::string, std::string>>;
+
+struct Layout {
+    const char *name;
+    std::vector<long long> nodes, sockets;
+};
+
+std::vector<Layout> layouts(int p)
+{
+    std::vector<Layout> out(5);
+    out[0].name = "uneven nodes of 3";
+    out[1].name = "round-robin over 3 nodes";
+    out[2].name = "one node";
+    out[3].name = "every rank its own node";
+    out[4].name = "round-robin over 2 nodes of 2 sockets";
+    for (int r = 0; r < p; ++r) {
+        out[0].nodes.push_back(r / 3);
+        out[1].nodes.push_back(r % 3);
+        out[2].nodes.push_back(0);
+        out[3].nodes.push_back(r);
+        out[4].nodes.push_back(r % 2);
+        out[4].sockets.push_back((r / 2) % 2);
+    }
+    return out;
+}
+
+bool reads(const mpix::Algorithm *a, const char *key)
+{
+    std::string keys = std::string(",") + a->hint_keys + ",";
+    return keys.find(std::string(",") + key + ",") != std::string::npos;
+}
+
+// Runs a sample of the conformance cases with `algorithm` on the installed map.
+int run_cases(MPIX_Comm *xcomm, bool uniform, const char *algorithm, const HintList &hints, std::string *failure)
+{
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    MPIX_Info_set(info, uniform ? "alltoall_algorithm" : "alltoallv_algorithm", algorithm);
+    for (const auto &kv : hints)
+        MPIX_Info_set(info, kv.first.c_str(), kv.second.c_str());
+    MPIX_Comm_set_info(xcomm, info);
+    MPIX_Info_free(&info);
+    int failures = 0, i = 0;
+    for (mpixtest::ExchangeCase c : mpixtest::exchange_cases(uniform)) {
+        if (i++ % 4)
+            continue;  // a quarter of the cases still covers every dimension
+        c.ppn = -1;
+        std::string detail;
+        if (!mpixtest::run_exchange_case(xcomm, MPI_COMM_WORLD, c, &detail) && failures++ == 0)
+            *failure = detail;
+    }
+    MPIX_Comm_set_info(xcomm, nullptr);
+    return failures;
+}
+
+void check_layouts(mpix::Collective coll)
+{
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    bool uniform = coll == mpix::Collective::alltoall;
+    for (const Layout &l : layouts(mpixtest::size())) {
+        CU_ASSERT_EQUAL_FATAL(mpix::set_emulated_regions(xcomm, l.nodes, l.sockets), MPI_SUCCESS);
+        for (int i = 0;; ++i) {
+            const mpix::Algorithm *a = mpix::algorithm_at(coll, i);
+            if (!a)
+                break;
+            std::vector<HintList> variants{{}};
+            if (reads(a, "inner"))
+                variants.push_back({{"inner", "pairwise"}});
+            if (reads(a, "leaders_per_node"))
+                variants.push_back({{"leaders_per_node", "2"}});
+            if (reads(a, "locality") && !l.sockets.empty())
+                variants.push_back({{"locality", "socket"}});
+            if (reads(a, "batch_size"))
+                variants.push_back({{"batch_size", "1"}, {"radix", "2"}});
+            for (const HintList &h : variants) {
+                std::string what = std::string(a->name) + " on " + l.name, failure;
+                for (const auto &kv : h)
+                    what += " " + kv.first + "=" + kv.second;
+                int failures = run_cases(xcomm, uniform, a->name, h, &failure);
+                MPIX_EXPECT(failures == 0, what + ": " + std::to_string(failures) + " case(s) failed; first: " + failure);
+                MPIX_CHECK_ALL(what.c_str());
+            }
+        }
+    }
+    MPIX_Comm_update_locality(xcomm, 0);
+    MPIX_Comm_free(&xcomm);
+}
+
+// The hook really installs the maps the layouts describe.
+void test_emulated_maps()
+{
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    int p = mpixtest::size(), me = mpixtest::rank();
+    std::vector<Layout> ls = layouts(p);
+    mpix::set_emulated_regions(xcomm, ls[1].nodes);
+    const mpix::Regions *r = nullptr;
+    MPIX_EXPECT(mpix::get_regions(xcomm, mpix::Locality::node, &r) == MPI_SUCCESS, "get_regions");
+    MPIX_EXPECT(r->count == (p < 3 ? p : 3) && r->my_index == me / 3 && r->member(r->my_region, 0) == me % 3,
+                "round-robin node map");
+    mpix::set_emulated_regions(xcomm, ls[4].nodes, ls[4].sockets);
+    MPIX_EXPECT(mpix::get_regions(xcomm, mpix::Locality::socket, &r) == MPI_SUCCESS, "get_regions socket");
+    int expect = p >= 4 ? 4 : p;
+    MPIX_EXPECT(r->count == expect, "two sockets per node: " + std::to_string(r->count) + " regions");
+    MPIX_CHECK_ALL("emulated node and socket maps");
+    MPIX_Comm_free(&xcomm);
+}
+
+void test_alltoall_layouts() { check_layouts(mpix::Collective::alltoall); }
+void test_alltoallv_layouts() { check_layouts(mpix::Collective::alltoallv); }
+
+const mpixtest::TestCase kTests[] = {
+    {"emulated node and socket maps", test_emulated_maps},
+    {"MPIX_Alltoall: every algorithm on uneven, round-robin, socket layouts", test_alltoall_layouts},
+    {"MPIX_Alltoallv: every algorithm on uneven, round-robin, socket layouts", test_alltoallv_layouts},
+};
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    return mpixtest::run_suite(argc, argv, "locality", kTests, sizeof(kTests) / sizeof(kTests[0]));
+}
