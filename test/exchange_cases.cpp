@@ -1,6 +1,7 @@
 #include "exchange_cases.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <sstream>
@@ -253,8 +254,33 @@ bool run_exchange_case(MPIX_Comm *xcomm, MPI_Comm comm, const ExchangeCase &c, s
     return ok;
 }
 
+std::vector<HintList> hint_variants(const char *hint_keys, int p)
+{
+    std::string keys = std::string(",") + hint_keys + ",";
+    auto reads = [&](const char *key) { return keys.find(std::string(",") + key + ",") != std::string::npos; };
+    std::vector<HintList> variants{{}};
+    if (reads("radix")) {
+        int sq = (int)std::ceil(std::sqrt((double)p));
+        for (int r : {2, 3, sq, p - 1, p})
+            if (r >= 2)
+                variants.push_back({{"radix", std::to_string(r)}});
+    }
+    if (reads("batch_size"))
+        for (int b : {1, 3})
+            variants.push_back({{"batch_size", std::to_string(b)}});
+    if (reads("inner"))
+        variants.push_back({{"inner", "pairwise"}});
+    if (reads("leaders_per_node"))
+        for (int l : {1, 2})
+            variants.push_back({{"leaders_per_node", std::to_string(l)}});
+    if (reads("locality"))
+        variants.push_back({{"locality", "socket"}});
+    return variants;
+}
+
 int check_algorithm(MPIX_Comm *xcomm, MPI_Comm comm, bool uniform, const char *algorithm,
-                    const std::vector<std::pair<std::string, std::string>> &hints, std::string *first_failure)
+                    const std::vector<std::pair<std::string, std::string>> &hints, std::string *first_failure,
+                    int stride)
 {
     MPIX_Info *info;
     MPIX_Info_init(&info);
@@ -273,7 +299,9 @@ int check_algorithm(MPIX_Comm *xcomm, MPI_Comm comm, bool uniform, const char *a
     MPIX_Info_free(&info);
     if (failures)
         return failures;
-    for (const ExchangeCase &c : exchange_cases(uniform)) {
+    std::vector<ExchangeCase> cases = exchange_cases(uniform);
+    for (size_t i = 0; i < cases.size(); i += (stride > 0 ? stride : 1)) {
+        const ExchangeCase &c = cases[i];
         std::string detail;
         if (!run_exchange_case(xcomm, comm, c, &detail)) {
             if (failures++ == 0)
