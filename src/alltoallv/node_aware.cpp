@@ -382,7 +382,7 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
 int node_aware(const Exchange &x)
 {
     const RelayPlan *plan = nullptr;
-    MPIX_CHECK(cached_plan(x.xcomm, "relay:node_aware", [&](RelayPlan *p) {
+    MPIX_CHECK(cached_plan(x.xcomm, "relay:node_aware", [&](RelayPlan *p) -> int {
         MPIX_CHECK(get_regions(x.xcomm, Locality::node, &p->units));
         build_relay_groups(p, INT_MAX);  // every rank its own group: all relay
         return MPI_SUCCESS;
@@ -396,7 +396,7 @@ int locality_aware(const Exchange &x)
     bool socket = x.hints->locality == Locality::socket;
     int groups = x.hints->leaders_per_node;
     std::string key = socket ? "relay:locality_aware:socket" : "relay:locality_aware:" + std::to_string(groups);
-    MPIX_CHECK(cached_plan(x.xcomm, key, [&](RelayPlan *p) {
+    MPIX_CHECK(cached_plan(x.xcomm, key, [&](RelayPlan *p) -> int {
         if (socket) {
             MPIX_CHECK(get_regions(x.xcomm, Locality::socket, &p->units));
         } else {
