@@ -3,5 +3,5 @@
 set -e
 cd "$(dirname "$0")"
 mkdir -p m4 build-aux
-autoreconf --force --install --verbose >/dev/null
+autoreconf --force --install
 echo "Now run ./configure && make"
