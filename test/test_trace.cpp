@@ -61,7 +61,7 @@ std::size_t block_size(int src, int dst, int seed, std::size_t max_bytes)
 struct Line {
     int round, send_peer;
     std::vector<long long> blocks;
-    unsigned long long sent, temp;
+    unsigned long long sent, recv, temp, stage;
 };
 
 long long field(const std::string &line, const char *key)
@@ -82,7 +82,10 @@ std::vector<Line> read_trace(const std::string &file)
         l.round = static_cast<int>(field(s, "round"));
         l.send_peer = static_cast<int>(field(s, "send_peer"));
         l.sent = static_cast<unsigned long long>(field(s, "bytes_sent"));
+        l.recv = static_cast<unsigned long long>(field(s, "bytes_recv"));
         l.temp = static_cast<unsigned long long>(field(s, "temp_bytes"));
+        long long staged = field(s, "stage_bytes");  // absent when nothing was staged
+        l.stage = staged < 0 ? 0 : static_cast<unsigned long long>(staged);
         std::size_t at = s.find("\"blocks\":[") + 10;
         while (s[at] != ']') {
             char *end;
@@ -159,6 +162,9 @@ void check_radix(MPIX_Comm *xcomm, const std::string &dir, int r, int batch, std
         rounds.insert(l.round);
         sent += l.sent;
         temp = l.temp > temp ? l.temp : temp;
+        // Staging only holds part of what arrives in the same round.
+        MPIX_EXPECT(l.stage <= l.recv, what + ": round " + std::to_string(l.round) + " staged " +
+                                           std::to_string(l.stage) + " > received " + std::to_string(l.recv));
         for (long long id : l.blocks) {
             hops.push_back(id);
             hops.push_back(l.send_peer);

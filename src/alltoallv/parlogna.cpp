@@ -9,12 +9,13 @@
 // which is the direct exchange).
 //
 // A slot being sent cannot take the block arriving for the same position in the
-// same round, so each round's data may go in several sub-batches: a sub-batch takes
-// the blocks whose next home is free (a receive block or a free slot); slots of
-// blocks sent are reused only after their sends complete. The split depends only
-// on positions, never on sizes, so every rank makes the same one.
+// same round. Such a block takes a spare slot if one is free, else it is received
+// into a staging buffer and copied into its old slot once the round's sends have
+// completed (traced as `stage_bytes`). So every round is one message per peer:
+// splitting rounds instead doubled the message count at small radix.
 #include "alltoallv/parlogna.hpp"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -109,7 +110,8 @@ int parlogna(const Exchange &x)
     std::vector<MPI_Request> reqs;
     std::vector<char *> saddr, raddr;
     std::vector<std::size_t> slen, rlen;
-    std::vector<int> taken;
+    std::vector<long long> staged_at(static_cast<std::size_t>(p), -1);  // offset in stage, -1: not staged
+    std::vector<char> stage;  // grows to the largest batch of staged blocks
     int round = 0;
     for (long long w = 1; w < p; w *= r) {
         const long long zmax = (p - 1) / w < r - 1 ? (p - 1) / w : r - 1;
@@ -154,85 +156,94 @@ int parlogna(const Exchange &x)
                                             : x.recvbytes[mod(static_cast<long long>(me) - t, p)];
             }
 
-            // Data, in as many sub-batches as the free slots require (usually one).
-            for (;;) {
-                bool left = false, moved = false;
-                std::size_t free_count = free_slots.size();
-                reqs.clear();
-                std::vector<std::vector<int>> takes(rounds.size());
-                for (std::size_t i = 0; i < rounds.size(); ++i) {
-                    RoundState &rs = rounds[i];
-                    std::vector<int> keep;
+            // Data: one message per round and peer. A block forwarded again takes a
+            // free slot; when none is left (its old slot is still being sent) it lands
+            // in the staging buffer and moves into its old slot after the sends
+            // complete. Blocks that never sat in a slot always find a free one (they
+            // and the slots in use are distinct forwarded positions, at most P-1-K).
+            std::size_t stage_need = 0;
+            {
+                std::size_t fresh = 0;
+                for (RoundState &rs : rounds)
+                    for (int t : rs.pending)
+                        fresh += t >= beyond && slot[t] < 0;
+                std::size_t spare = free_slots.size() - fresh;  // fresh <= free, see above
+                for (RoundState &rs : rounds)
                     for (int t : rs.pending) {
-                        if (t >= beyond) {
-                            if (free_count == 0) {
-                                keep.push_back(t);
-                                continue;
+                        staged_at[t] = -1;
+                        if (t >= beyond && slot[t] >= 0) {
+                            if (spare > 0) {
+                                --spare;
+                            } else {
+                                staged_at[t] = static_cast<long long>(stage_need);
+                                stage_need += in_len[t];
                             }
-                            --free_count;
-                        }
-                        takes[i].push_back(t);
-                    }
-                    rs.pending.swap(keep);
-                    left = left || !rs.pending.empty();
-                    moved = moved || !takes[i].empty();
-                }
-                if (!moved)
-                    return MPI_ERR_INTERN;  // cannot happen: a finishing block always frees a slot
-                for (std::size_t i = 0; i < rounds.size(); ++i) {
-                    RoundState &rs = rounds[i];
-                    if (takes[i].empty())
-                        continue;
-                    saddr.clear();
-                    slen.clear();
-                    raddr.clear();
-                    rlen.clear();
-                    for (int t : takes[i]) {
-                        saddr.push_back(loc[t]);
-                        slen.push_back(len[t]);
-                        if (t >= beyond) {
-                            new_slot[t] = free_slots.back();
-                            free_slots.pop_back();
-                            raddr.push_back(temp.data() + static_cast<std::size_t>(new_slot[t]) * slot_bytes);
-                        } else {
-                            new_slot[t] = -1;
-                            raddr.push_back(x.recv_block(mod(static_cast<long long>(me) - t, p)));
-                        }
-                        rlen.push_back(in_len[t]);
-                    }
-                    reqs.emplace_back();
-                    MPIX_CHECK(irecv_ranges(raddr, rlen, false, rs.from, x.tag + 1, x.comm, &reqs.back()));
-                    reqs.emplace_back();
-                    MPIX_CHECK(isend_ranges(saddr, slen, false, rs.to, x.tag + 1, x.comm, &reqs.back()));
-                    if (x.trace) {
-                        std::vector<long long> ids;
-                        std::size_t sent = 0, recv = 0;
-                        for (int t : takes[i]) {
-                            int src = mod(static_cast<long long>(me) - t % w, p);
-                            ids.push_back(static_cast<long long>(src) * p + mod(static_cast<long long>(src) + t, p));
-                            sent += len[t];
-                            recv += in_len[t];
-                        }
-                        x.trace->round(rs.round, rs.to, rs.from, ids, sent, recv);
-                    }
-                }
-                MPIX_CHECK(wait_all(static_cast<int>(reqs.size()), reqs.data()));
-                for (std::size_t i = 0; i < rounds.size(); ++i)
-                    for (int t : takes[i]) {
-                        if (slot[t] >= 0)
-                            free_slots.push_back(slot[t]);  // its send has completed
-                        slot[t] = new_slot[t];
-                        if (slot[t] >= 0) {
-                            loc[t] = temp.data() + static_cast<std::size_t>(slot[t]) * slot_bytes;
-                            len[t] = in_len[t];
-                        } else {
-                            loc[t] = nullptr;  // home
-                            len[t] = 0;
                         }
                     }
-                if (!left)
-                    break;
             }
+            if (stage_need > stage.size()) {
+                if (x.trace)
+                    x.trace->stage_alloc(stage_need - stage.size());
+                stage.resize(stage_need);
+            }
+            reqs.clear();
+            for (RoundState &rs : rounds) {
+                saddr.clear();
+                slen.clear();
+                raddr.clear();
+                rlen.clear();
+                std::size_t staged = 0;
+                for (int t : rs.pending) {
+                    saddr.push_back(loc[t]);
+                    slen.push_back(len[t]);
+                    if (t < beyond) {
+                        new_slot[t] = -1;
+                        raddr.push_back(x.recv_block(mod(static_cast<long long>(me) - t, p)));
+                    } else if (staged_at[t] >= 0) {
+                        new_slot[t] = slot[t];
+                        raddr.push_back(stage.data() + staged_at[t]);
+                        staged += in_len[t];
+                    } else {
+                        new_slot[t] = free_slots.back();
+                        free_slots.pop_back();
+                        raddr.push_back(temp.data() + static_cast<std::size_t>(new_slot[t]) * slot_bytes);
+                    }
+                    rlen.push_back(in_len[t]);
+                }
+                if (rs.pending.empty())
+                    continue;
+                reqs.emplace_back();
+                MPIX_CHECK(irecv_ranges(raddr, rlen, false, rs.from, x.tag + 1, x.comm, &reqs.back()));
+                reqs.emplace_back();
+                MPIX_CHECK(isend_ranges(saddr, slen, false, rs.to, x.tag + 1, x.comm, &reqs.back()));
+                if (x.trace) {
+                    std::vector<long long> ids;
+                    std::size_t sent = 0, recv = 0;
+                    for (int t : rs.pending) {
+                        int src = mod(static_cast<long long>(me) - t % w, p);
+                        ids.push_back(static_cast<long long>(src) * p + mod(static_cast<long long>(src) + t, p));
+                        sent += len[t];
+                        recv += in_len[t];
+                    }
+                    x.trace->round(rs.round, rs.to, rs.from, ids, sent, recv, staged);
+                }
+            }
+            MPIX_CHECK(wait_all(static_cast<int>(reqs.size()), reqs.data()));
+            for (RoundState &rs : rounds)
+                for (int t : rs.pending) {
+                    if (slot[t] >= 0 && new_slot[t] != slot[t])
+                        free_slots.push_back(slot[t]);  // its send has completed
+                    slot[t] = new_slot[t];
+                    if (slot[t] >= 0) {
+                        loc[t] = temp.data() + static_cast<std::size_t>(slot[t]) * slot_bytes;
+                        len[t] = in_len[t];
+                        if (staged_at[t] >= 0 && in_len[t] > 0)
+                            std::memcpy(loc[t], stage.data() + staged_at[t], in_len[t]);
+                    } else {
+                        loc[t] = nullptr;  // home
+                        len[t] = 0;
+                    }
+                }
         }
     }
     if (x.trace)

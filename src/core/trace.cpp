@@ -11,9 +11,9 @@ Trace::Trace(std::string path, const char *call, const char *algorithm)
 }
 
 void Trace::round(int round, int send_peer, int recv_peer, const std::vector<long long> &blocks,
-                  std::size_t bytes_sent, std::size_t bytes_recv)
+                  std::size_t bytes_sent, std::size_t bytes_recv, std::size_t stage_bytes)
 {
-    rounds_.push_back(Round{round, send_peer, recv_peer, blocks, bytes_sent, bytes_recv});
+    rounds_.push_back(Round{round, send_peer, recv_peer, blocks, bytes_sent, bytes_recv, stage_bytes});
 }
 
 namespace {
@@ -46,8 +46,11 @@ Trace::~Trace()
                      r.send_peer, r.recv_peer);
         for (std::size_t i = 0; i < r.blocks.size(); ++i)
             std::fprintf(f, i ? ",%lld" : "%lld", r.blocks[i]);
-        std::fprintf(f, "],\"bytes_sent\":%zu,\"bytes_recv\":%zu,\"temp_bytes\":%zu}\n", r.sent, r.recv,
+        std::fprintf(f, "],\"bytes_sent\":%zu,\"bytes_recv\":%zu,\"temp_bytes\":%zu", r.sent, r.recv,
                      temp_peak_);
+        if (stage_peak_ > 0)
+            std::fprintf(f, ",\"stage_bytes\":%zu,\"stage_peak\":%zu", r.staged, stage_peak_);
+        std::fputs("}\n", f);
     }
     std::fclose(f);
 }

@@ -18,8 +18,9 @@ public:
 
     void set_params(const std::string &params) { params_ = params; }
     // One round: peers (-1 when none), global block ids moved, bytes each way.
+    // stage_bytes: bytes of this round received into a staging area (ParLogNa).
     void round(int round, int send_peer, int recv_peer, const std::vector<long long> &blocks,
-               std::size_t bytes_sent, std::size_t bytes_recv);
+               std::size_t bytes_sent, std::size_t bytes_recv, std::size_t stage_bytes = 0);
     // Records a temporary allocation alive now; the peak is written on every line.
     void temp_alloc(std::size_t bytes)
     {
@@ -28,16 +29,18 @@ public:
             temp_peak_ = temp_now_;
     }
     void temp_free(std::size_t bytes) { temp_now_ -= bytes < temp_now_ ? bytes : temp_now_; }
+    // Staging for in-flight overlap, kept apart from temp_bytes (the forwarding buffer).
+    void stage_alloc(std::size_t bytes) { stage_peak_ += bytes; }
 
 private:
     struct Round {
         int round, send_peer, recv_peer;
         std::vector<long long> blocks;
-        std::size_t sent, recv;
+        std::size_t sent, recv, staged;
     };
     std::string path_, call_, algorithm_, params_;
     std::vector<Round> rounds_;
-    std::size_t temp_now_ = 0, temp_peak_ = 0;
+    std::size_t temp_now_ = 0, temp_peak_ = 0, stage_peak_ = 0;
 };
 
 }  // namespace mpix
