@@ -1,4 +1,5 @@
-// A deterministic hash every rank computes alike (no CUnit dependency).
+// A deterministic hash every rank computes alike (no CUnit dependency: mpix-bench
+// and sim/check_sim use it too).
 #ifndef MPIX_TEST_HARNESS_MIX_HPP
 #define MPIX_TEST_HARNESS_MIX_HPP
 #include <cstdint>

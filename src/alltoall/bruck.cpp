@@ -70,38 +70,36 @@ std::size_t total(const std::vector<std::size_t> &lens)
         s += n;
     return s;
 }
-}  // namespace
 
-int isend_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct, int peer,
-                 int tag, MPI_Comm comm, MPI_Request *req)
+// isend_ranges (send) or irecv_ranges.
+int ranges_op(bool send, const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
+              int peer, int tag, MPI_Comm comm, MPI_Request *req)
 {
     *req = MPI_REQUEST_NULL;
     if (total(lens) == 0)
         return MPI_SUCCESS;
     if (addrs.size() == 1)  // one range: no datatype needed
-        return isend_bytes(addrs[0], lens[0], peer, tag, comm, req);
+        return send ? isend_bytes(addrs[0], lens[0], peer, tag, comm, req)
+                    : irecv_bytes(addrs[0], lens[0], peer, tag, comm, req);
     char *base;
     MPI_Datatype type;
     MPIX_CHECK(byte_ranges_type(addrs, lens, use_struct, &base, &type));
-    int rc = MPI_Isend(base, 1, type, peer, tag, comm, req);
+    int rc = send ? MPI_Isend(base, 1, type, peer, tag, comm, req) : MPI_Irecv(base, 1, type, peer, tag, comm, req);
     MPI_Type_free(&type);  // pending operations keep their own reference
     return rc;
+}
+}  // namespace
+
+int isend_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct, int peer,
+                 int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return ranges_op(true, addrs, lens, use_struct, peer, tag, comm, req);
 }
 
 int irecv_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct, int peer,
                  int tag, MPI_Comm comm, MPI_Request *req)
 {
-    *req = MPI_REQUEST_NULL;
-    if (total(lens) == 0)
-        return MPI_SUCCESS;
-    if (addrs.size() == 1)
-        return irecv_bytes(addrs[0], lens[0], peer, tag, comm, req);
-    char *base;
-    MPI_Datatype type;
-    MPIX_CHECK(byte_ranges_type(addrs, lens, use_struct, &base, &type));
-    int rc = MPI_Irecv(base, 1, type, peer, tag, comm, req);
-    MPI_Type_free(&type);
-    return rc;
+    return ranges_op(false, addrs, lens, use_struct, peer, tag, comm, req);
 }
 
 namespace {
@@ -229,16 +227,14 @@ int packed_bruck(const Exchange &x, int radix, bool rotate_first)
     return MPI_SUCCESS;
 }
 
-// Radix-2 Bruck moving blocks with derived datatypes: positions live at pos[t];
-// each step sends them straight from there and receives into a scratch buffer of
-// the same layout, then copies back (send and receive sets coincide).
-int datatype_bruck(const Exchange &x, std::vector<char *> &pos)
+// The radix-2 rounds of the derived-datatype variants: in round k, position t
+// (bit k set) is sent from and received to where `place(t, k, &from, &to)` says,
+// as one datatype per direction; `landed(t, k, to)` runs once the round is done.
+template <class Place, class Landed>
+int datatype_rounds(const Exchange &x, bool use_struct, Place place, Landed landed)
 {
     const int p = x.size, me = x.rank;
     const std::size_t b = x.block_bytes;
-    std::vector<char> scratch(static_cast<std::size_t>(p) * b);
-    if (x.trace)
-        x.trace->temp_alloc(scratch.size());
     std::vector<int> ts;
     std::vector<char *> saddr, raddr;
     int round = 0;
@@ -247,19 +243,40 @@ int datatype_bruck(const Exchange &x, std::vector<char *> &pos)
         saddr.clear();
         raddr.clear();
         for (int t : ts) {
-            saddr.push_back(pos[t]);
-            raddr.push_back(&scratch[static_cast<std::size_t>(t) * b]);
+            char *from_addr, *to_addr;
+            place(t, k, &from_addr, &to_addr);
+            saddr.push_back(from_addr);
+            raddr.push_back(to_addr);
         }
         std::vector<std::size_t> lens(ts.size(), b);
         int to = mod(me + k, p), from = mod(me - k, p);
         MPI_Request reqs[2];
-        MPIX_CHECK(irecv_ranges(raddr, lens, false, from, x.tag, x.comm, &reqs[0]));
-        MPIX_CHECK(isend_ranges(saddr, lens, false, to, x.tag, x.comm, &reqs[1]));
+        MPIX_CHECK(irecv_ranges(raddr, lens, use_struct, from, x.tag, x.comm, &reqs[0]));
+        MPIX_CHECK(isend_ranges(saddr, lens, use_struct, to, x.tag, x.comm, &reqs[1]));
         MPIX_CHECK(wait_all(2, reqs));
         for (std::size_t i = 0; i < ts.size(); ++i)
-            std::memcpy(pos[ts[i]], raddr[i], b);
+            landed(ts[i], k, raddr[i]);
         trace_round(x, round, to, from, ts, k, ts.size() * b, ts.size() * b);
     }
+    return MPI_SUCCESS;
+}
+
+// Radix-2 Bruck moving blocks with derived datatypes: positions live at pos[t];
+// each step sends them straight from there and receives into a scratch buffer of
+// the same layout, then copies back (send and receive sets coincide).
+int datatype_bruck(const Exchange &x, std::vector<char *> &pos)
+{
+    const std::size_t b = x.block_bytes;
+    std::vector<char> scratch(static_cast<std::size_t>(x.size) * b);
+    if (x.trace)
+        x.trace->temp_alloc(scratch.size());
+    MPIX_CHECK(datatype_rounds(
+        x, false,
+        [&](int t, long long, char **from, char **to) {
+            *from = pos[t];
+            *to = &scratch[static_cast<std::size_t>(t) * b];
+        },
+        [&](int t, long long, char *at) { std::memcpy(pos[t], at, b); }));
     if (x.trace)
         x.trace->temp_free(scratch.size());
     return MPI_SUCCESS;
@@ -363,36 +380,20 @@ int bruck_zerocopy_dt(const Exchange &x)
     std::vector<int> in(static_cast<std::size_t>(p), -1);  // -1: send buffer, else bufs[i]
     for (int t = 0; t < p; ++t)
         loc[t] = const_cast<char *>(x.send_block(mod(me + t, p)));  // only ever sent from
-    std::vector<int> ts;
-    std::vector<char *> saddr, raddr;
-    int round = 0;
-    for (long long k = 1; k < p; k <<= 1, ++round) {
-        round_positions(p, k, 2, 1, &ts);
-        saddr.clear();
-        raddr.clear();
-        for (int t : ts) {
-            saddr.push_back(loc[t]);
-            if (t < 2 * k) {  // k is t's highest bit: last hop
-                raddr.push_back(x.recv_block(mod(me - t, p)));
-            } else {
-                int next = in[t] == 0 ? 1 : 0;
-                raddr.push_back(&bufs[next][static_cast<std::size_t>(t) * b]);
-            }
-        }
-        std::vector<std::size_t> lens(ts.size(), b);
-        int to = mod(me + k, p), from = mod(me - k, p);
-        MPI_Request reqs[2];
-        MPIX_CHECK(irecv_ranges(raddr, lens, true, from, x.tag, x.comm, &reqs[0]));
-        MPIX_CHECK(isend_ranges(saddr, lens, true, to, x.tag, x.comm, &reqs[1]));
-        MPIX_CHECK(wait_all(2, reqs));
-        for (std::size_t i = 0; i < ts.size(); ++i) {
-            int t = ts[i];
-            loc[t] = raddr[i];
+    MPIX_CHECK(datatype_rounds(
+        x, true,
+        [&](int t, long long k, char **from, char **to) {
+            *from = loc[t];
+            if (t < 2 * k)  // k is t's highest bit: last hop
+                *to = x.recv_block(mod(me - t, p));
+            else
+                *to = &bufs[in[t] == 0 ? 1 : 0][static_cast<std::size_t>(t) * b];
+        },
+        [&](int t, long long k, char *at) {
+            loc[t] = at;
             if (t >= 2 * k)
                 in[t] = in[t] == 0 ? 1 : 0;
-        }
-        trace_round(x, round, to, from, ts, k, ts.size() * b, ts.size() * b);
-    }
+        }));
     if (x.trace)
         x.trace->temp_free(2 * bufs[0].size());
     return MPI_SUCCESS;

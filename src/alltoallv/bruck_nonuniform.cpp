@@ -47,13 +47,7 @@ int padded(const Exchange &x, int (*uniform)(const Exchange &))
         displs[j] = static_cast<MPI_Aint>(static_cast<std::size_t>(j) * m);
         std::memcpy(&spad[displs[j]], x.send_block(j), x.sendbytes[j]);
     }
-    Exchange sub = x;
-    sub.sendbuf = spad.data();
-    sub.sendbytes = bytes.data();
-    sub.sdispls = displs.data();
-    sub.recvbuf = rpad.data();
-    sub.recvbytes = bytes.data();
-    sub.rdispls = displs.data();
+    Exchange sub = with_buffers(x, spad.data(), bytes.data(), displs.data(), rpad.data(), bytes.data(), displs.data());
     sub.uniform = true;
     sub.block_bytes = m;
     MPIX_CHECK(uniform(sub));

@@ -239,6 +239,7 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
     const bool leader = lead == me;
     const bool known = x.uniform;  // alltoall: every block is block_bytes
     auto sent_size = [&](int s, int d) { return s == me ? x.sendbytes[d] : (known ? x.block_bytes : 0); };
+    auto recv_size = [&](int s, int d) { return d == me ? x.recvbytes[s] : (known ? x.block_bytes : 0); };
     auto remote = [&](int r) { return U.region_of[r] != u; };
 
     copy_self_block(x);
@@ -289,6 +290,22 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
         return mod(p.leader_pos[to] - p.leader_pos[from], static_cast<int>(p.leaders[u].size()));
     };
     KeyFn unit_key = [&](int from, int to) { return mod(U.region_of[to] - U.region_of[from], U.count); };
+    // Hops 2 and 4 run among my unit's leaders: as a leader, one message from each
+    // other leader y, carrying the items fill(y, &items) lists (none: no message).
+    auto from_other_leaders = [&](auto fill) {
+        std::vector<Message> in;
+        if (leader)
+            for (int y : p.leaders[u]) {
+                if (y == me)
+                    continue;
+                Message msg{y, 0, {}};
+                fill(y, &msg.items);
+                std::sort(msg.items.begin(), msg.items.end(), item_less);
+                if (!msg.items.empty())
+                    in.push_back(std::move(msg));
+            }
+        return in;
+    };
 
     // Hop 1: gather to the group leader.
     {
@@ -308,20 +325,12 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
     }
     // Hop 2: leaders pass each block to the leader handling its destination unit.
     {
-        std::vector<Message> in;
-        if (leader)
-            for (int y : p.leaders[u]) {
-                if (y == me)
-                    continue;
-                Message msg{y, 0, {}};
-                for (int m : p.group[y])
-                    for (int v : handled)
-                        for (int i = 0; i < U.size_of(v); ++i)
-                            msg.items.push_back(Item{m, U.member(v, i), sent_size(m, U.member(v, i)), nullptr});
-                std::sort(msg.items.begin(), msg.items.end(), item_less);
-                if (!msg.items.empty())
-                    in.push_back(std::move(msg));
-            }
+        std::vector<Message> in = from_other_leaders([&](int y, std::vector<Item> *items) {
+            for (int m : p.group[y])
+                for (int v : handled)
+                    for (int i = 0; i < U.size_of(v); ++i)
+                        items->push_back(Item{m, U.member(v, i), sent_size(m, U.member(v, i)), nullptr});
+        });
         MPIX_CHECK(hop(x, x.tag + 2, held, [&](const Item &it) { return p.handler(u, U.region_of[it.d]); }, in,
                        leader_key, known, false, next_io()));
     }
@@ -333,7 +342,7 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
             for (int i = 0; i < U.size_of(v); ++i)
                 for (int j = 0; j < U.size_of(u); ++j) {
                     int s = U.member(v, i), d = U.member(u, j);
-                    msg.items.push_back(Item{s, d, d == me ? x.recvbytes[s] : (known ? x.block_bytes : 0), nullptr});
+                    msg.items.push_back(Item{s, d, recv_size(s, d), nullptr});
                 }
             std::sort(msg.items.begin(), msg.items.end(), item_less);
             in.push_back(std::move(msg));
@@ -343,23 +352,12 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
     }
     // Hop 4: handlers pass each block to the leader of its destination's group.
     {
-        std::vector<Message> in;
-        if (leader)
-            for (int y : p.leaders[u]) {
-                if (y == me)
-                    continue;
-                Message msg{y, 0, {}};
-                for (int v : units_of(y))
-                    for (int i = 0; i < U.size_of(v); ++i)
-                        for (int d : p.group[me]) {
-                            int s = U.member(v, i);
-                            msg.items.push_back(
-                                Item{s, d, d == me ? x.recvbytes[s] : (known ? x.block_bytes : 0), nullptr});
-                        }
-                std::sort(msg.items.begin(), msg.items.end(), item_less);
-                if (!msg.items.empty())
-                    in.push_back(std::move(msg));
-            }
+        std::vector<Message> in = from_other_leaders([&](int y, std::vector<Item> *items) {
+            for (int v : units_of(y))
+                for (int i = 0; i < U.size_of(v); ++i)
+                    for (int d : p.group[me])
+                        items->push_back(Item{U.member(v, i), d, recv_size(U.member(v, i), d), nullptr});
+        });
         MPIX_CHECK(hop(x, x.tag + 4, held, [&](const Item &it) { return p.lead_of[it.d]; }, in, leader_key, known,
                        false, next_io()));
     }

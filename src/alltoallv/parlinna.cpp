@@ -105,16 +105,11 @@ int parlinna(const Exchange &x, bool coalesced)
     Hints sub_hints = *x.hints;
     if (sub_hints.radix != 0)
         sub_hints.radix = std::max(2, std::min(sub_hints.radix, n));
-    Exchange sub = x;
+    Exchange sub = with_buffers(x, sub_send.data(), sub_sbytes.data(), sub_sdispls.data(), sub_recv.data(),
+                                sub_rbytes.data(), sub_rdispls.data());
     sub.comm = local;
     sub.size = n;
     sub.rank = me_i;
-    sub.sendbuf = sub_send.data();
-    sub.sendbytes = sub_sbytes.data();
-    sub.sdispls = sub_sdispls.data();
-    sub.recvbuf = sub_recv.data();
-    sub.recvbytes = sub_rbytes.data();
-    sub.rdispls = sub_rdispls.data();
     sub.uniform = false;
     sub.block_bytes = 0;
     sub.hints = &sub_hints;

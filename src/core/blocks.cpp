@@ -52,6 +52,30 @@ std::size_t pack_chunk(const TypeInfo &ti)
     return kMaxPackBytes / ti.size > 0 ? kMaxPackBytes / ti.size : 1;
 }
 
+// pack_elements (pack) or unpack_elements, pack_chunk elements per MPI call.
+int convert_elements(bool pack, const char *src, std::size_t count, MPI_Datatype type, const TypeInfo &ti,
+                     char *dst, MPI_Comm comm)
+{
+    if (count == 0 || ti.size == 0)
+        return MPI_SUCCESS;
+    if (ti.contiguous) {
+        std::memcpy(dst, src, count * ti.size);
+        return MPI_SUCCESS;
+    }
+    std::size_t chunk = pack_chunk(ti);
+    for (std::size_t done = 0; done < count; done += chunk) {
+        std::size_t n = count - done < chunk ? count - done : chunk;
+        int position = 0;
+        if (pack)
+            MPIX_CHECK(MPI_Pack(src + static_cast<MPI_Aint>(done) * ti.extent, static_cast<int>(n), type,
+                                dst + done * ti.size, static_cast<int>(n * ti.size), &position, comm));
+        else
+            MPIX_CHECK(MPI_Unpack(src + done * ti.size, static_cast<int>(n * ti.size), &position,
+                                  dst + static_cast<MPI_Aint>(done) * ti.extent, static_cast<int>(n), type, comm));
+    }
+    return MPI_SUCCESS;
+}
+
 }  // namespace
 
 int describe_type(MPI_Datatype type, TypeInfo *out)
@@ -71,39 +95,13 @@ int describe_type(MPI_Datatype type, TypeInfo *out)
 int pack_elements(const char *src, std::size_t count, MPI_Datatype type, const TypeInfo &ti,
                   char *dst, MPI_Comm comm)
 {
-    if (count == 0 || ti.size == 0)
-        return MPI_SUCCESS;
-    if (ti.contiguous) {
-        std::memcpy(dst, src, count * ti.size);
-        return MPI_SUCCESS;
-    }
-    std::size_t chunk = pack_chunk(ti);
-    for (std::size_t done = 0; done < count; done += chunk) {
-        std::size_t n = count - done < chunk ? count - done : chunk;
-        int position = 0;
-        MPIX_CHECK(MPI_Pack(src + static_cast<MPI_Aint>(done) * ti.extent, static_cast<int>(n), type,
-                            dst + done * ti.size, static_cast<int>(n * ti.size), &position, comm));
-    }
-    return MPI_SUCCESS;
+    return convert_elements(true, src, count, type, ti, dst, comm);
 }
 
 int unpack_elements(const char *src, std::size_t count, MPI_Datatype type, const TypeInfo &ti,
                     char *dst, MPI_Comm comm)
 {
-    if (count == 0 || ti.size == 0)
-        return MPI_SUCCESS;
-    if (ti.contiguous) {
-        std::memcpy(dst, src, count * ti.size);
-        return MPI_SUCCESS;
-    }
-    std::size_t chunk = pack_chunk(ti);
-    for (std::size_t done = 0; done < count; done += chunk) {
-        std::size_t n = count - done < chunk ? count - done : chunk;
-        int position = 0;
-        MPIX_CHECK(MPI_Unpack(src + done * ti.size, static_cast<int>(n * ti.size), &position,
-                              dst + static_cast<MPI_Aint>(done) * ti.extent, static_cast<int>(n), type, comm));
-    }
-    return MPI_SUCCESS;
+    return convert_elements(false, src, count, type, ti, dst, comm);
 }
 
 void BlockSide::stage()

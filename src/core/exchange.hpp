@@ -40,6 +40,22 @@ struct Exchange {
     char *recv_block(int peer) const { return recvbuf + rdispls[peer]; }
 };
 
+// A copy of x that moves other buffers (an inner step on a staged layout); the
+// caller adjusts what else differs (comm, uniform, hints, ...).
+inline Exchange with_buffers(const Exchange &x, const char *sendbuf, const std::size_t *sendbytes,
+                             const MPI_Aint *sdispls, char *recvbuf, const std::size_t *recvbytes,
+                             const MPI_Aint *rdispls)
+{
+    Exchange sub = x;
+    sub.sendbuf = sendbuf;
+    sub.sendbytes = sendbytes;
+    sub.sdispls = sdispls;
+    sub.recvbuf = recvbuf;
+    sub.recvbytes = recvbytes;
+    sub.rdispls = rdispls;
+    return sub;
+}
+
 // Tags reserved per call (an algorithm may use tag .. tag + kTagsPerCall - 1).
 constexpr int kTagsPerCall = 8;
 

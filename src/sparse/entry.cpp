@@ -130,6 +130,28 @@ int make_messages(int nnz, const int *dest, const char *vals, const int *counts,
     return MPI_SUCCESS;
 }
 
+// What both entry points do once their arguments are checked: messages from the
+// send side (alltoall_crs: every message is `count` elements), the selected
+// backend, and what arrived in `inbox`, sorted by source through `order`.
+// Errors are raised here.
+int exchange_messages(MPIX_Comm *xcomm, MPIX_Info *xinfo, Collective c, const char *fn, int recv_nnz_cap,
+                      int nnz, const int *dest, const void *vals, const int *counts, const int *displs, int count,
+                      MPI_Datatype type, const TypeInfo &ti, SparseInbox *inbox, std::vector<std::size_t> *order)
+{
+    Hints hints = resolve_hints(xcomm, xinfo);
+    std::vector<char> staging;
+    SparseExchange x{};
+    x.uniform = c == Collective::alltoall_crs;
+    x.block_bytes = x.uniform ? static_cast<std::size_t>(count) * ti.size : 0;
+    x.known_recv_nnz = hints.crs_recv_nnz_known ? recv_nnz_cap : -1;
+    x.inbox = inbox;
+    int rc = make_messages(nnz, dest, static_cast<const char *>(vals), counts, displs, count, type, ti, xcomm->comm,
+                           &staging, &x.sends);
+    if (rc != MPI_SUCCESS)
+        return raise_internal(xcomm->user, rc, fn, "packing sendvals");
+    return run_sparse(xcomm, c, fn, x, hints, order);
+}
+
 }  // namespace
 
 extern "C" int MPIX_Alltoall_crs(int send_nnz, const int *dest, int sendcount, MPI_Datatype sendtype,
@@ -165,20 +187,10 @@ extern "C" int MPIX_Alltoall_crs(int send_nnz, const int *dest, int sendcount, M
     if (!ok)
         return raise(xcomm->user, pb.errclass, fn, pb.why);
 
-    Hints hints = resolve_hints(xcomm, xinfo);
-    std::vector<char> staging;
     SparseInbox inbox;
-    SparseExchange x{};
-    x.uniform = true;
-    x.block_bytes = static_cast<std::size_t>(sendcount) * sti.size;
-    x.known_recv_nnz = hints.crs_recv_nnz_known ? *recv_nnz : -1;
-    x.inbox = &inbox;
-    int rc = make_messages(send_nnz, dest, static_cast<const char *>(sendvals), nullptr, nullptr, sendcount,
-                           sendtype, sti, xcomm->comm, &staging, &x.sends);
-    if (rc != MPI_SUCCESS)
-        return raise_internal(xcomm->user, rc, fn, "packing sendvals");
     std::vector<std::size_t> order;
-    rc = run_sparse(xcomm, Collective::alltoall_crs, fn, x, hints, &order);
+    int rc = exchange_messages(xcomm, xinfo, Collective::alltoall_crs, fn, *recv_nnz, send_nnz, dest, sendvals,
+                               nullptr, nullptr, sendcount, sendtype, sti, &inbox, &order);
     if (rc != MPI_SUCCESS)
         return rc;
 
@@ -247,19 +259,10 @@ extern "C" int MPIX_Alltoallv_crs(int send_nnz, int send_size, const int *dest, 
     if (!ok)
         return raise(xcomm->user, pb.errclass, fn, pb.why);
 
-    Hints hints = resolve_hints(xcomm, xinfo);
-    std::vector<char> staging;
     SparseInbox inbox;
-    SparseExchange x{};
-    x.uniform = false;
-    x.known_recv_nnz = hints.crs_recv_nnz_known ? *recv_nnz : -1;
-    x.inbox = &inbox;
-    int rc = make_messages(send_nnz, dest, static_cast<const char *>(sendvals), sendcounts, sdispls, 0, sendtype,
-                           sti, xcomm->comm, &staging, &x.sends);
-    if (rc != MPI_SUCCESS)
-        return raise_internal(xcomm->user, rc, fn, "packing sendvals");
     std::vector<std::size_t> order;
-    rc = run_sparse(xcomm, Collective::alltoallv_crs, fn, x, hints, &order);
+    int rc = exchange_messages(xcomm, xinfo, Collective::alltoallv_crs, fn, *recv_nnz, send_nnz, dest, sendvals,
+                               sendcounts, sdispls, 0, sendtype, sti, &inbox, &order);
     if (rc != MPI_SUCCESS)
         return rc;
 
