@@ -777,6 +777,14 @@ int Bench::run()
         if (me_ == 0)
             std::fprintf(stderr, "[%d/%d] %s S=%lld\n", done, total, what.c_str(), s), std::fflush(stderr);
     };
+    // Each row's result as soon as it is known: long simulations that are
+    // stopped early still leave their figures in the log.
+    auto measured = [&](const Row &row) {
+        if (me_ == 0)
+            std::fprintf(stderr, "    %s %s S=%lld: median %.2f us, verified %s\n", row.algorithm.c_str(),
+                         row.params.c_str(), row.size, row.median, row.verified.c_str()),
+                std::fflush(stderr);
+    };
     for (long long s : o_.sizes) {
         Layout l;
         err = layout_for(s, &l);
@@ -803,6 +811,7 @@ int Bench::run()
             all_ok &= measure(base_label, base_algo ? base_algo->name : "", 0, 0, l, s, &base_row);
             base_row.params = base_algo ? "default (baseline)" : "(baseline)";
             rows.push_back(base_row);
+            measured(base_row);
         }
         for (const mpix::Algorithm *a : algos) {
             for (int r : reads(a, "radix") ? radixes : std::vector<int>{0})
@@ -813,6 +822,7 @@ int Bench::run()
                     all_ok &= measure(a->name, a->name, r, b, l, s, &row);
                     row.params = params;
                     rows.push_back(row);
+                    measured(row);
                 }
         }
         if (with_auto) {
@@ -822,6 +832,7 @@ int Bench::run()
             all_ok &= measure("auto", "auto", 0, 0, l, s, &row);
             row.params = "picked=" + pick;
             rows.push_back(row);
+            measured(row);
         }
         for (std::size_t i = first; i < rows.size(); ++i)
             rows[i].speedup = base_label.empty() || rows[i].median <= 0 ? 0 : base_row.median / rows[i].median;
