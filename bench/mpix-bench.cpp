@@ -417,7 +417,7 @@ private:
     bool check(const Layout &l, long long s);
     bool measure(const std::string &label, const std::string &algo, int radix, int batch, const Layout &l,
                  long long s, Row *row);
-    std::string picked(long long s);
+    std::string picked(const Layout &l, long long s);
     void emit(const std::vector<Row> &rows);
 
     const Options &o_;
@@ -640,7 +640,7 @@ bool Bench::measure(const std::string &label, const std::string &algo, int radix
 }
 
 // What `auto` picks for this call (the library's own selection rule).
-std::string Bench::picked(long long s)
+std::string Bench::picked(const Layout &l, long long s)
 {
     mpix::Hints hints = mpix::resolve_hints(xcomm_, nullptr);
     const mpix::Algorithm *a;
@@ -654,6 +654,12 @@ std::string Bench::picked(long long s)
         x.rank = me_;
         x.uniform = o_.coll == Collective::alltoall;
         x.block_bytes = x.uniform ? (std::size_t)s : 0;
+        // alltoallv's rule agrees on the block sizes (a collective call): give it ours.
+        std::vector<std::size_t> sendbytes(p_, x.block_bytes);
+        if (!x.uniform)
+            for (int j = 0; j < p_; ++j)
+                sendbytes[j] = (std::size_t)l.scounts[j];
+        x.sendbytes = sendbytes.data();
         x.hints = &hints;
         a = mpix::select_algorithm(o_.coll, x);
     }
@@ -828,7 +834,7 @@ int Bench::run()
         if (with_auto) {
             Row row;
             progress("auto", s);
-            std::string pick = picked(s);
+            std::string pick = picked(l, s);
             all_ok &= measure("auto", "auto", 0, 0, l, s, &row);
             row.params = "picked=" + pick;
             rows.push_back(row);

@@ -140,11 +140,32 @@ const Algorithm *auto_alltoall(const Exchange &x)
     return find_algorithm(A2A, "pmpi");
 }
 
-// `auto` for MPIX_Alltoallv: counts differ per rank, so the rule may use P and
-// the topology only.
-const Algorithm *auto_alltoallv(const Exchange &)
+// `auto` for MPIX_Alltoallv. Counts differ per rank, so from 8 ranks on the rule
+// first agrees on one number, the largest per-rank mean block (one MPI_Allreduce,
+// log P small messages). Thresholds from SimGrid at P=256 and 1024 (README, "Which
+// algorithm when"): latency-bound blocks go log-time (two_phase_bruck), medium
+// ones to ParLogNa at radix ceil(sqrt P), large ones to direct exchange.
+constexpr int kAutoMinRanks = 8;
+constexpr unsigned long long kAutoBruckMaxMean = 32;     // bytes: S <= 64 uniform
+constexpr unsigned long long kAutoParlognaMaxMean = 768;  // bytes: S <= 1.5 KiB uniform
+
+const Algorithm *auto_alltoallv(const Exchange &x)
 {
-    return find_algorithm(A2AV, "pmpi");
+    const Algorithm *direct = find_algorithm(A2AV, "pmpi");
+    if (x.size < kAutoMinRanks || !x.sendbytes)
+        return direct;
+    unsigned long long sum = 0, mean, agreed = 0;
+    for (int j = 0; j < x.size; ++j)
+        if (j != x.rank)
+            sum += x.sendbytes[j];
+    mean = sum / static_cast<unsigned long long>(x.size - 1);
+    if (MPI_Allreduce(&mean, &agreed, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, x.comm) != MPI_SUCCESS)
+        return direct;
+    if (agreed <= kAutoBruckMaxMean)
+        return find_algorithm(A2AV, "two_phase_bruck");
+    if (agreed <= kAutoParlognaMaxMean)
+        return find_algorithm(A2AV, "parlogna");
+    return direct;
 }
 
 }  // namespace
