@@ -2,8 +2,8 @@
 # Reproduces every committed file in bench/results/ (run from the top of a built
 # tree: ./configure && make, and `make sim` for the SMPI part).
 #   bench/results/regenerate.sh [native] [smpi]     (default: both)
-# Environment: NP (native ranks, 8), SMPI_NP ("256 1024"), PLATFORM (dragonfly-64x16),
-#   MPIEXEC (mpiexec).
+# Environment: NP (native ranks, 8), PLATFORM (dragonfly-64x16), RUNS (names from
+#   smpi-runs.txt, default all), MPIEXEC (mpiexec).
 # Native numbers depend on the machine and its load: say where they were taken.
 # SMPI numbers are simulated time (sim/run: smpi/simulate-computation:no, 1 us
 # per-message overheads; see sim/README.md), identical from run to run.
@@ -30,28 +30,37 @@ native)
             --iters 20 --warmup 3 --csv "$out/native-P$np.csv"
     done
     bench/plot -o "$out" --prefix native "$out/native-P$np.csv"
+    # ParLogNa's radices beside two_phase_bruck (issue 3's P=8 figures).
+    rm -f "$out/native-parlogna-P$np.csv"
+    ${MPIEXEC:-mpiexec} -n "$np" bench/mpix-bench --coll alltoallv --algo two_phase_bruck,parlogna \
+        --radix 2,3,$((np - 1)) --batch 32 --size 16,1024,16384 --iters 20 --warmup 3 \
+        --csv "$out/native-parlogna-P$np.csv"
+    # Every sparse backend on every shared matrix, nodes of 4 emulated ranks.
+    rm -f "$out/native-crs-P$np.csv"
+    for m in "${MPIX_MATRIX_DIR:-../shared/data/matrices}"/*.mtx; do
+        for coll in alltoall_crs alltoallv_crs; do
+            ${MPIEXEC:-mpiexec} -n "$np" bench/mpix-bench --coll $coll --algo all --dist "matrix:$m" --ppn 4 \
+                --iters 10 --warmup 2 --csv "$out/native-crs-P$np.csv"
+        done
+    done
     ;;
 smpi)
+    # One simulation per line of smpi-runs.txt (NAME|NP|mpix-bench arguments),
+    # on ${PLATFORM:-dragonfly-64x16}, each writing smpi-NAME.csv. Lines are
+    # independent: RUNS="NAME ..." regenerates only those. Costs (wall time on
+    # the 2-core build machine) are in README.md next to the figures.
     platform="${PLATFORM:-dragonfly-64x16}"
-    for p in ${SMPI_NP:-256 1024}; do
-        csv="$out/smpi-$platform-P$p.csv"
-        rm -f "$csv"
-        # SimGrid's own MPI_Alltoallv (ompi_basic_linear: every message at once)
-        # costs ~P^4 to simulate; at P >= 512 the baseline is mpix's faithful
-        # copy of MPICH's default (scattered, batch 32), and the all-at-once
-        # algorithms are left out (see sim/README.md: cost of a simulation).
-        if [ "$p" -ge 512 ]; then
-            base="--baseline scattered"; algos="all,-pmpi,-linear,-nonblocking"
-        else
-            base=""; algos=all
+    while IFS='|' read -r name np args; do
+        case "$name" in ''|'#'*) continue ;; esac
+        if [ -n "${RUNS:-}" ]; then
+            case " $RUNS " in *" $name "*) ;; *) continue ;; esac
         fi
-        for dist in uniform normal powerlaw fft1 fft2; do
-            case $dist in fft*) size="" ;; *) size="--size 16,256,4096" ;; esac
-            sim/run "$platform" "$p" -- --coll alltoallv --algo $algos $size --dist $dist \
-                --radix sweep --batch sweep $base --csv "$csv"
-        done
-        bench/plot -o "$out" --prefix "smpi-$platform" "$csv"
-    done
+        csv="$out/smpi-$name.csv"
+        rm -f "$csv"
+        # shellcheck disable=SC2086
+        sim/run "$platform" "$np" -- $args --csv "$csv" </dev/null
+    done < "$out/smpi-runs.txt"
+    bench/plot -o "$out" --prefix smpi "$out"/smpi-*.csv
     ;;
 *) echo "regenerate: unknown part $part (native, smpi)" >&2; exit 2 ;;
 esac
