@@ -101,6 +101,11 @@ void check_layouts(mpix::Collective coll)
                 MPIX_CHECK_ALL(what.c_str());
             }
         }
+        // auto: its alltoallv rule picks ParLinNa on several nodes of 4+ ranks.
+        std::string what = std::string("auto on ") + l.name, failure;
+        int failures = run_cases(xcomm, uniform, "auto", {}, &failure);
+        MPIX_EXPECT(failures == 0, what + ": " + std::to_string(failures) + " case(s) failed; first: " + failure);
+        MPIX_CHECK_ALL(what.c_str());
     }
     MPIX_Comm_update_locality(xcomm, 0);
     MPIX_Comm_free(&xcomm);
