@@ -30,26 +30,31 @@ int byte_ranges_type(const std::vector<char *> &addrs, const std::vector<std::si
         return MPI_SUCCESS;
     // Displacements relative to the lowest address: MPI_BOTTOM is not usable with
     // every MPI (SimGrid SMPI defines it as a bogus pointer).
-    char *low = addrs[0];
-    for (char *a : addrs)
-        if (a < low)
-            low = a;
+    // Zero-length ranges are left out: their address may be anything, even null
+    // (an empty staging buffer), and must not become the base.
+    char *low = nullptr;
+    for (std::size_t i = 0; i < addrs.size(); ++i)
+        if (lens[i] > 0 && (!low || addrs[i] < low))
+            low = addrs[i];
+    if (!low)
+        return MPI_SUCCESS;  // nothing to move
     constexpr std::size_t kChunk = std::size_t(1) << 30;
     std::vector<int> blens;
     std::vector<MPI_Aint> displs;
     blens.reserve(addrs.size());
     displs.reserve(addrs.size());
     for (std::size_t i = 0; i < addrs.size(); ++i) {
+        if (lens[i] == 0)
+            continue;
         MPI_Aint d = static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(addrs[i]) -
                                            reinterpret_cast<std::uintptr_t>(low));
-        std::size_t left = lens[i];
-        do {  // zero-length ranges are kept: harmless, and keep the list simple
+        for (std::size_t left = lens[i]; left > 0;) {
             std::size_t n = left < kChunk ? left : kChunk;
             blens.push_back(static_cast<int>(n));
             displs.push_back(d);
             d += static_cast<MPI_Aint>(n);
             left -= n;
-        } while (left > 0);
+        }
     }
     int count = static_cast<int>(blens.size());
     if (use_struct) {
@@ -78,9 +83,13 @@ int ranges_op(bool send, const std::vector<char *> &addrs, const std::vector<std
     *req = MPI_REQUEST_NULL;
     if (total(lens) == 0)
         return MPI_SUCCESS;
-    if (addrs.size() == 1)  // one range: no datatype needed
-        return send ? isend_bytes(addrs[0], lens[0], peer, tag, comm, req)
-                    : irecv_bytes(addrs[0], lens[0], peer, tag, comm, req);
+    std::size_t nonzero = 0, only = 0;
+    for (std::size_t i = 0; i < lens.size(); ++i)
+        if (lens[i] > 0)
+            ++nonzero, only = i;
+    if (nonzero == 1)  // one range: no datatype needed
+        return send ? isend_bytes(addrs[only], lens[only], peer, tag, comm, req)
+                    : irecv_bytes(addrs[only], lens[only], peer, tag, comm, req);
     char *base;
     MPI_Datatype type;
     MPIX_CHECK(byte_ranges_type(addrs, lens, use_struct, &base, &type));

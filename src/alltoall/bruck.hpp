@@ -24,7 +24,8 @@ int bruck_radix(const Exchange &x);
 // One datatype describing n byte ranges at arbitrary addresses, relative to *base
 // (the lowest address; pass it as the buffer). Ranges over INT_MAX bytes are split.
 // use_struct: MPI_Type_create_struct instead of hindexed (same type map).
-// With n == 0, *type is MPI_DATATYPE_NULL and nothing needs freeing.
+// Zero-length ranges are skipped (their addresses may be null). With no bytes at
+// all, *type is MPI_DATATYPE_NULL and nothing needs freeing.
 int byte_ranges_type(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
                      char **base, MPI_Datatype *type);
 // Posts a nonblocking send / receive of the ranges (nothing when they total 0 bytes:
