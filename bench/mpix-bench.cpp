@@ -24,6 +24,7 @@
 #include "harness_mix.hpp"
 #include "mpix.h"
 #include "select/registry.hpp"
+#include "sparse/sparse.hpp"
 #include "topo/topology.hpp"
 
 namespace {
@@ -652,7 +653,17 @@ std::string Bench::picked(const Layout &l, long long s)
     mpix::Hints hints = mpix::resolve_hints(xcomm_, nullptr);
     const mpix::Algorithm *a;
     if (crs()) {
-        a = mpix::select_sparse_algorithm(o_.coll, hints, p_, nodes_);
+        // The same statistics the library's rule agrees on (src/sparse/entry.cpp).
+        const mpix::Regions *reg = nullptr;
+        double msgs = 0, other_nodes = 0;
+        int count = 0;
+        if (hints.algorithm_for(o_.coll) == "auto" && !hints.crs_recv_nnz_known &&
+            mpix::get_regions(xcomm_, hints.locality, &reg) == MPI_SUCCESS && reg) {
+            count = reg->count;
+            if (count > 1)
+                mpix::agreed_locality_stats(l.dest.data(), l.dest.size(), reg, world_, p_, &msgs, &other_nodes);
+        }
+        a = mpix::select_sparse_algorithm(o_.coll, hints, p_, count, msgs, other_nodes);
     } else {
         mpix::Exchange x{};
         x.xcomm = xcomm_;

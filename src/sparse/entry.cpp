@@ -44,14 +44,17 @@ bool check_dests(int nnz, const int *dest, int size, Problem *pb)
     return true;
 }
 
+}  // namespace
+
 // The agreed statistics `auto` may use when aggregation by node is an option:
 // messages to other nodes and distinct other nodes, summed over ranks.
-int agreed_locality_stats(const SparseExchange &x, const Regions *reg, double *msgs, double *nodes)
+int mpix::agreed_locality_stats(const int *dests, std::size_t ndests, const Regions *reg, MPI_Comm comm, int size,
+                          double *msgs, double *nodes)
 {
     std::vector<char> hit(static_cast<std::size_t>(reg->count), 0);
     long long local[2] = {0, 0}, sum[2] = {0, 0};
-    for (const SparseMessage &m : x.sends) {
-        int r = reg->region_of[m.dest];
+    for (std::size_t i = 0; i < ndests; ++i) {
+        int r = reg->region_of[dests[i]];
         if (r == reg->my_region)
             continue;
         ++local[0];
@@ -60,11 +63,13 @@ int agreed_locality_stats(const SparseExchange &x, const Regions *reg, double *m
             ++local[1];
         }
     }
-    MPIX_CHECK(MPI_Allreduce(local, sum, 2, MPI_LONG_LONG, MPI_SUM, x.comm));
-    *msgs = static_cast<double>(sum[0]) / x.size;
-    *nodes = static_cast<double>(sum[1]) / x.size;
+    MPIX_CHECK(MPI_Allreduce(local, sum, 2, MPI_LONG_LONG, MPI_SUM, comm));
+    *msgs = static_cast<double>(sum[0]) / size;
+    *nodes = static_cast<double>(sum[1]) / size;
     return MPI_SUCCESS;
 }
+
+namespace {
 
 // Runs the selected backend; fills the inbox sorted by source (`order`).
 int run_sparse(MPIX_Comm *xcomm, Collective c, const char *fn, SparseExchange &x, const Hints &hints,
@@ -84,7 +89,12 @@ int run_sparse(MPIX_Comm *xcomm, Collective c, const char *fn, SparseExchange &x
         if (rc != MPI_SUCCESS)
             return raise_internal(xcomm->user, rc, fn, "topology");
         double msgs = 0, nodes = 0;
-        if (reg->count > 1 && (rc = agreed_locality_stats(x, reg, &msgs, &nodes)) != MPI_SUCCESS)
+        std::vector<int> dests;
+        for (const SparseMessage &m : x.sends)
+            dests.push_back(m.dest);
+        if (reg->count > 1 &&
+            (rc = agreed_locality_stats(dests.data(), dests.size(), reg, x.comm, x.size, &msgs, &nodes)) !=
+                MPI_SUCCESS)
             return raise_internal(xcomm->user, rc, fn, "auto");
         a = select_sparse_algorithm(c, hints, x.size, reg->count, msgs, nodes);
     } else {

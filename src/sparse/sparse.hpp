@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/hints.hpp"
+#include "topo/topology.hpp"
 
 struct MPIX_Comm;
 
@@ -82,6 +83,11 @@ int sparse_nonblocking(const SparseExchange &x);
 int sparse_rma(const SparseExchange &x);
 int sparse_personalized_locality(const SparseExchange &x);
 int sparse_nonblocking_locality(const SparseExchange &x);
+
+// What the sparse `auto` rule agrees on (collective over comm): mean messages to
+// other regions and mean distinct other regions per rank, for these destinations.
+int agreed_locality_stats(const int *dests, std::size_t ndests, const Regions *reg, MPI_Comm comm, int size,
+                          double *msgs, double *nodes);
 
 }  // namespace mpix
 
