@@ -143,13 +143,16 @@ const Algorithm *auto_alltoall(const Exchange &x)
 
 // `auto` for MPIX_Alltoallv. Counts differ per rank, so from 8 ranks on the rule
 // first agrees on one number, the largest per-rank mean block (one MPI_Allreduce,
-// log P small messages). Thresholds from SimGrid at P=256 and 1024 (README, "Which
-// algorithm when"): latency-bound blocks go log-time (two_phase_bruck), medium
-// ones to ParLinNa (several nodes) or ParLogNa at radix ceil(sqrt P), large ones
-// to direct exchange.
+// log P small messages). Thresholds from SimGrid on 16-core nodes (README, "Which
+// algorithm when"): on several nodes of 4+ ranks ParLinNa (ParLogNa inside the
+// node, one message per remote node) wins from 512 B to 8 KiB blocks at P=256 and
+// already at 16 B on 64 nodes; small blocks on fewer nodes go log-time
+// (two_phase_bruck), medium ones to ParLogNa at radix ceil(sqrt P), the rest direct.
 constexpr int kAutoMinRanks = 8;
-constexpr unsigned long long kAutoBruckMaxMean = 32;     // bytes: S <= 64 uniform
-constexpr unsigned long long kAutoParlognaMaxMean = 768;  // bytes: S <= 1.5 KiB uniform
+constexpr unsigned long long kAutoBruckMaxMean = 32;        // bytes: S <= 64 uniform
+constexpr unsigned long long kAutoParlognaMaxMean = 768;    // bytes: S <= 1.5 KiB uniform
+constexpr unsigned long long kAutoParlinnaMaxMean = 4096;   // bytes: S <= 8 KiB uniform
+constexpr int kAutoParlinnaSmallMinNodes = 32;              // 16 nodes: Bruck; 64: ParLinNa
 
 const Algorithm *auto_alltoallv(const Exchange &x)
 {
@@ -163,18 +166,17 @@ const Algorithm *auto_alltoallv(const Exchange &x)
     mean = sum / static_cast<unsigned long long>(x.size - 1);
     if (MPI_Allreduce(&mean, &agreed, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, x.comm) != MPI_SUCCESS)
         return direct;
+    const Regions *nodes = nullptr;
+    bool several_nodes = get_regions(x.xcomm, Locality::node, &nodes) == MPI_SUCCESS && nodes &&
+                         nodes->count > 1 && x.size >= 4 * nodes->count;
+    const Algorithm *parlinna = find_algorithm(A2AV, "parlinna_coalesced");
     if (agreed <= kAutoBruckMaxMean)
-        return find_algorithm(A2AV, "two_phase_bruck");
-    if (agreed <= kAutoParlognaMaxMean) {
-        // Several nodes of 4+ ranks: ParLogNa inside the node, one message per
-        // remote node between them (P=256, 16 nodes: 162 us against ParLogNa's 195 us
-        // at S=512).
-        const Regions *nodes = nullptr;
-        if (get_regions(x.xcomm, Locality::node, &nodes) == MPI_SUCCESS && nodes && nodes->count > 1 &&
-            x.size >= 4 * nodes->count)
-            return find_algorithm(A2AV, "parlinna_coalesced");
+        return several_nodes && nodes->count >= kAutoParlinnaSmallMinNodes ? parlinna
+                                                                          : find_algorithm(A2AV, "two_phase_bruck");
+    if (several_nodes && agreed <= kAutoParlinnaMaxMean)
+        return parlinna;
+    if (agreed <= kAutoParlognaMaxMean)
         return find_algorithm(A2AV, "parlogna");
-    }
     return direct;
 }
 
