@@ -147,8 +147,14 @@ int parlinna(const Exchange &x, bool coalesced)
 
     // Phase 2: windows over node distance (coalesced) or (distance, source
     // index) (staggered); both sides compute the same window for a message.
+    // inner=pairwise: one window per node step (send to the node k ahead, receive
+    // from the node k behind, wait): the pairwise exchange between nodes.
+    const bool pairwise = x.hints->inner == Inner::pairwise;
     const long long batch = x.hints->batch_size > 0 ? x.hints->batch_size : 32;
     const long long maxn = R->max_size;
+    auto window = [&](long long step, int s) {
+        return pairwise ? step : coalesced ? step / batch : (step * maxn + s) / batch;
+    };
     auto dist = [&](int from_node, int to_node) { return ((to_node - from_node) % N + N) % N; };
     std::vector<Pending> ops;
     std::vector<std::vector<char>> packs;
@@ -171,11 +177,11 @@ int parlinna(const Exchange &x, bool coalesced)
                     std::memcpy(packs.back().data() + at, where[s][k], sizes[s][k]);
                 at += sizes[s][k];
             }
-            ops.push_back(Pending{step / batch, d, packs.back().data(), nullptr, bytes});
+            ops.push_back(Pending{window(step, 0), d, packs.back().data(), nullptr, bytes});
         } else {
             for (int s = 0; s < n; ++s)
                 if (sizes[s][k])
-                    ops.push_back(Pending{(step * maxn + s) / batch, d, where[s][k], nullptr, sizes[s][k]});
+                    ops.push_back(Pending{window(step, s), d, where[s][k], nullptr, sizes[s][k]});
         }
     }
     std::vector<std::vector<char>> stages(N);
@@ -198,13 +204,12 @@ int parlinna(const Exchange &x, bool coalesced)
                 stages[v].resize(bytes);
                 into = stages[v].data();
             }
-            ops.push_back(Pending{step / batch, relay, nullptr, into, bytes});
+            ops.push_back(Pending{window(step, 0), relay, nullptr, into, bytes});
         } else {
             for (int s = 0; s < nv; ++s) {
                 int src = R->member(v, s);
                 if (x.recvbytes[src])
-                    ops.push_back(Pending{(step * maxn + s) / batch, relay, nullptr, x.recv_block(src),
-                                          x.recvbytes[src]});
+                    ops.push_back(Pending{window(step, s), relay, nullptr, x.recv_block(src), x.recvbytes[src]});
             }
         }
     }

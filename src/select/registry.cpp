@@ -95,10 +95,10 @@ const Algorithm kAlgorithms[] = {
     {"locality_aware", A2AV, "inner,leaders_per_node,locality", "",
      "node_aware between groups (leaders_per_node groups per node, or sockets with locality=socket)", locality_aware,
      nullptr},
-    {"parlinna_coalesced", A2AV, "radix,batch_size", "",
+    {"parlinna_coalesced", A2AV, "radix,batch_size,inner", "",
      "ParLinNa: ParLogNa inside the node, then one message per remote rank of equal local index", parlinna_coalesced,
      nullptr},
-    {"parlinna_staggered", A2AV, "radix,batch_size", "",
+    {"parlinna_staggered", A2AV, "radix,batch_size,inner", "",
      "ParLinNa: ParLogNa inside the node, then one message per block to ranks of equal local index",
      parlinna_staggered, nullptr},
 };
