@@ -68,25 +68,18 @@ int byte_ranges_type(const std::vector<char *> &addrs, const std::vector<std::si
 }
 
 namespace {
-std::size_t total(const std::vector<std::size_t> &lens)
-{
-    std::size_t s = 0;
-    for (std::size_t n : lens)
-        s += n;
-    return s;
-}
 
 // isend_ranges (send) or irecv_ranges.
 int ranges_op(bool send, const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
               int peer, int tag, MPI_Comm comm, MPI_Request *req)
 {
     *req = MPI_REQUEST_NULL;
-    if (total(lens) == 0)
-        return MPI_SUCCESS;
     std::size_t nonzero = 0, only = 0;
     for (std::size_t i = 0; i < lens.size(); ++i)
         if (lens[i] > 0)
             ++nonzero, only = i;
+    if (nonzero == 0)
+        return MPI_SUCCESS;
     if (nonzero == 1)  // one range: no datatype needed
         return send ? isend_bytes(addrs[only], lens[only], peer, tag, comm, req)
                     : irecv_bytes(addrs[only], lens[only], peer, tag, comm, req);

@@ -89,13 +89,14 @@ int run_sparse(MPIX_Comm *xcomm, Collective c, const char *fn, SparseExchange &x
         if (rc != MPI_SUCCESS)
             return raise_internal(xcomm->user, rc, fn, "topology");
         double msgs = 0, nodes = 0;
-        std::vector<int> dests;
-        for (const SparseMessage &m : x.sends)
-            dests.push_back(m.dest);
-        if (reg->count > 1 &&
-            (rc = agreed_locality_stats(dests.data(), dests.size(), reg, x.comm, x.size, &msgs, &nodes)) !=
-                MPI_SUCCESS)
-            return raise_internal(xcomm->user, rc, fn, "auto");
+        if (reg->count > 1) {  // on one node there is nothing to aggregate: no statistics
+            std::vector<int> dests;
+            for (const SparseMessage &m : x.sends)
+                dests.push_back(m.dest);
+            rc = agreed_locality_stats(dests.data(), dests.size(), reg, x.comm, x.size, &msgs, &nodes);
+            if (rc != MPI_SUCCESS)
+                return raise_internal(xcomm->user, rc, fn, "auto");
+        }
         a = select_sparse_algorithm(c, hints, x.size, reg->count, msgs, nodes);
     } else {
         a = select_sparse_algorithm(c, hints, x.size, 0);
