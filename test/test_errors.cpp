@@ -212,21 +212,25 @@ void test_error_strings()
 void test_init_free_cycles()
 {
     // 2,500 cycles: every duplicate and cached sub-communicator must be freed,
-    // or MPI runs out of context ids long before the end.
+    // or MPI runs out of context ids (MPICH has 2,048) long before the end. At
+    // 3+ ranks the 2-core CI machine is oversubscribed and each collective costs
+    // milliseconds, so there 300 cycles check that freeing works with several
+    // ranks; the leak itself does not depend on the rank count.
+    int cycles = mpixtest::size() <= 2 ? 2500 : 300;
     int failures = 0;
-    for (int i = 0; i < 2500; ++i) {
+    for (int i = 0; i < cycles; ++i) {
         MPIX_Comm *x = nullptr;
         if (MPIX_Comm_init(&x, MPI_COMM_WORLD) != MPI_SUCCESS) {
             ++failures;
             break;
         }
-        if (i % 250 == 0)
+        if (i % 100 == 0)
             MPIX_Comm_topo_init(x);
         if (MPIX_Comm_free(&x) != MPI_SUCCESS || x != nullptr)
             ++failures;
     }
     MPIX_EXPECT(failures == 0, "MPIX_Comm_init/free cycle failed");
-    MPIX_CHECK_ALL("2,500 MPIX_Comm_init/MPIX_Comm_free cycles");
+    MPIX_CHECK_ALL("MPIX_Comm_init/MPIX_Comm_free cycles");
 }
 
 const mpixtest::TestCase kTests[] = {
@@ -235,7 +239,7 @@ const mpixtest::TestCase kTests[] = {
     {"MPIX_Comm / MPIX_Info bad input", test_comm_and_info_errors},
     {"malformed environment variables", test_bad_environment},
     {"error strings", test_error_strings},
-    {"2,500 init/free cycles", test_init_free_cycles},
+    {"init/free cycles (2,500 at 1-2 ranks, 300 at more)", test_init_free_cycles},
 };
 
 }  // namespace
