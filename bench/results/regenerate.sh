@@ -45,12 +45,13 @@ native)
     done
     ;;
 smpi)
-    # One simulation per line of smpi-runs.txt (NAME|NP|mpix-bench arguments),
+    # One simulation per line of smpi-runs.txt (NAME|NP|mpix-bench arguments, and
+    # optionally |NAME of SimGrid's MPI_Alltoallv, see sim/run's SIM_ALLTOALLV),
     # on ${PLATFORM:-dragonfly-64x16}, each writing smpi-NAME.csv. Lines are
     # independent: RUNS="NAME ..." regenerates only those. Costs (wall time on
     # the 2-core build machine) are in README.md next to the figures.
     platform="${PLATFORM:-dragonfly-64x16}"
-    while IFS='|' read -r name np args; do
+    while IFS='|' read -r name np args alltoallv; do
         case "$name" in ''|'#'*) continue ;; esac
         if [ -n "${RUNS:-}" ]; then
             case " $RUNS " in *" $name "*) ;; *) continue ;; esac
@@ -58,7 +59,7 @@ smpi)
         csv="$out/smpi-$name.csv"
         rm -f "$csv"
         # shellcheck disable=SC2086
-        sim/run "$platform" "$np" -- $args --csv "$csv" </dev/null
+        SIM_ALLTOALLV="${alltoallv:-ompi_basic_linear}" sim/run "$platform" "$np" -- $args --csv "$csv" </dev/null
     done < "$out/smpi-runs.txt"
     bench/plot -o "$out" --prefix smpi "$out"/smpi-*.csv
     ;;
