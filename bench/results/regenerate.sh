@@ -59,7 +59,8 @@ smpi)
         csv="$out/smpi-$name.csv"
         rm -f "$csv"
         # shellcheck disable=SC2086
-        SIM_ALLTOALLV="${alltoallv:-ompi_basic_linear}" sim/run "$platform" "$np" -- $args --csv "$csv" </dev/null
+        # An empty SIM_ALLTOALLV leaves sim/run's own default in force.
+        SIM_ALLTOALLV="$alltoallv" sim/run "$platform" "$np" -- $args --csv "$csv" </dev/null
     done < "$out/smpi-runs.txt"
     bench/plot -o "$out" --prefix smpi "$out"/smpi-*.csv
     ;;
