@@ -37,7 +37,7 @@ native)
         --csv "$out/native-parlogna-P$np.csv"
     # Every sparse backend on every shared matrix, nodes of 4 emulated ranks.
     rm -f "$out/native-crs-P$np.csv"
-    for m in "${MPIX_MATRIX_DIR:-../shared/data/matrices}"/*.mtx; do
+    for m in "${MPIX_MATRIX_DIR:-test/data/matrices}"/*.mtx; do
         for coll in alltoall_crs alltoallv_crs; do
             ${MPIEXEC:-mpiexec} -n "$np" bench/mpix-bench --coll $coll --algo all --dist "matrix:$m" --ppn 4 \
                 --iters 10 --warmup 2 --csv "$out/native-crs-P$np.csv"
