@@ -11,6 +11,7 @@
 #include "alltoallv/direct.hpp"
 #include "core/error.hpp"
 #include "core/p2p.hpp"
+#include "core/scratch.hpp"
 #include "core/trace.hpp"
 
 namespace mpix {
@@ -75,7 +76,7 @@ int two_phase_bruck(const Exchange &x)
     copy_self_block(x);
     if (p == 1)
         return MPI_SUCCESS;
-    std::vector<char> work;
+    ScratchBytes work;
     std::size_t peak = 0;
     std::vector<std::size_t> off(static_cast<std::size_t>(p)), len(static_cast<std::size_t>(p));
     std::vector<char> in_work(static_cast<std::size_t>(p), 0);
@@ -108,7 +109,8 @@ int two_phase_bruck(const Exchange &x)
                 end += static_cast<std::size_t>(meta_in[i]);
             }
         if (end > work.size()) {
-            work.resize(end);
+            if (!work.resize(end))  // between rounds: no request is in flight
+                return MPI_ERR_NO_MEM;
             if (x.trace && end > peak) {
                 x.trace->temp_alloc(end - peak);
                 peak = end;
@@ -170,7 +172,7 @@ int two_phase_bruck(const Exchange &x)
                 off[t] = at;
                 at += len[t];
             }
-            work.resize(at);
+            work.resize(at);  // shrinking keeps the allocation: cannot fail
         }
     }
     if (x.trace)

@@ -23,6 +23,7 @@
 #include "alltoallv/direct.hpp"
 #include "core/error.hpp"
 #include "core/p2p.hpp"
+#include "core/scratch.hpp"
 #include "core/trace.hpp"
 
 namespace mpix {
@@ -87,7 +88,9 @@ int parlogna(const Exchange &x)
         MPIX_CHECK(MPI_Allreduce(&mine, &largest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, x.comm));
     }
     const std::size_t slot_bytes = static_cast<std::size_t>(largest);
-    std::vector<char> temp(static_cast<std::size_t>(nslots) * slot_bytes);
+    ScratchBytes temp;
+    if (!temp.resize(static_cast<std::size_t>(nslots) * slot_bytes))
+        return MPI_ERR_NO_MEM;
     if (x.trace) {
         x.trace->set_params("radix=" + std::to_string(r) + ",batch=" + std::to_string(batch));
         x.trace->temp_alloc(temp.size());
@@ -111,7 +114,7 @@ int parlogna(const Exchange &x)
     std::vector<char *> saddr, raddr;
     std::vector<std::size_t> slen, rlen;
     std::vector<long long> staged_at(static_cast<std::size_t>(p), -1);  // offset in stage, -1: not staged
-    std::vector<char> stage;  // grows to the largest batch of staged blocks
+    ScratchBytes stage;  // grows to the largest batch of staged blocks
     int round = 0;
     for (long long w = 1; w < p; w *= r) {
         const long long zmax = (p - 1) / w < r - 1 ? (p - 1) / w : r - 1;
@@ -184,7 +187,8 @@ int parlogna(const Exchange &x)
             if (stage_need > stage.size()) {
                 if (x.trace)
                     x.trace->stage_alloc(stage_need - stage.size());
-                stage.resize(stage_need);
+                if (!stage.resize(stage_need))  // no request is in flight here
+                    return MPI_ERR_NO_MEM;
             }
             reqs.clear();
             for (RoundState &rs : rounds) {
