@@ -2,6 +2,7 @@
 // names the function in its string, writes nothing, and leaves the MPIX_Comm usable.
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,44 @@ void test_alltoall_errors()
     MPIX_CHECK_ALL("MPIX_Alltoall rejects bad input with the right class and writes nothing");
 }
 
+// Blocks no machine could stage (of a non-contiguous type, which mpix packs):
+// every rank gets MPI_ERR_NO_MEM before anything is sent, instead of the abort an
+// exception crossing the C interface would cause; the MPIX_Comm stays usable.
+void test_out_of_memory()
+{
+    Fixture f;
+    MPI_Datatype strided;
+    MPI_Type_vector(1 << 20, 1, 2, MPI_INT, &strided);  // 4 MiB of data per element
+    MPI_Type_commit(&strided);
+    const int huge = 1 << 30;  // elements per block: 4 PiB
+    std::vector<int> counts(f.p, huge), displs(f.p, 0);
+    EXPECT_CLASS(MPIX_Alltoallv(f.sendbuf.data(), counts.data(), displs.data(), strided, f.recvbuf.data(),
+                                counts.data(), displs.data(), strided, f.xcomm),
+                 MPI_ERR_NO_MEM, "MPIX_Alltoallv");
+    EXPECT_CLASS(MPIX_Alltoall(f.sendbuf.data(), huge, strided, f.recvbuf.data(), huge, strided, f.xcomm),
+                 MPI_ERR_NO_MEM, "MPIX_Alltoall");
+    int dest = (mpixtest::rank() + 1) % f.p, src = -1, recv_nnz = 1;
+    EXPECT_CLASS(MPIX_Alltoall_crs(1, &dest, huge, strided, f.sendbuf.data(), &recv_nnz, &src, huge, strided,
+                                   f.recvbuf.data(), nullptr, f.xcomm),
+                 MPI_ERR_NO_MEM, "MPIX_Alltoall_crs");
+    MPI_Type_free(&strided);
+    MPIX_EXPECT(f.recv_untouched(), "an exchange that ran out of memory wrote into the receive buffer");
+    // The net under every C entry point, for allocations that are not checked
+    // one by one: no exception leaves the library.
+    EXPECT_CLASS(mpix::guard_entry(MPI_COMM_WORLD, "MPIX_Guarded", []() -> int { throw std::bad_alloc(); }),
+                 MPI_ERR_NO_MEM, "MPIX_Guarded");
+    EXPECT_CLASS(mpix::guard_entry(MPI_COMM_WORLD, "MPIX_Guarded", []() -> int { throw std::length_error("x"); }),
+                 MPI_ERR_INTERN, "MPIX_Guarded");
+    MPIX_EXPECT(mpix::guard_entry(MPI_COMM_WORLD, "MPIX_Guarded", [] { return MPI_SUCCESS; }) == MPI_SUCCESS,
+                "guard_entry changed a successful result");
+    MPIX_CHECK_ALL("unstageable blocks give MPI_ERR_NO_MEM on every rank and write nothing");
+
+    std::string detail;
+    MPIX_EXPECT(mpixtest::run_exchange_case(f.xcomm, MPI_COMM_WORLD, mpixtest::exchange_cases(false)[0], &detail),
+                detail);
+    MPIX_CHECK_ALL("MPIX_Comm usable after running out of memory");
+}
+
 void test_comm_and_info_errors()
 {
     Fixture f;
@@ -236,6 +275,7 @@ void test_init_free_cycles()
 const mpixtest::TestCase kTests[] = {
     {"MPIX_Alltoallv bad input", test_alltoallv_errors},
     {"MPIX_Alltoall bad input", test_alltoall_errors},
+    {"out of memory", test_out_of_memory},
     {"MPIX_Comm / MPIX_Info bad input", test_comm_and_info_errors},
     {"malformed environment variables", test_bad_environment},
     {"error strings", test_error_strings},

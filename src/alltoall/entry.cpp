@@ -6,8 +6,8 @@
 
 using namespace mpix;
 
-extern "C" int MPIX_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                             int recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm)
+static int alltoall_unguarded(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              int recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm)
 {
     static const char *fn = "MPIX_Alltoall";
     if (!xcomm)
@@ -28,4 +28,12 @@ extern "C" int MPIX_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype se
     if (static_cast<size_t>(send.uniform_count) * send.info.size != static_cast<size_t>(recvcount) * recv.info.size)
         return raise(xcomm->user, MPI_ERR_TRUNCATE, fn, "send and receive block sizes differ");
     return run_exchange(xcomm, Collective::alltoall, fn, send, recv, in_place);
+}
+
+extern "C" int MPIX_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             int recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm)
+{
+    return guard_entry(xcomm ? xcomm->user : MPI_COMM_NULL, "MPIX_Alltoall", [&] {
+        return alltoall_unguarded(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm);
+    });
 }

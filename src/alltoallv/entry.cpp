@@ -6,9 +6,9 @@
 
 using namespace mpix;
 
-extern "C" int MPIX_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                              const int rdispls[], MPI_Datatype recvtype, MPIX_Comm *xcomm)
+static int alltoallv_unguarded(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                               const int rdispls[], MPI_Datatype recvtype, MPIX_Comm *xcomm)
 {
     static const char *fn = "MPIX_Alltoallv";
     if (!xcomm)
@@ -27,4 +27,14 @@ extern "C" int MPIX_Alltoallv(const void *sendbuf, const int sendcounts[], const
     if (describe_type(recv.type, &recv.info) != MPI_SUCCESS || describe_type(send.type, &send.info) != MPI_SUCCESS)
         return raise(xcomm->user, MPI_ERR_TYPE, fn, "invalid datatype");
     return run_exchange(xcomm, Collective::alltoallv, fn, send, recv, in_place);
+}
+
+extern "C" int MPIX_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                              const int rdispls[], MPI_Datatype recvtype, MPIX_Comm *xcomm)
+{
+    return guard_entry(xcomm ? xcomm->user : MPI_COMM_NULL, "MPIX_Alltoallv", [&] {
+        return alltoallv_unguarded(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                                   xcomm);
+    });
 }

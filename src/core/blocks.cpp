@@ -104,7 +104,7 @@ int unpack_elements(const char *src, std::size_t count, MPI_Datatype type, const
     return convert_elements(false, src, count, type, ti, dst, comm);
 }
 
-void BlockSide::stage()
+bool BlockSide::stage()
 {
     displs.assign(bytes.size(), 0);
     std::size_t offset = 0;
@@ -113,9 +113,11 @@ void BlockSide::stage()
         offset += bytes[i];
     }
     total_bytes = offset;
-    staging.reset(new char[offset > 0 ? offset : 1]);
-    base = staging.get();
+    if (!staging.resize(offset > 0 ? offset : 1))
+        return false;
+    base = staging.data();
     staged = true;
+    return true;
 }
 
 namespace {
@@ -147,20 +149,22 @@ int make_send_side(const UserSide &user, int size, bool force_copy, MPI_Comm com
         use_in_place(user, size, const_cast<char *>(user.buf), out);
         return MPI_SUCCESS;
     }
-    out->stage();
+    if (!out->stage())
+        return MPI_ERR_NO_MEM;
     for (int p = 0; p < size; ++p)
         MPIX_CHECK(pack_elements(user.buf + user.displ_bytes(p), user.count(p), user.type, user.info,
                                  out->base + out->displs[p], comm));
     return MPI_SUCCESS;
 }
 
-void make_recv_side(const UserSide &user, int size, BlockSide *out)
+int make_recv_side(const UserSide &user, int size, BlockSide *out)
 {
     describe_blocks(user, size, out);
     if (user.info.contiguous)
         use_in_place(user, size, const_cast<char *>(user.buf), out);
-    else
-        out->stage();
+    else if (!out->stage())
+        return MPI_ERR_NO_MEM;
+    return MPI_SUCCESS;
 }
 
 int finish_recv_side(const UserSide &user, int size, const BlockSide &side, MPI_Comm comm)

@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+#include "core/scratch.hpp"
+
 namespace mpix {
 
 struct TypeInfo {
@@ -34,12 +36,13 @@ struct BlockSide {
     char *base = nullptr;
     std::vector<std::size_t> bytes;
     std::vector<MPI_Aint> displs;
-    std::unique_ptr<char[]> staging;
+    ScratchBytes staging;
     bool staged = false;
     std::size_t total_bytes = 0;  // sum of bytes
 
-    // Lays blocks out packed (prefix sums of `bytes`) in a fresh staging buffer.
-    void stage();
+    // Lays blocks out packed (prefix sums of `bytes`) in a fresh staging buffer;
+    // false when it cannot be allocated.
+    bool stage();
 };
 
 // Per-peer element counts and displacements (in extents) of one side. For a uniform
@@ -63,9 +66,11 @@ struct UserSide {
 
 // Send side: used in place if contiguous, else packed now. With `force_copy`
 // (MPI_IN_PLACE: the data also lives in the receive buffer) always packed.
+// MPI_ERR_NO_MEM when the packed copy cannot be allocated.
 int make_send_side(const UserSide &user, int size, bool force_copy, MPI_Comm comm, BlockSide *out);
-// Receive side: in place if contiguous, else a staging buffer to unpack later.
-void make_recv_side(const UserSide &user, int size, BlockSide *out);
+// Receive side: in place if contiguous, else a staging buffer to unpack later
+// (MPI_ERR_NO_MEM when it cannot be allocated).
+int make_recv_side(const UserSide &user, int size, BlockSide *out);
 // Unpacks a staged receive side into the user's buffer.
 int finish_recv_side(const UserSide &user, int size, const BlockSide &side, MPI_Comm comm);
 

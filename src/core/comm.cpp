@@ -77,7 +77,7 @@ int read_environment(std::map<std::string, std::string> *values, std::string *ba
 
 using namespace mpix;
 
-extern "C" int MPIX_Comm_init(MPIX_Comm **xcomm, MPI_Comm comm)
+static int comm_init_unguarded(MPIX_Comm **xcomm, MPI_Comm comm)
 {
     static const char *fn = "MPIX_Comm_init";
     if (!xcomm)
@@ -126,6 +126,11 @@ extern "C" int MPIX_Comm_init(MPIX_Comm **xcomm, MPI_Comm comm)
     return MPI_SUCCESS;
 }
 
+extern "C" int MPIX_Comm_init(MPIX_Comm **xcomm, MPI_Comm comm)
+{
+    return guard_entry(comm, "MPIX_Comm_init", [&] { return comm_init_unguarded(xcomm, comm); });
+}
+
 extern "C" int MPIX_Comm_free(MPIX_Comm **xcomm)
 {
     if (!xcomm || !*xcomm)
@@ -141,7 +146,7 @@ extern "C" int MPIX_Comm_free(MPIX_Comm **xcomm)
     return rc == MPI_SUCCESS ? MPI_SUCCESS : raise_internal(MPI_COMM_NULL, rc, "MPIX_Comm_free", "MPI_Comm_free");
 }
 
-extern "C" int MPIX_Comm_topo_init(MPIX_Comm *xcomm)
+static int comm_topo_init_unguarded(MPIX_Comm *xcomm)
 {
     static const char *fn = "MPIX_Comm_topo_init";
     if (!xcomm)
@@ -151,6 +156,12 @@ extern "C" int MPIX_Comm_topo_init(MPIX_Comm *xcomm)
     if (rc == MPI_SUCCESS)
         rc = get_regions(xcomm, Locality::socket, &r);
     return rc == MPI_SUCCESS ? rc : raise_internal(xcomm->user, rc, fn, "topology discovery");
+}
+
+extern "C" int MPIX_Comm_topo_init(MPIX_Comm *xcomm)
+{
+    return guard_entry(xcomm ? xcomm->user : MPI_COMM_NULL, "MPIX_Comm_topo_init",
+                       [&] { return comm_topo_init_unguarded(xcomm); });
 }
 
 extern "C" int MPIX_Comm_update_locality(MPIX_Comm *xcomm, int ppn)
@@ -167,7 +178,7 @@ extern "C" int MPIX_Comm_update_locality(MPIX_Comm *xcomm, int ppn)
     return MPI_SUCCESS;
 }
 
-extern "C" int MPIX_Comm_set_info(MPIX_Comm *xcomm, const MPIX_Info *info)
+static int comm_set_info_unguarded(MPIX_Comm *xcomm, const MPIX_Info *info)
 {
     if (!xcomm)
         return raise(MPI_COMM_NULL, MPI_ERR_ARG, "MPIX_Comm_set_info", "xcomm is NULL");
@@ -177,6 +188,12 @@ extern "C" int MPIX_Comm_set_info(MPIX_Comm *xcomm, const MPIX_Info *info)
         xcomm->info_values.clear();
     refresh_hints(xcomm);
     return MPI_SUCCESS;
+}
+
+extern "C" int MPIX_Comm_set_info(MPIX_Comm *xcomm, const MPIX_Info *info)
+{
+    return guard_entry(xcomm ? xcomm->user : MPI_COMM_NULL, "MPIX_Comm_set_info",
+                       [&] { return comm_set_info_unguarded(xcomm, info); });
 }
 
 extern "C" int MPIX_Info_init(MPIX_Info **info)
@@ -198,7 +215,7 @@ extern "C" int MPIX_Info_free(MPIX_Info **info)
     return MPI_SUCCESS;
 }
 
-extern "C" int MPIX_Info_set(MPIX_Info *info, const char *key, const char *value)
+static int info_set_unguarded(MPIX_Info *info, const char *key, const char *value)
 {
     static const char *fn = "MPIX_Info_set";
     if (!info)
@@ -215,6 +232,11 @@ extern "C" int MPIX_Info_set(MPIX_Info *info, const char *key, const char *value
     }
     info->values[key] = value;
     return MPI_SUCCESS;
+}
+
+extern "C" int MPIX_Info_set(MPIX_Info *info, const char *key, const char *value)
+{
+    return guard_entry(MPI_COMM_NULL, "MPIX_Info_set", [&] { return info_set_unguarded(info, key, value); });
 }
 
 extern "C" int MPIX_Info_get(const MPIX_Info *info, const char *key, int valuelen, char *value,

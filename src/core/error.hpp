@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include <new>
+
 namespace mpix {
 
 // Returns an MPI error code of class `errclass` whose string is "func: problem"
@@ -21,6 +23,22 @@ int raise(MPI_Comm comm, int errclass, const char *func, const char *problem);
 // Raises an error returned by an MPI call made inside an algorithm, keeping its
 // class and naming the function and algorithm that failed.
 int raise_internal(MPI_Comm comm, int mpi_errcode, const char *func, const char *algorithm);
+
+// Runs the body of a C entry point. No C++ exception may leave the library
+// through a C function (that would terminate the program): std::bad_alloc from
+// a container becomes MPI_ERR_NO_MEM, anything else MPI_ERR_INTERN, raised on
+// `comm` like every other error.
+template <class Body>
+int guard_entry(MPI_Comm comm, const char *func, Body &&body) noexcept
+{
+    try {
+        return body();
+    } catch (const std::bad_alloc &) {
+        return raise(comm, MPI_ERR_NO_MEM, func, "out of memory");
+    } catch (...) {
+        return raise(comm, MPI_ERR_INTERN, func, "internal error (a C++ exception)");
+    }
+}
 
 }  // namespace mpix
 

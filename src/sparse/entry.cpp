@@ -114,15 +114,15 @@ int run_sparse(MPIX_Comm *xcomm, Collective c, const char *fn, SparseExchange &x
 
 // Messages as byte ranges: in place for contiguous types, else packed.
 int make_messages(int nnz, const int *dest, const char *vals, const int *counts, const int *displs, int count,
-                  MPI_Datatype type, const TypeInfo &ti, MPI_Comm comm, std::vector<char> *staging,
+                  MPI_Datatype type, const TypeInfo &ti, MPI_Comm comm, ScratchBytes *staging,
                   std::vector<SparseMessage> *out)
 {
     out->resize(nnz);
     std::size_t total = 0;
     for (int i = 0; i < nnz; ++i)
         total += static_cast<std::size_t>(counts ? counts[i] : count) * ti.size;
-    if (!ti.contiguous)
-        staging->resize(total);
+    if (!ti.contiguous && !staging->resize(total))
+        return MPI_ERR_NO_MEM;
     std::size_t at = 0;
     for (int i = 0; i < nnz; ++i) {
         std::size_t n = static_cast<std::size_t>(counts ? counts[i] : count);
@@ -150,7 +150,7 @@ int exchange_messages(MPIX_Comm *xcomm, MPIX_Info *xinfo, Collective c, const ch
                       MPI_Datatype type, const TypeInfo &ti, SparseInbox *inbox, std::vector<std::size_t> *order)
 {
     Hints hints = resolve_hints(xcomm, xinfo);
-    std::vector<char> staging;
+    ScratchBytes staging;
     SparseExchange x{};
     x.uniform = c == Collective::alltoall_crs;
     x.block_bytes = x.uniform ? static_cast<std::size_t>(count) * ti.size : 0;
@@ -159,15 +159,16 @@ int exchange_messages(MPIX_Comm *xcomm, MPIX_Info *xinfo, Collective c, const ch
     int rc = make_messages(nnz, dest, static_cast<const char *>(vals), counts, displs, count, type, ti, xcomm->comm,
                            &staging, &x.sends);
     if (rc != MPI_SUCCESS)
-        return raise_internal(xcomm->user, rc, fn, "packing sendvals");
+        return rc == MPI_ERR_NO_MEM ? raise(xcomm->user, rc, fn, "out of memory for the packed sendvals")
+                                    : raise_internal(xcomm->user, rc, fn, "packing sendvals");
     return run_sparse(xcomm, c, fn, x, hints, order);
 }
 
 }  // namespace
 
-extern "C" int MPIX_Alltoall_crs(int send_nnz, const int *dest, int sendcount, MPI_Datatype sendtype,
-                                 const void *sendvals, int *recv_nnz, int *src, int recvcount,
-                                 MPI_Datatype recvtype, void *recvvals, MPIX_Info *xinfo, MPIX_Comm *xcomm)
+static int alltoall_crs_unguarded(int send_nnz, const int *dest, int sendcount, MPI_Datatype sendtype,
+                                  const void *sendvals, int *recv_nnz, int *src, int recvcount,
+                                  MPI_Datatype recvtype, void *recvvals, MPIX_Info *xinfo, MPIX_Comm *xcomm)
 {
     static const char *fn = "MPIX_Alltoall_crs";
     if (!xcomm)
@@ -230,10 +231,20 @@ extern "C" int MPIX_Alltoall_crs(int send_nnz, const int *dest, int sendcount, M
     return MPI_SUCCESS;
 }
 
-extern "C" int MPIX_Alltoallv_crs(int send_nnz, int send_size, const int *dest, const int *sendcounts,
-                                  const int *sdispls, MPI_Datatype sendtype, const void *sendvals,
-                                  int *recv_nnz, int *recv_size, int *src, int *recvcounts, int *rdispls,
-                                  MPI_Datatype recvtype, void *recvvals, MPIX_Info *xinfo, MPIX_Comm *xcomm)
+extern "C" int MPIX_Alltoall_crs(int send_nnz, const int *dest, int sendcount, MPI_Datatype sendtype,
+                                 const void *sendvals, int *recv_nnz, int *src, int recvcount,
+                                 MPI_Datatype recvtype, void *recvvals, MPIX_Info *xinfo, MPIX_Comm *xcomm)
+{
+    return guard_entry(xcomm ? xcomm->user : MPI_COMM_NULL, "MPIX_Alltoall_crs", [&] {
+        return alltoall_crs_unguarded(send_nnz, dest, sendcount, sendtype, sendvals, recv_nnz, src, recvcount, recvtype,
+                                      recvvals, xinfo, xcomm);
+    });
+}
+
+static int alltoallv_crs_unguarded(int send_nnz, int send_size, const int *dest, const int *sendcounts,
+                                   const int *sdispls, MPI_Datatype sendtype, const void *sendvals,
+                                   int *recv_nnz, int *recv_size, int *src, int *recvcounts, int *rdispls,
+                                   MPI_Datatype recvtype, void *recvvals, MPIX_Info *xinfo, MPIX_Comm *xcomm)
 {
     static const char *fn = "MPIX_Alltoallv_crs";
     if (!xcomm)
@@ -305,4 +316,15 @@ extern "C" int MPIX_Alltoallv_crs(int send_nnz, int send_size, const int *dest, 
     if (truncated)
         return raise(xcomm->user, MPI_ERR_TRUNCATE, fn, "more messages or data arrived than recv capacity");
     return MPI_SUCCESS;
+}
+
+extern "C" int MPIX_Alltoallv_crs(int send_nnz, int send_size, const int *dest, const int *sendcounts,
+                                  const int *sdispls, MPI_Datatype sendtype, const void *sendvals,
+                                  int *recv_nnz, int *recv_size, int *src, int *recvcounts, int *rdispls,
+                                  MPI_Datatype recvtype, void *recvvals, MPIX_Info *xinfo, MPIX_Comm *xcomm)
+{
+    return guard_entry(xcomm ? xcomm->user : MPI_COMM_NULL, "MPIX_Alltoallv_crs", [&] {
+        return alltoallv_crs_unguarded(send_nnz, send_size, dest, sendcounts, sdispls, sendtype, sendvals, recv_nnz,
+                                       recv_size, src, recvcounts, rdispls, recvtype, recvvals, xinfo, xcomm);
+    });
 }
