@@ -15,6 +15,7 @@
 #include "alltoallv/direct.hpp"
 #include "core/error.hpp"
 #include "core/p2p.hpp"
+#include "core/scratch.hpp"
 
 namespace mpix {
 
@@ -84,7 +85,7 @@ struct Message {
 using KeyFn = std::function<int(int from, int to)>;
 
 struct HopIo {
-    std::vector<std::vector<char>> storage;  // received payloads (kept for the next hop)
+    std::vector<ScratchBytes> storage;  // received payloads (kept for the next hop)
 };
 
 // One hop: sends every held item whose next hop is another rank, receives the
@@ -124,13 +125,12 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
     steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
 
     const int header_tag = x.tag + kTagsPerCall - 1;
-    std::vector<std::vector<char>> received;
     std::vector<bool> delivered(incoming.size(), false);
     for (int step : steps) {
         auto in_step = [&](const Message &m) { return !pairwise || m.step == step; };
         std::vector<MPI_Request> reqs, header_reqs;
         std::vector<std::vector<std::uint64_t>> in_headers(incoming.size()), out_headers(outgoing.size());
-        std::vector<std::vector<char>> packed(outgoing.size());
+        std::vector<ScratchBytes> packed(outgoing.size());
         if (!sizes_known)
             for (std::size_t i = 0; i < incoming.size(); ++i)
                 if (in_step(incoming[i])) {
@@ -157,7 +157,8 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
                 continue;  // the receiver knows the total too and posts nothing
             const char *from = m.items[0].data;
             if (m.items.size() > 1) {
-                packed[i].resize(total);
+                if (!packed[i].resize(total))
+                    return MPI_ERR_NO_MEM;
                 std::size_t at = 0;
                 for (const Item &it : m.items) {
                     if (it.bytes)
@@ -190,7 +191,9 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
                 into = x.recv_block(m.items[0].s);
                 delivered[i] = true;
             } else {
-                io->storage.emplace_back(total);
+                io->storage.emplace_back();
+                if (!io->storage.back().resize(total))
+                    return MPI_ERR_NO_MEM;
                 into = io->storage.back().data();
                 std::size_t at = 0;
                 for (Item &it : m.items) {

@@ -15,6 +15,7 @@
 #include "alltoallv/parlogna.hpp"
 #include "core/error.hpp"
 #include "core/p2p.hpp"
+#include "core/scratch.hpp"
 #include "topo/topology.hpp"
 
 namespace mpix {
@@ -55,7 +56,9 @@ int parlinna(const Exchange &x, bool coalesced)
             sub_sbytes[j] += x.sendbytes[d];
         total += sub_sbytes[j];
     }
-    std::vector<char> sub_send(total);
+    ScratchBytes sub_send;
+    if (!sub_send.resize(total))
+        return MPI_ERR_NO_MEM;
     for (int j = 0; j < n; ++j) {
         std::size_t at = static_cast<std::size_t>(sub_sdispls[j]);
         for (int d : dests[j]) {
@@ -99,7 +102,9 @@ int parlinna(const Exchange &x, bool coalesced)
             sub_rbytes[s] += static_cast<std::size_t>(b);
         total += sub_rbytes[s];
     }
-    std::vector<char> sub_recv(total);
+    ScratchBytes sub_recv;
+    if (!sub_recv.resize(total))
+        return MPI_ERR_NO_MEM;
 
     // Phase 1: ParLogNa on the node communicator, radix clamped to 2..ppn.
     Hints sub_hints = *x.hints;
@@ -157,7 +162,7 @@ int parlinna(const Exchange &x, bool coalesced)
     };
     auto dist = [&](int from_node, int to_node) { return ((to_node - from_node) % N + N) % N; };
     std::vector<Pending> ops;
-    std::vector<std::vector<char>> packs;
+    std::vector<ScratchBytes> packs;
     packs.reserve(mine.size() + N);
     for (std::size_t k = 0; k < mine.size(); ++k) {
         int d = mine[k], v = R->region_of[d];
@@ -170,7 +175,9 @@ int parlinna(const Exchange &x, bool coalesced)
                 bytes += sizes[s][k];
             if (!bytes)
                 continue;
-            packs.emplace_back(bytes);
+            packs.emplace_back();
+            if (!packs.back().resize(bytes))  // nothing of phase 2 is posted yet
+                return MPI_ERR_NO_MEM;
             std::size_t at = 0;
             for (int s = 0; s < n; ++s) {
                 if (sizes[s][k])
@@ -184,7 +191,7 @@ int parlinna(const Exchange &x, bool coalesced)
                     ops.push_back(Pending{window(step, s), d, where[s][k], nullptr, sizes[s][k]});
         }
     }
-    std::vector<std::vector<char>> stages(N);
+    std::vector<ScratchBytes> stages(N);
     for (int v = 0; v < N; ++v) {
         if (v == g)
             continue;
@@ -201,7 +208,8 @@ int parlinna(const Exchange &x, bool coalesced)
             if (nv == 1) {
                 into = x.recv_block(R->member(v, 0));
             } else {
-                stages[v].resize(bytes);
+                if (!stages[v].resize(bytes))
+                    return MPI_ERR_NO_MEM;
                 into = stages[v].data();
             }
             ops.push_back(Pending{window(step, 0), relay, nullptr, into, bytes});
@@ -234,7 +242,7 @@ int parlinna(const Exchange &x, bool coalesced)
     }
     // Coalesced messages from nodes of several ranks: scatter to rdispls.
     for (int v = 0; v < N; ++v) {
-        if (stages[v].empty())
+        if (stages[v].size() == 0)
             continue;
         std::size_t at = 0;
         for (int s = 0; s < R->size_of(v); ++s) {

@@ -11,6 +11,26 @@ ScratchBytes::~ScratchBytes()
     free(data_);
 }
 
+ScratchBytes::ScratchBytes(ScratchBytes &&other) noexcept
+    : data_(other.data_), size_(other.size_), capacity_(other.capacity_)
+{
+    other.data_ = nullptr;
+    other.size_ = other.capacity_ = 0;
+}
+
+ScratchBytes &ScratchBytes::operator=(ScratchBytes &&other) noexcept
+{
+    if (this != &other) {
+        free(data_);
+        data_ = other.data_;
+        size_ = other.size_;
+        capacity_ = other.capacity_;
+        other.data_ = nullptr;
+        other.size_ = other.capacity_ = 0;
+    }
+    return *this;
+}
+
 bool ScratchBytes::resize(std::size_t n)
 {
     if (n > capacity_) {

@@ -19,6 +19,9 @@ public:
     ~ScratchBytes();
     ScratchBytes(const ScratchBytes &) = delete;
     ScratchBytes &operator=(const ScratchBytes &) = delete;
+    // Moving keeps data() where it was (a vector of them may grow).
+    ScratchBytes(ScratchBytes &&other) noexcept;
+    ScratchBytes &operator=(ScratchBytes &&other) noexcept;
 
     // Size n; the first min(old size, n) bytes are kept, the rest is
     // uninitialised. Returns false (and changes nothing) when out of memory.
