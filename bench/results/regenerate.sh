@@ -46,12 +46,13 @@ native)
     ;;
 smpi)
     # One simulation per line of smpi-runs.txt (NAME|NP|mpix-bench arguments, and
-    # optionally |NAME of SimGrid's MPI_Alltoallv, see sim/run's SIM_ALLTOALLV),
+    # optionally |NAME of SimGrid's MPI_Alltoallv, see sim/run's SIM_ALLTOALLV,
+    # and |BYTES for SIM_SHARED_MALLOC, for timing-only runs with --no-verify),
     # on ${PLATFORM:-dragonfly-64x16}, each writing smpi-NAME.csv. Lines are
     # independent: RUNS="NAME ..." regenerates only those. Costs (wall time on
     # the 2-core build machine) are in README.md next to the figures.
     platform="${PLATFORM:-dragonfly-64x16}"
-    while IFS='|' read -r name np args alltoallv; do
+    while IFS='|' read -r name np args alltoallv shared; do
         case "$name" in ''|'#'*) continue ;; esac
         if [ -n "${RUNS:-}" ]; then
             case " $RUNS " in *" $name "*) ;; *) continue ;; esac
@@ -59,8 +60,8 @@ smpi)
         csv="$out/smpi-$name.csv"
         rm -f "$csv"
         # shellcheck disable=SC2086
-        # An empty SIM_ALLTOALLV leaves sim/run's own default in force.
-        SIM_ALLTOALLV="$alltoallv" sim/run "$platform" "$np" -- $args --csv "$csv" </dev/null
+        # Empty fields leave sim/run's own defaults in force.
+        SIM_ALLTOALLV="$alltoallv" SIM_SHARED_MALLOC="$shared" sim/run "$platform" "$np" -- $args --csv "$csv" </dev/null
     done < "$out/smpi-runs.txt"
     bench/plot -o "$out" --prefix smpi "$out"/smpi-*.csv
     ;;
