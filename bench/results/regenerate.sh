@@ -47,12 +47,14 @@ native)
 smpi)
     # One simulation per line of smpi-runs.txt (NAME|NP|mpix-bench arguments, and
     # optionally |NAME of SimGrid's MPI_Alltoallv, see sim/run's SIM_ALLTOALLV,
-    # and |BYTES for SIM_SHARED_MALLOC, for timing-only runs with --no-verify),
+    # |BYTES for SIM_SHARED_MALLOC, for timing-only runs with --no-verify, and
+    # |SimGrid options for SIM_EXTRA, e.g. --cfg=maxmin/precision:1e-4, which
+    # avoids a solver crash in some P=1024 runs: sim/README.md),
     # on ${PLATFORM:-dragonfly-64x16}, each writing smpi-NAME.csv. Lines are
     # independent: RUNS="NAME ..." regenerates only those. Costs (wall time on
     # the 2-core build machine) are in README.md next to the figures.
     platform="${PLATFORM:-dragonfly-64x16}"
-    while IFS='|' read -r name np args alltoallv shared; do
+    while IFS='|' read -r name np args alltoallv shared extra; do
         case "$name" in ''|'#'*) continue ;; esac
         if [ -n "${RUNS:-}" ]; then
             case " $RUNS " in *" $name "*) ;; *) continue ;; esac
@@ -61,7 +63,7 @@ smpi)
         rm -f "$csv"
         # shellcheck disable=SC2086
         # Empty fields leave sim/run's own defaults in force.
-        SIM_ALLTOALLV="$alltoallv" SIM_SHARED_MALLOC="$shared" sim/run "$platform" "$np" -- $args --csv "$csv" </dev/null
+        SIM_ALLTOALLV="$alltoallv" SIM_SHARED_MALLOC="$shared" SIM_EXTRA="$extra" sim/run "$platform" "$np" -- $args --csv "$csv" </dev/null
     done < "$out/smpi-runs.txt"
     bench/plot -o "$out" --prefix smpi "$out"/smpi-*.csv
     ;;
