@@ -134,6 +134,13 @@ void test_alltoall_errors()
     EXPECT_CLASS(MPIX_Alltoall(f.sendbuf.data(), 2, MPI_INT, f.recvbuf.data(), 1, MPI_INT, f.xcomm), MPI_ERR_TRUNCATE,
                  fn);
     EXPECT_CLASS(MPIX_Alltoall(nullptr, 2, MPI_INT, f.recvbuf.data(), 2, MPI_INT, f.xcomm), MPI_ERR_BUFFER, fn);
+    // A non-contiguous type is packed: the NULL must be caught before anything reads it.
+    MPI_Datatype strided;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &strided);
+    MPI_Type_commit(&strided);
+    EXPECT_CLASS(MPIX_Alltoall(nullptr, 1, strided, f.recvbuf.data(), 1, strided, f.xcomm), MPI_ERR_BUFFER, fn);
+    EXPECT_CLASS(MPIX_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, nullptr, 1, strided, f.xcomm), MPI_ERR_BUFFER, fn);
+    MPI_Type_free(&strided);
     MPIX_EXPECT(f.recv_untouched(), "an erroneous MPIX_Alltoall wrote into the receive buffer");
     MPIX_CHECK_ALL("MPIX_Alltoall rejects bad input with the right class and writes nothing");
 }

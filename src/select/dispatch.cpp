@@ -37,6 +37,17 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, const UserSide 
                  bool in_place)
 {
     int p = xcomm->size;
+    // NULL buffers first: packing a non-contiguous send side would read from one.
+    auto has_data = [p](const UserSide &u) {
+        for (int q = 0; q < p; ++q)
+            if (u.count(q) > 0 && u.info.size > 0)
+                return true;
+        return false;
+    };
+    if (!in_place && !send.buf && has_data(send))
+        return raise(xcomm->user, MPI_ERR_BUFFER, fn, "sendbuf is NULL");
+    if (!recv.buf && has_data(recv))
+        return raise(xcomm->user, MPI_ERR_BUFFER, fn, "recvbuf is NULL");
     BlockSide sb, rb;
     int rc = make_send_side(send, p, in_place, xcomm->comm, &sb);
     if (rc != MPI_SUCCESS)
@@ -47,10 +58,6 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, const UserSide 
         return raise(xcomm->user, rc, fn, "out of memory for the receive staging buffer");
     if (sb.bytes[xcomm->rank] > rb.bytes[xcomm->rank])
         return raise(xcomm->user, MPI_ERR_TRUNCATE, fn, "the block a rank sends itself exceeds its receive block");
-    if (sb.total_bytes > 0 && !send.buf)
-        return raise(xcomm->user, MPI_ERR_BUFFER, fn, "sendbuf is NULL");
-    if (rb.total_bytes > 0 && !recv.buf)
-        return raise(xcomm->user, MPI_ERR_BUFFER, fn, "recvbuf is NULL");
 
     Hints hints = resolve_hints(xcomm, nullptr);
     Exchange x{};
