@@ -6,7 +6,6 @@
 #include <mpi.h>
 
 #include <cstddef>
-#include <memory>
 #include <vector>
 
 #include "core/scratch.hpp"
