@@ -12,6 +12,7 @@
 #include "exchange_cases.hpp"
 #include "harness.hpp"
 #include "mpix.h"
+#include "select/registry.hpp"
 #include "topo/topology.hpp"
 
 namespace {
@@ -126,6 +127,44 @@ void test_registry_enumeration()
     CU_ASSERT(n >= 10);
 }
 
+// `auto`'s MPIX_Alltoallv rule at its thresholds (src/select/registry.cpp): P, the
+// node count and the agreed mean block in bytes.
+void test_auto_alltoallv_rule()
+{
+    struct Case {
+        int p, nodes;
+        unsigned long long mean;
+        const char *want;
+    };
+    const Case cases[] = {
+        {7, 1, 16, "pmpi"},                      // too few ranks for any rule
+        {256, 1, 0, "two_phase_bruck"},          // one node: log-time for small blocks
+        {256, 1, 32, "two_phase_bruck"},
+        {256, 1, 33, "parlogna"},
+        {256, 1, 768, "parlogna"},
+        {256, 1, 769, "pmpi"},
+        {256, 16, 32, "two_phase_bruck"},        // 16 nodes of 16: Bruck below 64 B
+        {256, 16, 33, "parlinna_coalesced"},
+        {256, 16, 8192, "parlinna_coalesced"},
+        {256, 16, 8193, "pmpi"},
+        {1024, 64, 0, "node_aware"},             // 64 nodes: node_aware up to 16 KiB
+        {1024, 64, 8192, "node_aware"},
+        {1024, 64, 8193, "pmpi"},
+        {1024, 32, 100, "node_aware"},           // the many-nodes threshold
+        {1024, 31, 100, "parlinna_coalesced"},
+        {64, 32, 100, "parlogna"},               // nodes of 2 ranks: treated as one node
+        {64, 32, 16, "two_phase_bruck"},
+        {8, 2, 100, "parlinna_coalesced"},       // the smallest several-node case
+    };
+    for (const Case &c : cases) {
+        const mpix::Algorithm *a = mpix::auto_alltoallv_rule(c.p, c.nodes, c.mean);
+        std::string got = a ? a->name : "(null)";
+        MPIX_EXPECT(got == c.want, "P=" + std::to_string(c.p) + " nodes=" + std::to_string(c.nodes) +
+                                       " mean=" + std::to_string(c.mean) + ": picked " + got + ", want " + c.want);
+    }
+    MPIX_CHECK_ALL("auto rule for alltoallv");
+}
+
 // Node maps: emulated layouts with uneven last nodes, and the real map.
 void test_topology_maps()
 {
@@ -180,6 +219,7 @@ const mpixtest::TestCase kTests[] = {
     {"selection precedence: env < comm info", test_precedence},
     {"MPIX_Info set/get", test_info_get_set},
     {"registry enumeration", test_registry_enumeration},
+    {"auto rule for alltoallv", test_auto_alltoallv_rule},
     {"topology maps (real, emulated, round-robin)", test_topology_maps},
 };
 

@@ -157,32 +157,42 @@ constexpr unsigned long long kAutoParlognaMaxMean = 768;    // bytes: S <= 1.5 K
 constexpr unsigned long long kAutoNodeAwareMaxMean = 8192;  // bytes: S <= 16 KiB uniform
 constexpr int kAutoManyNodes = 32;                          // 16 nodes: ParLinNa; 64: node_aware
 
+}  // namespace
+
+const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long agreed_mean)
+{
+    if (size < kAutoMinRanks)
+        return find_algorithm(A2AV, "pmpi");
+    bool several_nodes = nnodes > 1 && size >= 4 * nnodes;
+    if (several_nodes && agreed_mean <= kAutoNodeAwareMaxMean) {
+        if (nnodes >= kAutoManyNodes)
+            return find_algorithm(A2AV, "node_aware");
+        if (agreed_mean > kAutoBruckMaxMean)
+            return find_algorithm(A2AV, "parlinna_coalesced");
+    }
+    if (agreed_mean <= kAutoBruckMaxMean)
+        return find_algorithm(A2AV, "two_phase_bruck");
+    if (agreed_mean <= kAutoParlognaMaxMean)
+        return find_algorithm(A2AV, "parlogna");
+    return find_algorithm(A2AV, "pmpi");
+}
+
+namespace {
+
 const Algorithm *auto_alltoallv(const Exchange &x)
 {
-    const Algorithm *direct = find_algorithm(A2AV, "pmpi");
     if (x.size < kAutoMinRanks || !x.sendbytes)
-        return direct;
+        return find_algorithm(A2AV, "pmpi");
     unsigned long long sum = 0, mean, agreed = 0;
     for (int j = 0; j < x.size; ++j)
         if (j != x.rank)
             sum += x.sendbytes[j];
     mean = sum / static_cast<unsigned long long>(x.size - 1);
     if (MPI_Allreduce(&mean, &agreed, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, x.comm) != MPI_SUCCESS)
-        return direct;
+        return find_algorithm(A2AV, "pmpi");
     const Regions *nodes = nullptr;
-    bool several_nodes = get_regions(x.xcomm, Locality::node, &nodes) == MPI_SUCCESS && nodes &&
-                         nodes->count > 1 && x.size >= 4 * nodes->count;
-    if (several_nodes && agreed <= kAutoNodeAwareMaxMean) {
-        if (nodes->count >= kAutoManyNodes)
-            return find_algorithm(A2AV, "node_aware");
-        if (agreed > kAutoBruckMaxMean)
-            return find_algorithm(A2AV, "parlinna_coalesced");
-    }
-    if (agreed <= kAutoBruckMaxMean)
-        return find_algorithm(A2AV, "two_phase_bruck");
-    if (agreed <= kAutoParlognaMaxMean)
-        return find_algorithm(A2AV, "parlogna");
-    return direct;
+    int nnodes = get_regions(x.xcomm, Locality::node, &nodes) == MPI_SUCCESS && nodes ? nodes->count : 1;
+    return auto_alltoallv_rule(x.size, nnodes, agreed);
 }
 
 }  // namespace

@@ -30,6 +30,9 @@ const Algorithm *find_algorithm(Collective c, const char *name);
 // The algorithm a call runs: the resolved hint, or the `auto` rule. The rule uses
 // only values that are equal on every rank, so every rank picks the same one.
 const Algorithm *select_algorithm(Collective c, const Exchange &x);
+// `auto`'s rule for MPIX_Alltoallv, from values every rank agrees on: P, the number
+// of nodes (1 when unknown) and the largest per-rank mean block in bytes.
+const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long agreed_mean);
 const Algorithm *select_sparse_algorithm(Collective c, const Hints &hints, int size, int nnodes);
 // The same with statistics agreed over all ranks (means per rank of messages to
 // other nodes and of distinct other nodes), which may pick node aggregation.
