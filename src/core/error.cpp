@@ -91,16 +91,38 @@ int raise(MPI_Comm comm, int errclass, const char *func, const char *problem)
     return code;
 }
 
-int raise_internal(MPI_Comm comm, int mpi_errcode, const char *func, const char *algorithm)
+namespace {
+
+// The class of an MPI error code and the class's text: codes may carry
+// run-specific details, which would grow the memo table without bound.
+int class_and_text(int mpi_errcode, std::string *text)
 {
     int errclass = MPI_ERR_INTERN;
     MPI_Error_class(mpi_errcode, &errclass);
-    char text[MPI_MAX_ERROR_STRING];
+    char buf[MPI_MAX_ERROR_STRING];
     int len = 0;
-    // The class's text, not the code's: codes may carry run-specific details,
-    // which would grow the memo table without bound.
-    MPI_Error_string(errclass, text, &len);
-    std::string problem = std::string("algorithm '") + algorithm + "' failed: " + std::string(text, len);
+    MPI_Error_string(errclass, buf, &len);
+    text->assign(buf, len);
+    return errclass;
+}
+
+}  // namespace
+
+int raise_internal(MPI_Comm comm, int mpi_errcode, const char *func, const char *algorithm)
+{
+    std::string text;
+    int errclass = class_and_text(mpi_errcode, &text);
+    std::string problem = std::string("algorithm '") + algorithm + "' failed: " + text;
+    return raise(comm, errclass, func, problem.c_str());
+}
+
+int raise_staging(MPI_Comm comm, int mpi_errcode, const char *func, const char *what)
+{
+    if (mpi_errcode == MPI_ERR_NO_MEM)
+        return raise(comm, MPI_ERR_NO_MEM, func, (std::string("out of memory for ") + what).c_str());
+    std::string text;
+    int errclass = class_and_text(mpi_errcode, &text);
+    std::string problem = std::string("packing ") + what + " failed: " + text;
     return raise(comm, errclass, func, problem.c_str());
 }
 

@@ -24,6 +24,10 @@ int raise(MPI_Comm comm, int errclass, const char *func, const char *problem);
 // class and naming the function and algorithm that failed.
 int raise_internal(MPI_Comm comm, int mpi_errcode, const char *func, const char *algorithm);
 
+// Raises a failure to stage or pack `what` (a buffer) before anything is sent:
+// MPI_ERR_NO_MEM as "out of memory for <what>", any other code with its class.
+int raise_staging(MPI_Comm comm, int mpi_errcode, const char *func, const char *what);
+
 // Runs the body of a C entry point. No C++ exception may leave the library
 // through a C function (that would terminate the program): std::bad_alloc from
 // a container becomes MPI_ERR_NO_MEM, anything else MPI_ERR_INTERN, raised on

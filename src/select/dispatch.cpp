@@ -51,11 +51,10 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, const UserSide 
     BlockSide sb, rb;
     int rc = make_send_side(send, p, in_place, xcomm->comm, &sb);
     if (rc != MPI_SUCCESS)
-        return rc == MPI_ERR_NO_MEM ? raise(xcomm->user, rc, fn, "out of memory for the send staging buffer")
-                                    : raise_internal(xcomm->user, rc, fn, "packing the send buffer");
+        return raise_staging(xcomm->user, rc, fn, "the send staging buffer");
     rc = make_recv_side(recv, p, &rb);
     if (rc != MPI_SUCCESS)
-        return raise(xcomm->user, rc, fn, "out of memory for the receive staging buffer");
+        return raise_staging(xcomm->user, rc, fn, "the receive staging buffer");
     if (sb.bytes[xcomm->rank] > rb.bytes[xcomm->rank])
         return raise(xcomm->user, MPI_ERR_TRUNCATE, fn, "the block a rank sends itself exceeds its receive block");
 

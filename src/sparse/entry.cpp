@@ -159,8 +159,7 @@ int exchange_messages(MPIX_Comm *xcomm, MPIX_Info *xinfo, Collective c, const ch
     int rc = make_messages(nnz, dest, static_cast<const char *>(vals), counts, displs, count, type, ti, xcomm->comm,
                            &staging, &x.sends);
     if (rc != MPI_SUCCESS)
-        return rc == MPI_ERR_NO_MEM ? raise(xcomm->user, rc, fn, "out of memory for the packed sendvals")
-                                    : raise_internal(xcomm->user, rc, fn, "packing sendvals");
+        return raise_staging(xcomm->user, rc, fn, "the packed sendvals");
     return run_sparse(xcomm, c, fn, x, hints, order);
 }
 
