@@ -42,7 +42,7 @@ const HintKey kKeys[] = {
     {"crs_recv_nnz_known", HintKind::boolean, 0, "true|false", "false",
      "*recv_nnz is the exact number of sources, not a capacity"},
     {"crs_recv_size_known", HintKind::boolean, 0, "true|false", "false",
-     "*recv_size is the exact received size, not a capacity"},
+     "*recv_size is the exact received size, not a capacity (accepted; no backend needs it: sizes travel with the data)"},
     {"trace", HintKind::path, 0, "path prefix (empty: off)", "(off)",
      "append one JSON line per round to PREFIX.<rank>.jsonl"},
     {nullptr, HintKind::path, 0, nullptr, nullptr, nullptr},
