@@ -1,8 +1,10 @@
-// ParLogNa's structure read back from its trace files: K rounds for every radix,
-// total data volume D, the temporary buffer bound P-1-K blocks, and every block
-// arriving at its destination exactly once.
+// Structure read back from trace files. ParLogNa: K rounds for every radix, total
+// data volume D, the temporary buffer bound P-1-K blocks, and every block arriving
+// at its destination exactly once. The node-aware family: every block arrives
+// once, each pair of units exchanges one message, only leaders leave the node.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -59,7 +61,7 @@ std::size_t block_size(int src, int dst, int seed, std::size_t max_bytes)
 }
 
 struct Line {
-    int round, send_peer;
+    int round, send_peer, recv_peer;
     std::vector<long long> blocks;
     unsigned long long sent, recv, temp, stage;
 };
@@ -81,6 +83,7 @@ std::vector<Line> read_trace(const std::string &file)
         Line l;
         l.round = static_cast<int>(field(s, "round"));
         l.send_peer = static_cast<int>(field(s, "send_peer"));
+        l.recv_peer = static_cast<int>(field(s, "recv_peer"));
         l.sent = static_cast<unsigned long long>(field(s, "bytes_sent"));
         l.recv = static_cast<unsigned long long>(field(s, "bytes_recv"));
         l.temp = static_cast<unsigned long long>(field(s, "temp_bytes"));
@@ -241,9 +244,170 @@ void test_parlogna_every_radix()
         rmdir(dir.c_str());
 }
 
+
+// Gathers every rank's trace lines on rank 0 as (rank, line) pairs, flattened:
+// rank, round, send_peer, recv_peer, block count, blocks...
+std::vector<long long> gather_lines(const std::vector<Line> &lines, int *total)
+{
+    std::vector<long long> flat;
+    for (const Line &l : lines) {
+        flat.insert(flat.end(), {mpixtest::rank(), l.round, l.send_peer, l.recv_peer,
+                                 static_cast<long long>(l.blocks.size())});
+        flat.insert(flat.end(), l.blocks.begin(), l.blocks.end());
+    }
+    int n = static_cast<int>(flat.size()), p = mpixtest::size();
+    std::vector<int> counts(p), displs(p);
+    MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    *total = 0;
+    for (int i = 0; i < p; ++i) {
+        displs[i] = *total;
+        *total += counts[i];
+    }
+    std::vector<long long> every(mpixtest::rank() == 0 ? *total : 0);
+    MPI_Gatherv(flat.data(), n, MPI_LONG_LONG, every.data(), counts.data(), displs.data(), MPI_LONG_LONG, 0,
+                MPI_COMM_WORLD);
+    return every;
+}
+
+enum class Units { none, nodes, half_nodes };
+
+// One traced call of a node-aware algorithm on nodes of `ppn` consecutive ranks
+// (the last one smaller when ppn does not divide P; 2 leaders or groups per node).
+// Checks the data, then from the traces of all ranks: every block s->d (s != d)
+// arrives at d exactly once; each ordered pair of `units` exchanges exactly one
+// message, carrying exactly the blocks from one unit to the other; only the first
+// rank of each of `leaders` sends to other nodes (Units::none: anyone may).
+void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const char *algo, int ppn, Units units,
+                 Units leaders)
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    std::string prefix = dir + "/" + algo + std::to_string(ppn);
+    std::string what = std::string(algo) + " P=" + std::to_string(p) + " ppn=" + std::to_string(ppn);
+    MPIX_Comm_update_locality(xcomm, ppn);
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    MPIX_Info_set(info, alltoall ? "alltoall_algorithm" : "alltoallv_algorithm", algo);
+    MPIX_Info_set(info, "leaders_per_node", "2");
+    MPIX_Info_set(info, "trace", prefix.c_str());
+    MPIX_Comm_set_info(xcomm, info);
+    MPIX_Info_free(&info);
+
+    // Nonzero blocks (zero-byte ones send nothing, which would hide messages).
+    auto bytes = [&](int s, int d) { return alltoall ? 4 : 1 + static_cast<int>(mpixtest::mix(s, d, 7) % 9); };
+    std::vector<int> sc(p), sd(p), rc(p), rd(p);
+    int stotal = 0, rtotal = 0;
+    for (int j = 0; j < p; ++j) {
+        sc[j] = bytes(me, j);
+        rc[j] = bytes(j, me);
+        sd[j] = stotal;
+        rd[j] = rtotal;
+        stotal += sc[j];
+        rtotal += rc[j];
+    }
+    std::vector<unsigned char> sbuf(stotal), rbuf(rtotal + 1, 0xEE);
+    for (int j = 0; j < p; ++j)
+        for (int b = 0; b < sc[j]; ++b)
+            sbuf[sd[j] + b] = static_cast<unsigned char>(mpixtest::mix(me, j, b));
+    int err = alltoall ? MPIX_Alltoall(sbuf.data(), 4, MPI_BYTE, rbuf.data(), 4, MPI_BYTE, xcomm)
+                       : MPIX_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(),
+                                        rd.data(), MPI_BYTE, xcomm);
+    MPIX_EXPECT(err == MPI_SUCCESS, what + ": call failed");
+    bool ok = rbuf[rtotal] == 0xEE;
+    for (int j = 0; j < p; ++j)
+        for (int b = 0; b < rc[j]; ++b)
+            ok = ok && rbuf[rd[j] + b] == static_cast<unsigned char>(mpixtest::mix(j, me, b));
+    MPIX_EXPECT(ok, what + ": wrong data");
+
+    std::string file = prefix + "." + std::to_string(me) + ".jsonl";
+    std::vector<Line> lines = read_trace(file);
+    std::remove(file.c_str());
+    int total = 0;
+    std::vector<long long> every = gather_lines(lines, &total);
+    if (me == 0) {
+        // The units, computed here from ppn: node r / ppn; half nodes split a
+        // node of n ranks into min(2, n) groups by local index i * 2 / n.
+        auto node_of = [&](int r) { return r / ppn; };
+        auto half_of = [&](int r) {
+            int first = node_of(r) * ppn, n = std::min(ppn, p - first), k = std::min(2, n);
+            return node_of(r) * 2 + (r - first) * k / n;
+        };
+        auto unit_of = [&](int r) { return units == Units::nodes ? node_of(r) : half_of(r); };
+        auto leads = [&](int r) {  // the first rank of its node or half node
+            return leaders == Units::none || r == 0 ||
+                   (leaders == Units::nodes ? node_of(r - 1) != node_of(r) : half_of(r - 1) != half_of(r));
+        };
+        std::map<long long, int> arrivals;
+        std::map<std::pair<int, int>, int> messages;
+        std::map<std::pair<int, int>, std::set<long long>> carried;
+        for (int i = 0; i < total;) {
+            int rank = static_cast<int>(every[i]), to = static_cast<int>(every[i + 2]);
+            int from = static_cast<int>(every[i + 3]), n = static_cast<int>(every[i + 4]);
+            i += 5;
+            for (int b = 0; b < n; ++b, ++i) {
+                long long id = every[i];
+                if (from >= 0 && id % p == rank)
+                    ++arrivals[id];
+                if (to >= 0 && unit_of(rank) != unit_of(to))
+                    carried[{unit_of(rank), unit_of(to)}].insert(id);
+            }
+            if (to >= 0 && unit_of(rank) != unit_of(to))
+                ++messages[{unit_of(rank), unit_of(to)}];
+            if (to >= 0 && node_of(rank) != node_of(to))
+                MPIX_EXPECT(leads(rank), what + ": rank " + std::to_string(rank) + " is no leader but sent to " +
+                                                 std::to_string(to) + " on another node");
+        }
+        for (int s = 0; s < p; ++s)
+            for (int d = 0; d < p; ++d)
+                if (s != d) {
+                    long long id = static_cast<long long>(s) * p + d;
+                    MPIX_EXPECT(arrivals[id] == 1, what + ": block " + std::to_string(s) + "->" + std::to_string(d) +
+                                                       " arrived " + std::to_string(arrivals[id]) + " times");
+                }
+        {
+            int nunits = unit_of(p - 1) + 1;
+            for (int u = 0; u < nunits; ++u)
+                for (int v = 0; v < nunits; ++v) {
+                    std::set<long long> want;
+                    for (int s = 0; s < p; ++s)
+                        for (int d = 0; d < p; ++d)
+                            if (unit_of(s) == u && unit_of(d) == v)
+                                want.insert(static_cast<long long>(s) * p + d);
+                    if (u == v || want.empty())
+                        continue;
+                    std::string pair = what + ": units " + std::to_string(u) + "->" + std::to_string(v);
+                    const std::pair<int, int> key(u, v);
+                    MPIX_EXPECT(messages[key] == 1, pair + " exchanged " + std::to_string(messages[key]) + " messages");
+                    MPIX_EXPECT(carried[key] == want, pair + ": wrong blocks");
+                }
+        }
+    }
+    MPIX_Comm_update_locality(xcomm, 0);
+    MPIX_CHECK_ALL(what.c_str());
+}
+
+void test_relay_family()
+{
+    std::string dir = make_prefix();
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    for (int ppn : {2, 3, 4}) {
+        check_relay(xcomm, dir, false, "node_aware", ppn, Units::nodes, Units::none);
+        check_relay(xcomm, dir, true, "node_aware", ppn, Units::nodes, Units::none);
+        check_relay(xcomm, dir, false, "locality_aware", ppn, Units::half_nodes, Units::none);
+        check_relay(xcomm, dir, true, "hierarchical", ppn, Units::nodes, Units::nodes);
+        check_relay(xcomm, dir, true, "multileader", ppn, Units::half_nodes, Units::half_nodes);
+        check_relay(xcomm, dir, true, "multileader_locality", ppn, Units::nodes, Units::half_nodes);
+    }
+    MPIX_Comm_free(&xcomm);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mpixtest::rank() == 0)
+        rmdir(dir.c_str());
+}
+
 const mpixtest::TestCase kTests[] = {
     {"ParLogNa K against an independent digit count, P <= 64", test_round_count_formula},
     {"ParLogNa traces: K, D, temporary bound, each block once", test_parlogna_every_radix},
+    {"node-aware family traces: each block once, one message per unit pair", test_relay_family},
 };
 
 }  // namespace

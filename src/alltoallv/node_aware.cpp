@@ -16,6 +16,7 @@
 #include "core/error.hpp"
 #include "core/p2p.hpp"
 #include "core/scratch.hpp"
+#include "core/trace.hpp"
 
 namespace mpix {
 
@@ -83,6 +84,19 @@ struct Message {
 };
 
 using KeyFn = std::function<int(int from, int to)>;
+
+// Traces one message of hop `hop` (the hop is the round): its blocks' global ids
+// and its payload, as sent (to >= 0) or received (from >= 0).
+void trace_message(const Exchange &x, int hop, int to, int from, const std::vector<Item> &items, std::size_t bytes)
+{
+    if (!x.trace)
+        return;
+    std::vector<long long> ids;
+    ids.reserve(items.size());
+    for (const Item &it : items)
+        ids.push_back(static_cast<long long>(it.s) * x.size + it.d);
+    x.trace->round(hop, to, from, ids, to >= 0 ? bytes : 0, from >= 0 ? bytes : 0);
+}
 
 struct HopIo {
     std::vector<ScratchBytes> storage;  // received payloads (kept for the next hop)
@@ -169,6 +183,7 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
             }
             reqs.emplace_back();
             MPIX_CHECK(isend_bytes(from, total, m.peer, tag, x.comm, &reqs.back()));
+            trace_message(x, tag - x.tag, m.peer, -1, m.items, total);
         }
         if (!header_reqs.empty())
             MPIX_CHECK(wait_all(static_cast<int>(header_reqs.size()), header_reqs.data()));
@@ -194,6 +209,8 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
                 io->storage.emplace_back();
                 if (!io->storage.back().resize(total))
                     return MPI_ERR_NO_MEM;
+                if (x.trace)
+                    x.trace->temp_alloc(total);
                 into = io->storage.back().data();
                 std::size_t at = 0;
                 for (Item &it : m.items) {
@@ -203,6 +220,7 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
             }
             reqs.emplace_back();
             MPIX_CHECK(irecv_bytes(into, total, m.peer, tag, x.comm, &reqs.back()));
+            trace_message(x, tag - x.tag, -1, m.peer, m.items, total);
         }
         MPIX_CHECK(wait_all(static_cast<int>(reqs.size()), reqs.data()));
     }
