@@ -655,15 +655,15 @@ std::string Bench::picked(const Layout &l, long long s)
     if (crs()) {
         // The same statistics the library's rule agrees on (src/sparse/entry.cpp).
         const mpix::Regions *reg = nullptr;
-        double msgs = 0, other_nodes = 0;
+        long long max_remote_sends = 0;
         int count = 0;
         if (hints.algorithm_for(o_.coll) == "auto" && !hints.crs_recv_nnz_known &&
             mpix::get_regions(xcomm_, hints.locality, &reg) == MPI_SUCCESS && reg) {
             count = reg->count;
-            if (count > 1)
-                mpix::agreed_locality_stats(l.dest.data(), l.dest.size(), reg, world_, p_, &msgs, &other_nodes);
+            if (mpix::sparse_auto_needs_stats(count))
+                mpix::agreed_max_remote_sends(l.dest.data(), l.dest.size(), reg, world_, &max_remote_sends);
         }
-        a = mpix::select_sparse_algorithm(o_.coll, hints, p_, count, msgs, other_nodes);
+        a = mpix::select_sparse_algorithm(o_.coll, hints, p_, count, max_remote_sends);
     } else {
         mpix::Exchange x{};
         x.xcomm = xcomm_;

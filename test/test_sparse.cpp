@@ -18,6 +18,8 @@
 #include "harness.hpp"
 #include "mpix.h"
 #include "select/registry.hpp"
+#include "sparse/sparse.hpp"
+#include "topo/topology.hpp"
 
 namespace {
 
@@ -600,18 +602,49 @@ void test_auto_rule()
 {
     mpix::Hints h;
     h.algorithm[static_cast<int>(Collective::alltoall_crs)] = "auto";
-    auto pick = [&](int nodes, double msgs, double distinct) {
-        return std::string(mpix::select_sparse_algorithm(Collective::alltoall_crs, h, 64, nodes, msgs, distinct)->name);
+    auto pick = [&](int nodes, long long max_remote_sends) {
+        return std::string(mpix::select_sparse_algorithm(Collective::alltoall_crs, h, 64, nodes, max_remote_sends)->name);
     };
-    CU_ASSERT(pick(1, 0, 0) == "nonblocking");
-    CU_ASSERT(pick(8, 20, 4) == "nonblocking_locality");
-    CU_ASSERT(pick(8, 3, 3) == "nonblocking");
-    CU_ASSERT(pick(2, 20, 1) == "nonblocking");
+    CU_ASSERT(pick(1, 0) == "nonblocking");
+    CU_ASSERT(pick(1, 100) == "nonblocking");  // one node: nothing to aggregate
+    CU_ASSERT(pick(3, 100) == "nonblocking");  // below 4 nodes
+    CU_ASSERT(pick(4, 17) == "nonblocking_locality");
+    CU_ASSERT(pick(16, 16) == "nonblocking");  // the threshold itself
+    CU_ASSERT(pick(64, 444) == "nonblocking_locality");
+    CU_ASSERT(!mpix::sparse_auto_needs_stats(3) && mpix::sparse_auto_needs_stats(4));
     h.crs_recv_nnz_known = true;
-    CU_ASSERT(pick(8, 20, 4) == "personalized");
+    CU_ASSERT(pick(8, 100) == "personalized");
     h.crs_recv_nnz_known = false;
     h.algorithm[static_cast<int>(Collective::alltoall_crs)] = "rma";
-    CU_ASSERT(pick(8, 20, 4) == "rma");
+    CU_ASSERT(pick(8, 100) == "rma");
+}
+
+// The statistic every rank agrees on: the most off-node sends of any rank, here
+// on nodes of 2 ranks with rank 0 sending to every other node's ranks.
+void test_auto_statistic()
+{
+    int p = mpixtest::size(), me = mpixtest::rank();
+    MPIX_Comm *xc;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xc, MPI_COMM_WORLD), MPI_SUCCESS);
+    MPIX_Comm_update_locality(xc, 2);
+    const mpix::Regions *reg = nullptr;
+    MPIX_EXPECT(mpix::get_regions(xc, mpix::Locality::node, &reg) == MPI_SUCCESS && reg, "no node regions");
+    std::vector<int> dests;
+    if (me == 0)
+        for (int d = 2; d < p; ++d)
+            dests.push_back(d);  // p - 2 off-node destinations
+    else if (me == 1)
+        dests.push_back(0);  // on its own node: not counted
+    long long got = -1;
+    if (reg)
+        MPIX_EXPECT(mpix::agreed_max_remote_sends(dests.data(), dests.size(), reg, MPI_COMM_WORLD, &got) ==
+                        MPI_SUCCESS,
+                    "allreduce failed");
+    long long want = p > 2 ? p - 2 : 0;
+    MPIX_EXPECT(got == want, "max off-node sends " + std::to_string(got) + ", want " + std::to_string(want));
+    MPIX_Comm_update_locality(xc, 0);
+    MPIX_Comm_free(&xc);
+    MPIX_CHECK_ALL("agreed max off-node sends");
 }
 
 void test_errors()
@@ -697,6 +730,7 @@ void timed()
 const mpixtest::TestCase kTests[] = {
     {"registry rows", timed<test_registry>},
     {"auto rule", timed<test_auto_rule>},
+    {"auto statistic: max off-node sends", timed<test_auto_statistic>},
     {"every backend on every shared matrix's halo pattern", timed<test_matrices>},
     {"random patterns: empty ranks, self messages, dense rows", timed<test_random_patterns>},
     {"zero-length messages", timed<test_zero_length>},

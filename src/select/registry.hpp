@@ -34,10 +34,12 @@ const Algorithm *select_algorithm(Collective c, const Exchange &x);
 // of nodes (1 when unknown) and the largest per-rank mean block in bytes.
 const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long agreed_mean);
 const Algorithm *select_sparse_algorithm(Collective c, const Hints &hints, int size, int nnodes);
-// The same with statistics agreed over all ranks (means per rank of messages to
-// other nodes and of distinct other nodes), which may pick node aggregation.
+// The same with the statistic agreed over all ranks: the most messages any rank
+// sends to other nodes (may pick node aggregation). Needed only when
+// sparse_auto_needs_stats(nnodes); callers skip the allreduce otherwise.
+bool sparse_auto_needs_stats(int nnodes);
 const Algorithm *select_sparse_algorithm(Collective c, const Hints &hints, int size, int nnodes,
-                                         double inter_msgs_per_rank, double inter_nodes_per_rank);
+                                         long long max_remote_sends);
 
 }  // namespace mpix
 

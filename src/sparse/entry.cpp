@@ -46,27 +46,16 @@ bool check_dests(int nnz, const int *dest, int size, Problem *pb)
 
 }  // namespace
 
-// The agreed statistics `auto` may use when aggregation by node is an option:
-// messages to other nodes and distinct other nodes, summed over ranks.
-int mpix::agreed_locality_stats(const int *dests, std::size_t ndests, const Regions *reg, MPI_Comm comm, int size,
-                          double *msgs, double *nodes)
+// The statistic `auto` agrees on when aggregation by node is an option: the
+// largest number of messages one rank sends to other nodes.
+int mpix::agreed_max_remote_sends(const int *dests, std::size_t ndests, const Regions *reg, MPI_Comm comm,
+                                  long long *max_sends)
 {
-    std::vector<char> hit(static_cast<std::size_t>(reg->count), 0);
-    long long local[2] = {0, 0}, sum[2] = {0, 0};
-    for (std::size_t i = 0; i < ndests; ++i) {
-        int r = reg->region_of[dests[i]];
-        if (r == reg->my_region)
-            continue;
-        ++local[0];
-        if (!hit[r]) {
-            hit[r] = 1;
-            ++local[1];
-        }
-    }
-    MPIX_CHECK(MPI_Allreduce(local, sum, 2, MPI_LONG_LONG, MPI_SUM, comm));
-    *msgs = static_cast<double>(sum[0]) / size;
-    *nodes = static_cast<double>(sum[1]) / size;
-    return MPI_SUCCESS;
+    long long mine = 0;
+    for (std::size_t i = 0; i < ndests; ++i)
+        if (reg->region_of[dests[i]] != reg->my_region)
+            ++mine;
+    return MPI_Allreduce(&mine, max_sends, 1, MPI_LONG_LONG, MPI_MAX, comm);
 }
 
 namespace {
@@ -88,16 +77,16 @@ int run_sparse(MPIX_Comm *xcomm, Collective c, const char *fn, SparseExchange &x
         rc = get_regions(xcomm, hints.locality, &reg);
         if (rc != MPI_SUCCESS)
             return raise_internal(xcomm->user, rc, fn, "topology");
-        double msgs = 0, nodes = 0;
-        if (reg->count > 1) {  // on one node there is nothing to aggregate: no statistics
+        long long max_remote_sends = 0;
+        if (sparse_auto_needs_stats(reg->count)) {  // else nothing to aggregate: no statistics
             std::vector<int> dests;
             for (const SparseMessage &m : x.sends)
                 dests.push_back(m.dest);
-            rc = agreed_locality_stats(dests.data(), dests.size(), reg, x.comm, x.size, &msgs, &nodes);
+            rc = agreed_max_remote_sends(dests.data(), dests.size(), reg, x.comm, &max_remote_sends);
             if (rc != MPI_SUCCESS)
                 return raise_internal(xcomm->user, rc, fn, "auto");
         }
-        a = select_sparse_algorithm(c, hints, x.size, reg->count, msgs, nodes);
+        a = select_sparse_algorithm(c, hints, x.size, reg->count, max_remote_sends);
     } else {
         a = select_sparse_algorithm(c, hints, x.size, 0);
     }
