@@ -50,6 +50,8 @@ const char *const kUsage =
     "  --radix R[,...]|sweep         radix values for algorithms that read `radix`\n"
     "  --batch B[,...]|sweep         batch_size values for algorithms that read it\n"
     "  --ppn N                       emulate nodes of N consecutive ranks\n"
+    "  --hint KEY=VALUE              any other hint for every algorithm (README, Hints),\n"
+    "                                e.g. inner=pairwise; repeatable; shown in params\n"
     "  --iters N --warmup N          timed / untimed calls per parameter set\n"
     "  --seed N                      workload seed (1)\n"
     "  --baseline mpi|NAME|none      what speedup is relative to (mpi = MPI_Alltoall(v);\n"
@@ -75,6 +77,7 @@ struct Options {
     unsigned long long seed = 1;
     std::string baseline = "mpi";
     std::string csv, json;
+    std::vector<std::pair<std::string, std::string>> hints;  // --hint KEY=VALUE
     bool verify = true;
     bool list = false;
 };
@@ -182,6 +185,27 @@ std::string parse(int argc, char **argv, Options *o)
             if (!parse_ll(v, &n) || n < 0)
                 return "bad --seed " + v;
             o->seed = (unsigned long long)n;
+        } else if (a == "--hint") {
+            std::size_t eq = v.find('=');
+            if (eq == std::string::npos || eq == 0)
+                return "bad --hint " + v + " (KEY=VALUE)";
+            std::string key = v.substr(0, eq), val = v.substr(eq + 1);
+            bool ours = key.size() > 10 && key.compare(key.size() - 10, 10, "_algorithm") == 0;
+            if (ours || key == "radix" || key == "batch_size")
+                return "--hint " + key + ": use --algo, --radix or --batch";
+            // MPIX_Info_set validates key and value, raising errors on MPI_COMM_SELF.
+            MPI_Errhandler old;
+            MPI_Comm_get_errhandler(MPI_COMM_SELF, &old);
+            MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+            MPIX_Info *info;
+            MPIX_Info_init(&info);
+            int rc = MPIX_Info_set(info, key.c_str(), val.c_str());
+            MPIX_Info_free(&info);
+            MPI_Comm_set_errhandler(MPI_COMM_SELF, old);
+            MPI_Errhandler_free(&old);
+            if (rc != MPI_SUCCESS)
+                return "bad --hint " + v + " (unknown key or malformed value)";
+            o->hints.emplace_back(key, val);
         } else if (a == "--baseline") {
             o->baseline = v;
         } else if (a == "--csv") {
@@ -495,9 +519,11 @@ std::string Bench::layout_for(long long s, Layout *l)
     return "";
 }
 
-void set_hints(MPIX_Info *info, Collective c, const std::string &algo, int radix, int batch)
+void set_hints(MPIX_Info *info, const Options &o, const std::string &algo, int radix, int batch)
 {
-    MPIX_Info_set(info, (std::string(mpix::collective_name(c)) + "_algorithm").c_str(), algo.c_str());
+    for (const auto &kv : o.hints)
+        MPIX_Info_set(info, kv.first.c_str(), kv.second.c_str());
+    MPIX_Info_set(info, (std::string(mpix::collective_name(o.coll)) + "_algorithm").c_str(), algo.c_str());
     if (radix > 0)
         MPIX_Info_set(info, "radix", std::to_string(radix).c_str());
     if (batch > 0)
@@ -523,7 +549,7 @@ int Bench::call(const std::string &algo, int radix, int batch, const Layout &l, 
     }
     MPIX_Info *info;
     MPIX_Info_init(&info);
-    set_hints(info, o_.coll, algo, radix, batch);
+    set_hints(info, o_, algo, radix, batch);
     int rc;
     crs_recv_nnz_ = p_;
     crs_src_out_.assign(p_, -1);
@@ -611,7 +637,7 @@ bool Bench::measure(const std::string &label, const std::string &algo, int radix
     if (!mpi && !crs()) {
         MPIX_Info *info;
         MPIX_Info_init(&info);
-        set_hints(info, o_.coll, algo, radix, batch);
+        set_hints(info, o_, algo, radix, batch);
         MPIX_Comm_set_info(xcomm_, info);
         MPIX_Info_free(&info);
     }
@@ -715,13 +741,15 @@ bool reads(const mpix::Algorithm *a, const char *key)
     return keys.find(std::string(",") + key + ",") != std::string::npos;
 }
 
-std::string params_text(int radix, int batch)
+std::string params_text(int radix, int batch, const Options &o)
 {
     std::string t;
     if (radix > 0)
         t += "radix=" + std::to_string(radix);
     if (batch > 0)
         t += std::string(t.empty() ? "" : ";") + "batch_size=" + std::to_string(batch);
+    for (const auto &kv : o.hints)
+        t += std::string(t.empty() ? "" : ";") + kv.first + "=" + kv.second;
     return t.empty() ? "default" : t;
 }
 
@@ -850,7 +878,7 @@ int Bench::run()
             for (int r : reads(a, "radix") ? radixes : std::vector<int>{0})
                 for (int b : reads(a, "batch_size") ? batches : std::vector<int>{0}) {
                     Row row;
-                    std::string params = params_text(r, b);
+                    std::string params = params_text(r, b, o_);
                     progress(std::string(a->name) + " " + params, s);
                     all_ok &= measure(a->name, a->name, r, b, l, s, &row);
                     row.params = params;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # mpix-bench at 4 ranks, briefly, with verification: every collective's algorithms,
-# every distribution, a radix/batch sweep, emulated nodes, CSV/JSON output, and a
-# bad option. mpix-bench exits non-zero when any result is wrong.
+# every distribution, a radix/batch sweep, emulated nodes, --hint, CSV/JSON output,
+# and bad options. mpix-bench exits non-zero when any result is wrong.
 set -e
 bench=bench/mpix-bench
 run="${MPIEXEC:-mpiexec} -n 4 $bench"
@@ -20,6 +20,11 @@ for dist in normal powerlaw fft1 fft2 matrix:"${MPIX_MATRIX:-}" traffic:"$tmp/tr
     printf '0 1 2 3\n4 0 6 7\n8 9 0 11\n0 0 0 0\n' >"$tmp/traffic"
     $run --dist "$dist" --algo pairwise,scattered --iters 1 --warmup 0 --ppn 2 --csv "$tmp/out.csv" >/dev/null 2>&1
 done
+# --hint reaches the library: node_aware traces (hint trace) and names its hints.
+$run --algo node_aware --ppn 2 --hint inner=pairwise --hint trace="$tmp/tr" --size 16 --iters 1 --warmup 0 \
+    --csv "$tmp/out.csv" >/dev/null 2>&1
+grep -q '"algorithm":"node_aware"' "$tmp/tr.0.jsonl"
+grep -q '^alltoallv,node_aware,inner=pairwise;trace=' "$tmp/out.csv"
 # One header, then rows, all verified.
 test "$(grep -c '^collective,algorithm,params,P,nodes,ppn,size,dist,median_us' "$tmp/out.csv")" -eq 1
 if grep -v '^collective' "$tmp/out.csv" | grep -v ',yes$'; then echo "unverified rows"; exit 1; fi
@@ -27,4 +32,6 @@ grep -q '"speedup_vs_mpi"' "$tmp/out.json"
 # Bad input is refused with a non-zero exit.
 if $run --dist nosuch >/dev/null 2>&1; then echo "bad --dist accepted"; exit 1; fi
 if $run --dist traffic:/nonexistent >/dev/null 2>&1; then echo "missing traffic file accepted"; exit 1; fi
+if $run --hint inner=sideways >/dev/null 2>&1; then echo "bad --hint accepted"; exit 1; fi
+if $run --hint radix=2 >/dev/null 2>&1; then echo "--hint radix accepted"; exit 1; fi
 echo "mpix-bench smoke: 1 passed, 0 failed"
