@@ -50,17 +50,22 @@ smpi)
     # |BYTES for SIM_SHARED_MALLOC, for timing-only runs with --no-verify, and
     # |SimGrid options for SIM_EXTRA, e.g. --cfg=maxmin/precision:1e-4, which
     # avoids a solver crash in some P=1024 runs: sim/README.md),
-    # on ${PLATFORM:-dragonfly-64x16}, each writing smpi-NAME.csv. Lines are
-    # independent: RUNS="NAME ..." regenerates only those. Costs (wall time on
-    # the 2-core build machine) are in README.md next to the figures.
+    # on ${PLATFORM:-dragonfly-64x16}, each writing smpi-NAME.csv; lines of the
+    # same NAME (one simulation per row where rows are expensive) append to one
+    # CSV. RUNS="NAME ..." regenerates only those. Costs (wall time on the 2-core
+    # build machine) are in the comment after each line.
     platform="${PLATFORM:-dragonfly-64x16}"
+    started=" "
     while IFS='|' read -r name np args alltoallv shared extra; do
         case "$name" in ''|'#'*) continue ;; esac
         if [ -n "${RUNS:-}" ]; then
             case " $RUNS " in *" $name "*) ;; *) continue ;; esac
         fi
         csv="$out/smpi-$name.csv"
-        rm -f "$csv"
+        case "$started" in
+            *" $name "*) ;;
+            *) rm -f "$csv"; started="$started$name " ;;
+        esac
         # shellcheck disable=SC2086
         # Empty fields leave sim/run's own defaults in force.
         SIM_ALLTOALLV="$alltoallv" SIM_SHARED_MALLOC="$shared" SIM_EXTRA="$extra" sim/run "$platform" "$np" -- $args --csv "$csv" </dev/null
