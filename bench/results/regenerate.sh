@@ -49,14 +49,15 @@ smpi)
     # optionally |NAME of SimGrid's MPI_Alltoallv, see sim/run's SIM_ALLTOALLV,
     # |BYTES for SIM_SHARED_MALLOC, for timing-only runs with --no-verify, and
     # |SimGrid options for SIM_EXTRA, e.g. --cfg=maxmin/precision:1e-4, which
-    # avoids a solver crash in some P=1024 runs: sim/README.md),
+    # avoids a solver crash in some P=1024 runs: sim/README.md, |a platform for
+    # this line only),
     # on ${PLATFORM:-dragonfly-64x16}, each writing smpi-NAME.csv; lines of the
     # same NAME (one simulation per row where rows are expensive) append to one
     # CSV. RUNS="NAME ..." regenerates only those. Costs (wall time on the 2-core
     # build machine) are in the comment after each line.
     platform="${PLATFORM:-dragonfly-64x16}"
     started=" "
-    while IFS='|' read -r name np args alltoallv shared extra; do
+    while IFS='|' read -r name np args alltoallv shared extra line_platform; do
         case "$name" in ''|'#'*) continue ;; esac
         if [ -n "${RUNS:-}" ]; then
             case " $RUNS " in *" $name "*) ;; *) continue ;; esac
@@ -68,7 +69,7 @@ smpi)
         esac
         # shellcheck disable=SC2086
         # Empty fields leave sim/run's own defaults in force.
-        SIM_ALLTOALLV="$alltoallv" SIM_SHARED_MALLOC="$shared" SIM_EXTRA="$extra" sim/run "$platform" "$np" -- $args --csv "$csv" </dev/null
+        SIM_ALLTOALLV="$alltoallv" SIM_SHARED_MALLOC="$shared" SIM_EXTRA="$extra" sim/run "${line_platform:-$platform}" "$np" -- $args --csv "$csv" </dev/null
     done < "$out/smpi-runs.txt"
     bench/plot -o "$out" --prefix smpi "$out"/smpi-*.csv
     ;;
