@@ -148,10 +148,13 @@ void test_auto_alltoallv_rule()
         {256, 16, 8192, "parlinna_coalesced"},
         {256, 16, 8193, "pmpi"},
         {1024, 64, 0, "node_aware"},             // 64 nodes: node_aware up to 16 KiB
+        {1024, 64, 32, "node_aware"},
         {1024, 64, 8192, "node_aware"},
         {1024, 64, 8193, "pmpi"},
-        {1024, 32, 100, "node_aware"},           // the many-nodes threshold
-        {1024, 31, 100, "parlinna_coalesced"},
+        {512, 32, 33, "node_aware"},             // the many-nodes threshold
+        {512, 31, 33, "parlinna_coalesced"},
+        {512, 32, 32, "two_phase_bruck"},        // ... is 64 nodes for small blocks
+        {1024, 63, 32, "two_phase_bruck"},
         {64, 32, 100, "parlogna"},               // nodes of 2 ranks: treated as one node
         {64, 32, 16, "two_phase_bruck"},
         {8, 2, 100, "parlinna_coalesced"},       // the smallest several-node case

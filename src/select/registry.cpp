@@ -145,17 +145,22 @@ const Algorithm *auto_alltoall(const Exchange &x)
 // first agrees on one number, the largest per-rank mean block (one MPI_Allreduce,
 // log P small messages). Thresholds from SimGrid on 16-core nodes (README, "Which
 // algorithm when"). On several nodes of 4+ ranks the node-aware family wins up to
-// 16 KiB blocks (S <= 16 KiB uniform, mean <= 8 KiB): on 16 nodes (P=256)
-// `parlinna_coalesced` (ParLogNa inside the node, one message per remote rank) is
-// best from 512 B on, and Bruck below; on 64 nodes (P=1024) `node_aware` (one
-// message per node pair) beats it 1.9x at 512 B and 2.3x at 8 KiB and ties at 16 B.
+// 16 KiB blocks (S <= 16 KiB uniform, mean <= 8 KiB), except for the smallest:
+//  - means up to 32 B: `two_phase_bruck` (log P messages) up to 32 nodes (P=512:
+//    104.7 us against 133.5 for `parlinna_coalesced` and 180.2 for `node_aware`),
+//    `node_aware` from 64 nodes (P=1024: 195.0 against 246.3 for Bruck);
+//  - larger means: `parlinna_coalesced` (ParLogNa inside the node, one message per
+//    remote rank) below 32 nodes (P=256, best from 512 B on), `node_aware` (one
+//    message per node pair) from 32 nodes (P=512: 552 against 560 us at 512 B,
+//    6262 against 7738 at 8 KiB; P=1024: 1.9x at 512 B, 2.3x at 8 KiB).
 // On one node: small blocks go log-time (two_phase_bruck), medium ones to ParLogNa
 // at radix ceil(sqrt P), the rest direct.
 constexpr int kAutoMinRanks = 8;
 constexpr unsigned long long kAutoBruckMaxMean = 32;        // bytes: S <= 64 uniform
 constexpr unsigned long long kAutoParlognaMaxMean = 768;    // bytes: S <= 1.5 KiB uniform
 constexpr unsigned long long kAutoNodeAwareMaxMean = 8192;  // bytes: S <= 16 KiB uniform
-constexpr int kAutoManyNodes = 32;                          // 16 nodes: ParLinNa; 64: node_aware
+constexpr int kAutoManyNodes = 32;        // from here node_aware beats ParLinNa
+constexpr int kAutoManyNodesSmall = 64;   // ... and, for Bruck-sized blocks, Bruck
 
 }  // namespace
 
@@ -165,9 +170,10 @@ const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long ag
         return find_algorithm(A2AV, "pmpi");
     bool several_nodes = nnodes > 1 && size >= 4 * nnodes;
     if (several_nodes && agreed_mean <= kAutoNodeAwareMaxMean) {
-        if (nnodes >= kAutoManyNodes)
+        bool small = agreed_mean <= kAutoBruckMaxMean;
+        if (nnodes >= (small ? kAutoManyNodesSmall : kAutoManyNodes))
             return find_algorithm(A2AV, "node_aware");
-        if (agreed_mean > kAutoBruckMaxMean)
+        if (!small)
             return find_algorithm(A2AV, "parlinna_coalesced");
     }
     if (agreed_mean <= kAutoBruckMaxMean)
