@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -112,6 +113,55 @@ std::string make_prefix()
     return buf;
 }
 
+// Concatenates every rank's values on rank 0 (empty elsewhere).
+std::vector<long long> gather_on_root(const std::vector<long long> &mine)
+{
+    int n = static_cast<int>(mine.size()), p = mpixtest::size(), total = 0;
+    std::vector<int> counts(p), displs(p);
+    MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    for (int i = 0; i < p; ++i) {
+        displs[i] = total;
+        total += counts[i];
+    }
+    std::vector<long long> every(mpixtest::rank() == 0 ? total : 0);
+    MPI_Gatherv(mine.data(), n, MPI_LONG_LONG, every.data(), counts.data(), displs.data(), MPI_LONG_LONG, 0,
+                MPI_COMM_WORLD);
+    return every;
+}
+
+// One MPIX_Alltoallv (or, with `alltoall`, MPIX_Alltoall of bytes(0, 0) per
+// block) with block s -> d of bytes(s, d) bytes patterned by (s, d, index);
+// checks every received byte and a guard byte past the receive buffer.
+void exchange_and_check(MPIX_Comm *xcomm, bool alltoall, const std::function<int(int, int)> &bytes,
+                        const std::string &what)
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    std::vector<int> sc(p), sd(p), rc(p), rd(p);
+    int stotal = 0, rtotal = 0;
+    for (int j = 0; j < p; ++j) {
+        sc[j] = bytes(me, j);
+        rc[j] = bytes(j, me);
+        sd[j] = stotal;
+        rd[j] = rtotal;
+        stotal += sc[j];
+        rtotal += rc[j];
+    }
+    std::vector<unsigned char> sbuf(stotal), rbuf(rtotal + 1, 0xEE);
+    for (int j = 0; j < p; ++j)
+        for (int b = 0; b < sc[j]; ++b)
+            sbuf[sd[j] + b] = static_cast<unsigned char>(mpixtest::mix(me, j, b));
+    int n = bytes(0, 0);
+    int err = alltoall ? MPIX_Alltoall(sbuf.data(), n, MPI_BYTE, rbuf.data(), n, MPI_BYTE, xcomm)
+                       : MPIX_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(),
+                                        rd.data(), MPI_BYTE, xcomm);
+    MPIX_EXPECT(err == MPI_SUCCESS, what + ": call failed");
+    bool ok = rbuf[rtotal] == 0xEE;
+    for (int j = 0; j < p; ++j)
+        for (int b = 0; b < rc[j]; ++b)
+            ok = ok && rbuf[rd[j] + b] == static_cast<unsigned char>(mpixtest::mix(j, me, b));
+    MPIX_EXPECT(ok, what + ": wrong data");
+}
+
 // One traced ParLogNa call at radix r; checks the result and the trace.
 void check_radix(MPIX_Comm *xcomm, const std::string &dir, int r, int batch, std::size_t max_bytes, int seed)
 {
@@ -127,32 +177,13 @@ void check_radix(MPIX_Comm *xcomm, const std::string &dir, int r, int batch, std
     MPIX_Comm_set_info(xcomm, info);
     MPIX_Info_free(&info);
 
-    std::vector<int> sc(p), sd(p), rc(p), rd(p);
-    int stotal = 0, rtotal = 0;
     std::size_t largest = 0;
-    for (int j = 0; j < p; ++j) {
-        sc[j] = static_cast<int>(block_size(me, j, seed, max_bytes));
-        rc[j] = static_cast<int>(block_size(j, me, seed, max_bytes));
-        sd[j] = stotal;
-        rd[j] = rtotal;
-        stotal += sc[j];
-        rtotal += rc[j];
-        for (int i = 0; i < p; ++i)
+    for (int i = 0; i < p; ++i)
+        for (int j = 0; j < p; ++j)
             if (i != j && block_size(i, j, seed, max_bytes) > largest)
                 largest = block_size(i, j, seed, max_bytes);
-    }
-    std::vector<unsigned char> sbuf(stotal), rbuf(rtotal + 1, 0xEE);
-    for (int j = 0; j < p; ++j)
-        for (int b = 0; b < sc[j]; ++b)
-            sbuf[sd[j] + b] = static_cast<unsigned char>(mpixtest::mix(me, j, b));
-    int err = MPIX_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(), rd.data(),
-                             MPI_BYTE, xcomm);
-    MPIX_EXPECT(err == MPI_SUCCESS, what + ": call failed");
-    bool ok = rbuf[rtotal] == 0xEE;
-    for (int j = 0; j < p; ++j)
-        for (int b = 0; b < rc[j]; ++b)
-            ok = ok && rbuf[rd[j] + b] == static_cast<unsigned char>(mpixtest::mix(j, me, b));
-    MPIX_EXPECT(ok, what + ": wrong data");
+    exchange_and_check(xcomm, false,
+                       [&](int s, int d) { return static_cast<int>(block_size(s, d, seed, max_bytes)); }, what);
 
     std::string file = prefix + "." + std::to_string(me) + ".jsonl";
     std::vector<Line> lines = read_trace(file);
@@ -195,17 +226,8 @@ void check_radix(MPIX_Comm *xcomm, const std::string &dir, int r, int batch, std
                 what + ": D = " + std::to_string(total_sent) + ", expected " + std::to_string(expect));
 
     // Every block: exactly one hop per nonzero digit, exactly one arrival at its destination.
-    int n = static_cast<int>(hops.size());
-    std::vector<int> counts(p), displs(p);
-    MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-    int all = 0;
-    for (int i = 0; i < p; ++i) {
-        displs[i] = all;
-        all += counts[i];
-    }
-    std::vector<long long> every(me == 0 ? all : 0);
-    MPI_Gatherv(hops.data(), n, MPI_LONG_LONG, every.data(), counts.data(), displs.data(), MPI_LONG_LONG, 0,
-                MPI_COMM_WORLD);
+    std::vector<long long> every = gather_on_root(hops);
+    const int all = static_cast<int>(every.size());
     if (me == 0) {
         std::map<long long, int> nhops, arrivals;
         for (int i = 0; i + 1 < all; i += 2) {
@@ -245,9 +267,9 @@ void test_parlogna_every_radix()
 }
 
 
-// Gathers every rank's trace lines on rank 0 as (rank, line) pairs, flattened:
-// rank, round, send_peer, recv_peer, block count, blocks...
-std::vector<long long> gather_lines(const std::vector<Line> &lines, int *total)
+// Every rank's trace lines on rank 0, flattened: rank, round, send_peer,
+// recv_peer, block count, blocks...
+std::vector<long long> gather_lines(const std::vector<Line> &lines)
 {
     std::vector<long long> flat;
     for (const Line &l : lines) {
@@ -255,18 +277,7 @@ std::vector<long long> gather_lines(const std::vector<Line> &lines, int *total)
                                  static_cast<long long>(l.blocks.size())});
         flat.insert(flat.end(), l.blocks.begin(), l.blocks.end());
     }
-    int n = static_cast<int>(flat.size()), p = mpixtest::size();
-    std::vector<int> counts(p), displs(p);
-    MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-    *total = 0;
-    for (int i = 0; i < p; ++i) {
-        displs[i] = *total;
-        *total += counts[i];
-    }
-    std::vector<long long> every(mpixtest::rank() == 0 ? *total : 0);
-    MPI_Gatherv(flat.data(), n, MPI_LONG_LONG, every.data(), counts.data(), displs.data(), MPI_LONG_LONG, 0,
-                MPI_COMM_WORLD);
-    return every;
+    return gather_on_root(flat);
 }
 
 enum class Units { none, nodes, half_nodes };
@@ -293,36 +304,15 @@ void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const 
     MPIX_Info_free(&info);
 
     // Nonzero blocks (zero-byte ones send nothing, which would hide messages).
-    auto bytes = [&](int s, int d) { return alltoall ? 4 : 1 + static_cast<int>(mpixtest::mix(s, d, 7) % 9); };
-    std::vector<int> sc(p), sd(p), rc(p), rd(p);
-    int stotal = 0, rtotal = 0;
-    for (int j = 0; j < p; ++j) {
-        sc[j] = bytes(me, j);
-        rc[j] = bytes(j, me);
-        sd[j] = stotal;
-        rd[j] = rtotal;
-        stotal += sc[j];
-        rtotal += rc[j];
-    }
-    std::vector<unsigned char> sbuf(stotal), rbuf(rtotal + 1, 0xEE);
-    for (int j = 0; j < p; ++j)
-        for (int b = 0; b < sc[j]; ++b)
-            sbuf[sd[j] + b] = static_cast<unsigned char>(mpixtest::mix(me, j, b));
-    int err = alltoall ? MPIX_Alltoall(sbuf.data(), 4, MPI_BYTE, rbuf.data(), 4, MPI_BYTE, xcomm)
-                       : MPIX_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(),
-                                        rd.data(), MPI_BYTE, xcomm);
-    MPIX_EXPECT(err == MPI_SUCCESS, what + ": call failed");
-    bool ok = rbuf[rtotal] == 0xEE;
-    for (int j = 0; j < p; ++j)
-        for (int b = 0; b < rc[j]; ++b)
-            ok = ok && rbuf[rd[j] + b] == static_cast<unsigned char>(mpixtest::mix(j, me, b));
-    MPIX_EXPECT(ok, what + ": wrong data");
+    exchange_and_check(xcomm, alltoall,
+                       [&](int s, int d) { return alltoall ? 4 : 1 + static_cast<int>(mpixtest::mix(s, d, 7) % 9); },
+                       what);
 
     std::string file = prefix + "." + std::to_string(me) + ".jsonl";
     std::vector<Line> lines = read_trace(file);
     std::remove(file.c_str());
-    int total = 0;
-    std::vector<long long> every = gather_lines(lines, &total);
+    std::vector<long long> every = gather_lines(lines);
+    const int total = static_cast<int>(every.size());
     if (me == 0) {
         // The units, computed here from ppn: node r / ppn; half nodes split a
         // node of n ranks into min(2, n) groups by local index i * 2 / n.
