@@ -2,6 +2,7 @@
 
 #include <climits>
 
+#include "config.h"
 #include "core/error.hpp"
 
 namespace mpix {
@@ -78,6 +79,78 @@ int sendrecv_bytes(const void *sendbuf, std::size_t sendbytes, int dest, void *r
     MPIX_CHECK(irecv_bytes(recvbuf, recvbytes, source, tag, comm, &reqs[0]));
     MPIX_CHECK(isend_bytes(sendbuf, sendbytes, dest, tag, comm, &reqs[1]));
     return wait_all(2, reqs);
+}
+
+int probe_message(int source, int tag, MPI_Comm comm, bool wait, ProbedMessage *m, bool *found)
+{
+    MPI_Status st;
+    int flag = 1;
+#if MPIX_HAVE_MPROBE
+    if (wait)
+        MPIX_CHECK(MPI_Mprobe(source, tag, comm, &m->handle, &st));
+    else
+        MPIX_CHECK(MPI_Improbe(source, tag, comm, &flag, &m->handle, &st));
+#else
+    if (wait)
+        MPIX_CHECK(MPI_Probe(source, tag, comm, &st));
+    else
+        MPIX_CHECK(MPI_Iprobe(source, tag, comm, &flag, &st));
+#endif
+    *found = flag != 0;
+    if (!flag)
+        return MPI_SUCCESS;
+    int n = 0;
+    MPIX_CHECK(MPI_Get_count(&st, MPI_BYTE, &n));
+    MPI_Count big = n;
+#if !MPIX_SMPI  // SimGrid SMPI lacks MPI_Get_elements_x (and messages over 2 GiB)
+    if (n == MPI_UNDEFINED)
+        MPIX_CHECK(MPI_Get_elements_x(&st, MPI_BYTE, &big));
+#endif
+    if (big == MPI_UNDEFINED || big < 0)
+        return MPI_ERR_COUNT;
+    m->source = st.MPI_SOURCE;
+    m->bytes = static_cast<std::size_t>(big);
+    return MPI_SUCCESS;
+}
+
+int irecv_probed(ProbedMessage *m, void *buf, int tag, MPI_Comm comm, MPI_Request *req)
+{
+#if MPIX_HAVE_MPROBE
+    (void)tag;
+    (void)comm;
+    return with_byte_type(m->bytes, [&](int n, MPI_Datatype t) { return MPI_Imrecv(buf, n, t, &m->handle, req); });
+#else
+    return irecv_bytes(buf, m->bytes, m->source, tag, comm, req);
+#endif
+}
+
+int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, std::vector<ScratchBytes> *store,
+                        std::vector<char *> *data, std::vector<std::size_t> *bytes, std::vector<MPI_Request> *reqs)
+{
+    const std::size_t n = peers.size();
+    data->assign(n, nullptr);
+    bytes->assign(n, 0);
+    reqs->assign(n, MPI_REQUEST_NULL);
+    std::vector<bool> posted(n, false);
+    for (std::size_t left = n; left > 0;)
+        for (std::size_t k = 0; k < n; ++k) {
+            if (posted[k])
+                continue;
+            ProbedMessage m;
+            bool found = false;
+            MPIX_CHECK(probe_message(peers[k], tag, comm, left == 1, &m, &found));
+            if (!found)
+                continue;
+            store->emplace_back();
+            if (!store->back().resize(m.bytes))
+                return MPI_ERR_NO_MEM;
+            (*data)[k] = store->back().data();
+            (*bytes)[k] = m.bytes;
+            MPIX_CHECK(irecv_probed(&m, (*data)[k], tag, comm, &(*reqs)[k]));
+            posted[k] = true;
+            --left;
+        }
+    return MPI_SUCCESS;
 }
 
 int wait_all(int count, MPI_Request *reqs)

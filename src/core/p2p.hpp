@@ -6,6 +6,9 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <vector>
+
+#include "core/scratch.hpp"
 
 namespace mpix {
 
@@ -16,6 +19,30 @@ int send_bytes(const void *buf, std::size_t bytes, int peer, int tag, MPI_Comm c
 int recv_bytes(void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm);
 int sendrecv_bytes(const void *sendbuf, std::size_t sendbytes, int dest, void *recvbuf,
                    std::size_t recvbytes, int source, int tag, MPI_Comm comm);
+
+// A message found by a probe and not yet received: its source and its size in
+// bytes. Where the MPI library has matched probes (MPI_Mprobe) the message is
+// taken off the queue, so no other receive can match it first; elsewhere (SimGrid
+// SMPI) the caller receives from `source` with the same tag, which is the same
+// message because a source's messages on one tag are matched in order.
+struct ProbedMessage {
+    int source = MPI_PROC_NULL;
+    std::size_t bytes = 0;
+    MPI_Message handle = MPI_MESSAGE_NULL;  // used with matched probes only
+};
+
+// Looks for a message from `source` (or MPI_ANY_SOURCE) with `tag`. With `wait`
+// it blocks until one is there; otherwise *found tells whether one was.
+int probe_message(int source, int tag, MPI_Comm comm, bool wait, ProbedMessage *m, bool *found);
+// Posts the receive of a probed message into `buf` (room for m->bytes bytes).
+int irecv_probed(ProbedMessage *m, void *buf, int tag, MPI_Comm comm, MPI_Request *req);
+
+// Posts the receive of one message of unknown size from each of `peers` on `tag`:
+// probes them in turn (blocking once only one is left) and receives each into a
+// new buffer appended to `store`. (*data)[k] / (*bytes)[k] say where peers[k]'s
+// message lands; (*reqs)[k] is its receive, for the caller to wait on.
+int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, std::vector<ScratchBytes> *store,
+                        std::vector<char *> *data, std::vector<std::size_t> *bytes, std::vector<MPI_Request> *reqs);
 
 // Waits for requests one at a time (same result as MPI_Waitall, which is
 // quadratic inside SimGrid SMPI); returns the first error.
