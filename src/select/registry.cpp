@@ -11,6 +11,7 @@
 #include "sparse/sparse.hpp"
 #include "alltoall/hierarchical.hpp"
 #include "alltoallv/node_aware.hpp"
+#include "alltoallv/node_bruck.hpp"
 #include "alltoallv/parlinna.hpp"
 #include "topo/topology.hpp"
 
@@ -90,11 +91,19 @@ const Algorithm kAlgorithms[] = {
      multileader, nullptr},
     {"multileader_locality", A2A, "inner,leaders_per_node", "",
      "multileader whose leaders aggregate per remote node (one message per node pair)", multileader_locality, nullptr},
+    {"node_bruck", A2A, "radix", "",
+     "node-aware log-time: radix-r Bruck rounds gather by destination node inside the node, one message per node "
+     "pair, radix-r Bruck rounds redistribute",
+     node_bruck, nullptr},
     {"node_aware", A2AV, "inner", "", "node-aware: gather per remote node inside the node, one message per node pair, redistribute",
      node_aware, nullptr},
     {"locality_aware", A2AV, "inner,leaders_per_node,locality", "",
      "node_aware between groups (leaders_per_node groups per node, or sockets with locality=socket)", locality_aware,
      nullptr},
+    {"node_bruck", A2AV, "radix", "",
+     "node-aware log-time: radix-r Bruck rounds gather by destination node inside the node, one message per node "
+     "pair, radix-r Bruck rounds redistribute; sizes travel inside the messages",
+     node_bruck, nullptr},
     {"parlinna_coalesced", A2AV, "radix,batch_size,inner", "",
      "ParLinNa: ParLogNa inside the node, then one message per remote rank of equal local index", parlinna_coalesced,
      nullptr},

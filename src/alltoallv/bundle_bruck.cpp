@@ -1,0 +1,277 @@
+// Bruck over bundles. Position t (1..n-1) of rank `me` holds the bundle that still
+// has to travel t group indices forward; the round (weight w = r^k, value z)
+// moves every position whose base-r digit k is z to index me + z*w, so a bundle
+// makes one hop per nonzero digit of its distance and lands on its last one
+// (ParLogNa's schedule). All rounds of one digit are in flight together; each is
+// one message: [header: statistic, length of each bundle] [the bundles' bytes].
+// Received messages stay in `store` until the caller is done, so forwarded
+// bundles are sent from where they arrived: nothing is copied between rounds.
+#include "alltoallv/bundle_bruck.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "alltoall/bruck.hpp"
+#include "alltoallv/parlogna.hpp"
+#include "core/error.hpp"
+#include "core/p2p.hpp"
+#include "core/trace.hpp"
+
+namespace mpix {
+
+namespace {
+
+int mod(long long a, int n)
+{
+    long long m = a % n;
+    return static_cast<int>(m < 0 ? m + n : m);
+}
+
+// One round of the current digit, as this rank sees it.
+struct Round {
+    int to = 0, from = 0;            // group indices
+    std::vector<int> positions;      // positions with this digit value, ascending
+    bool header = false;             // its messages start with a header
+    std::vector<std::uint64_t> head;  // the header this rank sends
+    MPI_Request send_req = MPI_REQUEST_NULL, recv_req = MPI_REQUEST_NULL;
+    bool posted = false;             // receive of known size posted (or known empty)
+    char *in = nullptr;              // where the incoming message lands
+    std::size_t in_bytes = 0;
+};
+
+std::size_t bundle_bytes(const std::vector<Piece> &pieces)
+{
+    std::size_t b = 0;
+    for (const Piece &p : pieces)
+        b += p.bytes;
+    return b;
+}
+
+void trace_message(const BundleGroup &g, int round, bool sent, int peer, const std::vector<int> &positions,
+                   const std::function<int(int)> &source_of, std::size_t bytes)
+{
+    std::vector<long long> ids;
+    for (int t : positions) {
+        int s = source_of(t);
+        g.block_ids(s, mod(s + t, g.size), &ids);
+    }
+    g.trace->round(round, sent ? g.ranks[peer] : -1, sent ? -1 : g.ranks[peer], ids, sent ? bytes : 0,
+                   sent ? 0 : bytes);
+}
+
+}  // namespace
+
+int bundle_bruck_rounds(int n, int radix) { return parlogna_round_count(n, std::max(2, std::min(radix, n))); }
+
+int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bundles, std::vector<Piece> *arrived,
+                 std::vector<ScratchBytes> *store)
+{
+    const int n = g.size, me = g.me;
+    arrived->assign(static_cast<std::size_t>(n), Piece{nullptr, 0});
+    if (n <= 1)
+        return MPI_SUCCESS;
+    const int r = std::max(2, std::min(g.radix, n));
+    std::vector<std::vector<Piece>> held(static_cast<std::size_t>(n));
+    for (int t = 1; t < n; ++t)
+        held[t] = bundles[mod(me + t, n)];
+    std::uint64_t agreed = g.agreed_max ? *g.agreed_max : 0;
+    int mismatch = MPI_SUCCESS;  // a final bundle of unexpected size, reported at the end
+    int round_id = g.first_round;
+    std::vector<Round> rounds;
+    std::vector<char *> addrs;
+    std::vector<std::size_t> lens, sizes;
+    for (long long w = 1; w < n; w *= r) {
+        const long long wr = w * r;
+        const int zmax = static_cast<int>(std::min<long long>(r - 1, (n - 1) / w));
+        rounds.assign(static_cast<std::size_t>(zmax), Round());
+        for (int z = 1; z <= zmax; ++z) {
+            Round &rd = rounds[z - 1];
+            rd.to = mod(me + z * w, n);
+            rd.from = mod(me - z * w, n);
+            for (int t = 1; t < n; ++t)
+                if (radix_digit(t, w, r) == z)
+                    rd.positions.push_back(t);
+            // The smallest position of value z with a higher digit is w*r + z*w.
+            bool all_final = wr + z * w > n - 1;
+            rd.header = g.known == SizesKnown::nowhere || (g.known == SizesKnown::at_destination && !all_final);
+        }
+        // A position arriving here left index me - (t mod w*r); one leaving here
+        // left index me - (t mod w). Either way it is bound for its source + t.
+        std::function<int(int)> arriving_from = [&](int t) { return mod(me - t % wr, n); };
+        std::function<int(int)> leaving_from = [&](int t) { return mod(me - t % w, n); };
+        auto expected = [&](const Round &rd, std::vector<std::size_t> *out) {
+            std::size_t total = 0;
+            out->clear();
+            for (int t : rd.positions) {
+                int s = arriving_from(t);
+                out->push_back(g.expected_bytes(s, mod(s + t, n)));
+                total += out->back();
+            }
+            return total;
+        };
+
+        // Receives of exactly known size are posted before any send.
+        if (g.known == SizesKnown::everywhere)
+            for (Round &rd : rounds) {
+                rd.posted = true;
+                rd.in_bytes = expected(rd, &sizes);
+                if (rd.in_bytes == 0)
+                    continue;  // the sender knows it too and sends nothing
+                store->emplace_back();
+                if (!store->back().resize(rd.in_bytes))
+                    return MPI_ERR_NO_MEM;
+                rd.in = store->back().data();
+                MPIX_CHECK(irecv_bytes(rd.in, rd.in_bytes, g.ranks[rd.from], g.tag, g.comm, &rd.recv_req));
+            }
+
+        // Sends: [header] then every position's pieces, in position order.
+        for (Round &rd : rounds) {
+            addrs.clear();
+            lens.clear();
+            if (rd.header) {
+                rd.head.assign(1, agreed);
+                for (int t : rd.positions)
+                    rd.head.push_back(bundle_bytes(held[t]));
+                addrs.push_back(reinterpret_cast<char *>(rd.head.data()));
+                lens.push_back(rd.head.size() * sizeof(std::uint64_t));
+            }
+            std::size_t payload = 0;
+            for (int t : rd.positions)
+                for (const Piece &p : held[t]) {
+                    addrs.push_back(const_cast<char *>(p.data));
+                    lens.push_back(p.bytes);
+                    payload += p.bytes;
+                }
+            if (payload == 0 && !rd.header) {
+                // Known everywhere: the receiver skips it too. Otherwise the
+                // receiver probes for it, so an empty message still goes.
+                if (g.known != SizesKnown::everywhere)
+                    MPIX_CHECK(isend_bytes(nullptr, 0, g.ranks[rd.to], g.tag, g.comm, &rd.send_req));
+            } else {
+                MPIX_CHECK(isend_ranges(addrs, lens, false, g.ranks[rd.to], g.tag, g.comm, &rd.send_req));
+            }
+            if (g.trace)
+                trace_message(g, round_id + (&rd - rounds.data()), true, rd.to, rd.positions, leaving_from, payload);
+        }
+
+        // Receives of unknown size: one message from each remaining peer, probed.
+        {
+            std::vector<int> peers;
+            std::vector<Round *> of_peer;
+            for (Round &rd : rounds)
+                if (!rd.posted) {
+                    peers.push_back(g.ranks[rd.from]);
+                    of_peer.push_back(&rd);
+                }
+            std::vector<char *> data;
+            std::vector<std::size_t> bytes;
+            std::vector<MPI_Request> reqs;
+            MPIX_CHECK(irecv_unknown_sizes(peers, g.tag, g.comm, store, &data, &bytes, &reqs));
+            for (std::size_t k = 0; k < peers.size(); ++k) {
+                of_peer[k]->in = data[k];
+                of_peer[k]->in_bytes = bytes[k];
+                of_peer[k]->recv_req = reqs[k];
+            }
+        }
+
+        // Completion: read each header (or the expected sizes) and point every
+        // received position at its bytes.
+        for (Round &rd : rounds) {
+            MPIX_CHECK(MPI_Wait(&rd.recv_req, MPI_STATUS_IGNORE));
+            if (rd.header) {
+                const std::size_t head = (1 + rd.positions.size()) * sizeof(std::uint64_t);
+                if (rd.in_bytes < head)
+                    return MPI_ERR_INTERN;
+                std::uint64_t v;
+                std::memcpy(&v, rd.in, sizeof v);
+                agreed = std::max(agreed, v);
+                sizes.clear();
+                for (std::size_t k = 0; k < rd.positions.size(); ++k) {
+                    std::memcpy(&v, rd.in + (1 + k) * sizeof v, sizeof v);
+                    sizes.push_back(static_cast<std::size_t>(v));
+                }
+                std::size_t at = head;
+                for (std::size_t b : sizes) {
+                    if (b > rd.in_bytes - at)
+                        return MPI_ERR_INTERN;
+                    at += b;
+                }
+                if (at != rd.in_bytes)
+                    return MPI_ERR_INTERN;
+            } else {
+                std::size_t total = expected(rd, &sizes);
+                if (total != rd.in_bytes) {
+                    // Some final bundle does not have the size its receiver expects.
+                    if (mismatch == MPI_SUCCESS)
+                        mismatch = rd.in_bytes > total ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
+                    std::fill(sizes.begin(), sizes.end(), 0);
+                    rd.in_bytes = 0;
+                }
+            }
+            std::size_t at = rd.header ? (1 + rd.positions.size()) * sizeof(std::uint64_t) : 0;
+            for (std::size_t k = 0; k < rd.positions.size(); ++k) {
+                held[rd.positions[k]].assign(1, Piece{rd.in + at, sizes[k]});
+                at += sizes[k];
+            }
+            if (g.trace)
+                trace_message(g, round_id + (&rd - rounds.data()), false, rd.from, rd.positions, arriving_from,
+                              rd.in_bytes - (rd.header ? (1 + rd.positions.size()) * sizeof(std::uint64_t) : 0));
+        }
+        for (Round &rd : rounds)
+            MPIX_CHECK(MPI_Wait(&rd.send_req, MPI_STATUS_IGNORE));
+        round_id += zmax;
+    }
+    for (int t = 1; t < n; ++t)
+        (*arrived)[mod(me - t, n)] = held[t].empty() ? Piece{nullptr, 0} : held[t][0];
+    if (g.agreed_max)
+        *g.agreed_max = agreed;
+    return mismatch;
+}
+
+void encode_sizes(const std::vector<std::size_t> &sizes, std::vector<unsigned char> *out)
+{
+    std::size_t largest = 0;
+    for (std::size_t s : sizes)
+        largest = std::max(largest, s);
+    const unsigned char width = largest <= 0xffffffffu ? 4 : 8;
+    out->assign(1 + sizes.size() * width, 0);
+    (*out)[0] = width;
+    unsigned char *at = out->data() + 1;
+    for (std::size_t s : sizes) {
+        if (width == 4) {
+            std::uint32_t v = static_cast<std::uint32_t>(s);
+            std::memcpy(at, &v, 4);
+        } else {
+            std::uint64_t v = s;
+            std::memcpy(at, &v, 8);
+        }
+        at += width;
+    }
+}
+
+bool decode_sizes(const char *p, std::size_t avail, std::size_t count, std::vector<std::size_t> *sizes,
+                  std::size_t *used)
+{
+    sizes->clear();
+    if (avail < 1)
+        return false;
+    const unsigned char width = static_cast<unsigned char>(p[0]);
+    if ((width != 4 && width != 8) || (avail - 1) / width < count)
+        return false;
+    const char *at = p + 1;
+    for (std::size_t k = 0; k < count; ++k, at += width) {
+        if (width == 4) {
+            std::uint32_t v;
+            std::memcpy(&v, at, 4);
+            sizes->push_back(v);
+        } else {
+            std::uint64_t v;
+            std::memcpy(&v, at, 8);
+            sizes->push_back(static_cast<std::size_t>(v));
+        }
+    }
+    *used = 1 + count * width;
+    return true;
+}
+
+}  // namespace mpix

@@ -1,0 +1,86 @@
+// Radix-r Bruck all-to-all of variable-size bundles among a group of ranks, with
+// each bundle's size travelling in the same message as its bytes: one message per
+// round and peer, never a separate size message. The building block of
+// node_bruck (inside each node, twice) and two_phase_bruck (the whole comm).
+#ifndef MPIX_ALLTOALLV_BUNDLE_BRUCK_HPP
+#define MPIX_ALLTOALLV_BUNDLE_BRUCK_HPP
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "core/scratch.hpp"
+
+namespace mpix {
+
+class Trace;
+
+// A byte range; a bundle is sent as the concatenation of its pieces.
+struct Piece {
+    const char *data;
+    std::size_t bytes;
+};
+
+// Who knows a bundle's size before it arrives.
+enum class SizesKnown {
+    // Only its sender: every message starts with a header (the group statistic,
+    // then the length of each bundle in it), and is received by probing its size.
+    nowhere,
+    // Its sender and its final receiver (alltoallv recvcounts): messages whose
+    // bundles all make their last hop carry no header; they are still probed, so
+    // a longer or shorter bundle is reported, never a truncated MPI receive.
+    at_destination,
+    // Everyone (uniform blocks): no header, exact receives posted in advance.
+    everywhere,
+};
+
+struct BundleGroup {
+    MPI_Comm comm;
+    const int *ranks;  // the group's ranks in comm, by group index
+    int size;          // n
+    int me;            // this rank's group index
+    int radix;         // clamped to 2..n
+    int tag;           // every round's messages use this one tag
+    SizesKnown known;
+    // Bytes of the bundle from index s to index d: for every (s, d) when `known`
+    // is everywhere, only for d == me when it is at_destination.
+    std::function<std::size_t(int s, int d)> expected_bytes;
+    // A statistic spread by maximum: in, this rank's value; out, the largest over
+    // the group. Complete only when every message has a header (`known` nowhere).
+    // May be null.
+    std::uint64_t *agreed_max;
+    // Tracing (null: off): one record per message, rounds numbered from
+    // first_round; block_ids(s, d, out) appends the global block ids of bundle s -> d.
+    Trace *trace;
+    int first_round;
+    std::function<void(int s, int d, std::vector<long long> *out)> block_ids;
+};
+
+// Exchanges bundles[d] (pieces of this rank's bundle for group index d; entry
+// `me` is ignored) so that (*arrived)[s] is the bundle from index s (s != me),
+// contiguous, in memory owned by `store` (kept until the caller is done).
+// Returns MPI_SUCCESS, an MPI error of a failed call, MPI_ERR_NO_MEM, or
+// MPI_ERR_TRUNCATE / MPI_ERR_COUNT when a final bundle is longer / shorter than
+// expected (it is then left empty; every round still completes, so the other
+// ranks do not wait on this one).
+int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bundles, std::vector<Piece> *arrived,
+                 std::vector<ScratchBytes> *store);
+
+// Rounds (messages sent per rank) of bundle_bruck on n ranks at radix r.
+int bundle_bruck_rounds(int n, int radix);
+
+// The sizes of a list of blocks, encoded to travel in front of them: one byte
+// (4 or 8, the width of each size), then the sizes. Four bytes each unless a block
+// reaches 4 GiB.
+void encode_sizes(const std::vector<std::size_t> &sizes, std::vector<unsigned char> *out);
+// Decodes `count` sizes from the front of [p, p + avail); *used receives the
+// bytes read. False when the bytes are not a valid encoding of `count` sizes.
+bool decode_sizes(const char *p, std::size_t avail, std::size_t count, std::vector<std::size_t> *sizes,
+                  std::size_t *used);
+
+}  // namespace mpix
+
+#endif

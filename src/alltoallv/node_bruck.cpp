@@ -1,0 +1,392 @@
+// node_bruck. Node u of n ranks splits the other nodes among its ranks: local
+// index j handles node v when (v - u) mod N - 1 = j (mod n). Three phases:
+//  A. Inside u, a radix-r Bruck over bundles: rank s sends rank j one bundle with
+//     its block for j and its blocks for every rank of the nodes j handles,
+//     behind their sizes. j then holds the whole node's data for its nodes.
+//  B. Between nodes, one message per pair: u's handler of v sends v's handler of u
+//     the blocks of all of u for all of v, ordered by destination, behind one
+//     total per destination.
+//  C. Inside u, a radix-r Bruck again: handler h sends rank d the data of all
+//     the nodes h handles for d. d knows these sizes (its recvcounts), so only
+//     forwarded bundles carry a header.
+// Every message carries its own sizes (probed receives), so there is no size
+// message anywhere. Per rank: 2 * ceil(log_r n) * (r-1) intra-node messages
+// at most and about (N-1)/n inter-node ones. Any placement: uneven nodes,
+// non-consecutive ranks, one node, one rank per node.
+#include "alltoallv/node_bruck.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "alltoall/bruck.hpp"
+#include "alltoallv/bundle_bruck.hpp"
+#include "alltoallv/direct.hpp"
+#include "core/comm.hpp"
+#include "core/error.hpp"
+#include "core/p2p.hpp"
+#include "core/trace.hpp"
+#include "topo/topology.hpp"
+
+namespace mpix {
+
+namespace {
+
+// What this rank's node looks like to node_bruck, cached per communicator.
+struct NodeBruckPlan : CacheEntry {
+    const Regions *nodes = nullptr;
+    std::vector<int> local;                  // my node's ranks, by local index
+    std::vector<std::vector<int>> handled;   // local index -> nodes it handles, by distance
+    std::vector<std::vector<int>> remote;    // local index -> ranks of those nodes, in that order
+    // The node's agreed mean block of the previous MPIX_Alltoallv: the radix of
+    // the next call's first phase (every rank of the node saw the same maximum).
+    std::uint64_t previous_mean = 0;
+    bool have_previous = false;
+    bool depends_on_topology() const override { return true; }
+};
+
+int get_plan(const Exchange &x, NodeBruckPlan **out)
+{
+    const std::string key = "node_bruck";
+    NodeBruckPlan *plan = cached<NodeBruckPlan>(x.xcomm, key);
+    if (!plan) {
+        std::unique_ptr<NodeBruckPlan> fresh(new NodeBruckPlan());
+        MPIX_CHECK(get_regions(x.xcomm, Locality::node, &fresh->nodes));
+        const Regions &R = *fresh->nodes;
+        const int u = R.my_region, n = R.size_of(u), N = R.count;
+        for (int j = 0; j < n; ++j)
+            fresh->local.push_back(R.member(u, j));
+        fresh->handled.assign(n, {});
+        fresh->remote.assign(n, {});
+        for (int dist = 1; dist < N; ++dist) {
+            int v = (u + dist) % N, j = node_bruck_handler(u, v, N, n);
+            fresh->handled[j].push_back(v);
+            for (int m = 0; m < R.size_of(v); ++m)
+                fresh->remote[j].push_back(R.member(v, m));
+        }
+        plan = fresh.get();
+        x.xcomm->cache[key] = std::move(fresh);
+    }
+    *out = plan;
+    return MPI_SUCCESS;
+}
+
+// Notes the first size mismatch; later ones keep the first class.
+void note(int *err, int rc)
+{
+    if (*err == MPI_SUCCESS)
+        *err = rc;
+}
+
+}  // namespace
+
+int node_bruck_radix(std::uint64_t mean_bytes, int n)
+{
+    // Radix 2 (fewest messages on the critical path) while per-message overhead
+    // dominates; direct rounds once the bytes a Bruck round repeats cost more.
+    if (mean_bytes <= 256)
+        return 2;
+    if (mean_bytes <= 2048)
+        return std::min(4, std::max(2, n));
+    return std::max(2, n);
+}
+
+int node_bruck(const Exchange &x)
+{
+    NodeBruckPlan *plan = nullptr;
+    MPIX_CHECK(get_plan(x, &plan));
+    const Regions &R = *plan->nodes;
+    const int P = x.size, u = R.my_region, n = R.size_of(u), i = R.my_index, N = R.count;
+    const bool uniform = x.uniform;
+    const std::size_t B = x.block_bytes;
+    int mismatch = MPI_SUCCESS;
+    copy_self_block(x);
+
+    // Radix: the hint, else from the block size (alltoall) or from the node's
+    // agreed mean of the previous call (alltoallv; 2 on the first call).
+    std::uint64_t mean = 0;
+    if (!uniform) {
+        std::uint64_t sent = 0, received = 0;
+        for (int p = 0; p < P; ++p)
+            if (p != x.rank) {
+                sent += x.sendbytes[p];
+                received += x.recvbytes[p];
+            }
+        mean = P > 1 ? std::max(sent, received) / static_cast<std::uint64_t>(P - 1) : 0;
+    }
+    const int hint = x.hints->radix;
+    int radix_a = hint > 0 ? hint
+                  : uniform ? node_bruck_radix(B, n)
+                            : (plan->have_previous ? node_bruck_radix(plan->previous_mean, n) : 2);
+    if (x.trace)
+        x.trace->set_params("radix=" + std::to_string(std::max(2, std::min(radix_a, std::max(n, 2)))));
+
+    std::vector<ScratchBytes> store;  // every received message, until the end
+    const int tag_a = x.tag, tag_b = x.tag + 1, tag_c = x.tag + 2;
+    auto block_piece = [&](int d) { return Piece{x.send_block(d), x.sendbytes[d]}; };
+
+    // Phase A: bundle for local index j = [sizes] my block for j, my blocks for
+    // remote[j]. from[s][k]: block of local s for remote[i][k] after the phase.
+    std::vector<std::vector<Piece>> bundles(n);
+    std::vector<std::vector<unsigned char>> size_heads(n);
+    std::vector<std::size_t> sizes;
+    for (int j = 0; j < n; ++j) {
+        if (j == i)
+            continue;
+        if (!uniform) {
+            sizes.assign(1, x.sendbytes[plan->local[j]]);
+            for (int d : plan->remote[j])
+                sizes.push_back(x.sendbytes[d]);
+            encode_sizes(sizes, &size_heads[j]);
+            bundles[j].push_back(Piece{reinterpret_cast<const char *>(size_heads[j].data()), size_heads[j].size()});
+        }
+        bundles[j].push_back(block_piece(plan->local[j]));
+        for (int d : plan->remote[j])
+            bundles[j].push_back(block_piece(d));
+    }
+    const int rounds_a = bundle_bruck_rounds(n, radix_a);
+    std::vector<Piece> arrived;
+    {
+        BundleGroup g{};
+        g.comm = x.comm;
+        g.ranks = plan->local.data();
+        g.size = n;
+        g.me = i;
+        g.radix = radix_a;
+        g.tag = tag_a;
+        g.known = uniform ? SizesKnown::everywhere : SizesKnown::nowhere;
+        g.expected_bytes = [&](int, int d) { return B * (1 + plan->remote[d].size()); };
+        g.agreed_max = uniform ? nullptr : &mean;
+        g.trace = x.trace;
+        g.first_round = 0;
+        g.block_ids = [&](int s, int d, std::vector<long long> *ids) {
+            long long src = plan->local[s];
+            ids->push_back(src * P + plan->local[d]);
+            for (int r : plan->remote[d])
+                ids->push_back(src * P + r);
+        };
+        int rc = bundle_bruck(g, bundles, &arrived, &store);
+        if (rc == MPI_ERR_TRUNCATE || rc == MPI_ERR_COUNT)
+            note(&mismatch, rc);
+        else
+            MPIX_CHECK(rc);
+    }
+    if (!uniform) {  // the node's agreed mean: every rank of the node has the same
+        plan->previous_mean = mean;
+        plan->have_previous = true;
+    }
+    const std::vector<int> &mine = plan->remote[i];
+    std::vector<std::vector<Piece>> from(n);
+    for (int s = 0; s < n; ++s) {
+        if (s == i) {
+            for (int d : mine)
+                from[s].push_back(block_piece(d));
+            continue;
+        }
+        const Piece &b = arrived[s];
+        const int src = plan->local[s];
+        std::size_t at = 0;
+        if (uniform) {
+            sizes.assign(1 + mine.size(), B);
+        } else if (!decode_sizes(b.data, b.bytes, 1 + mine.size(), &sizes, &at)) {
+            return MPI_ERR_INTERN;
+        }
+        std::size_t total = at;
+        for (std::size_t z : sizes)
+            total += z;
+        if (total != b.bytes)
+            return MPI_ERR_INTERN;
+        // The block for me: at its destination already.
+        if (sizes[0] > x.recvbytes[src])
+            note(&mismatch, MPI_ERR_TRUNCATE);
+        else if (sizes[0] < x.recvbytes[src])
+            note(&mismatch, MPI_ERR_COUNT);
+        else if (sizes[0])
+            std::memcpy(x.recv_block(src), b.data + at, sizes[0]);
+        at += sizes[0];
+        for (std::size_t k = 0; k < mine.size(); ++k) {
+            from[s].push_back(Piece{b.data + at, sizes[1 + k]});
+            at += sizes[1 + k];
+        }
+    }
+    if (N == 1)
+        return mismatch;
+
+    // Phase B: one message per handled node v, to v's handler of u.
+    const std::vector<int> &handled = plan->handled[i];
+    const int round_b = rounds_a;
+    std::vector<int> peers;
+    std::vector<MPI_Request> send_reqs(handled.size(), MPI_REQUEST_NULL);
+    std::vector<std::vector<unsigned char>> totals_heads(handled.size());
+    {
+        std::vector<char *> addrs;
+        std::vector<std::size_t> lens;
+        std::vector<long long> ids;
+        std::size_t first = 0;  // v's ranks start at mine[first]
+        for (std::size_t h = 0; h < handled.size(); ++h) {
+            const int v = handled[h], nv = R.size_of(v);
+            const int peer = R.member(v, node_bruck_handler(v, u, N, nv));
+            peers.push_back(peer);
+            addrs.clear();
+            lens.clear();
+            ids.clear();
+            if (!uniform) {
+                sizes.assign(nv, 0);
+                for (int m = 0; m < nv; ++m)
+                    for (int s = 0; s < n; ++s)
+                        sizes[m] += from[s][first + m].bytes;
+                encode_sizes(sizes, &totals_heads[h]);
+                addrs.push_back(reinterpret_cast<char *>(totals_heads[h].data()));
+                lens.push_back(totals_heads[h].size());
+            }
+            std::size_t payload = 0;
+            for (int m = 0; m < nv; ++m)
+                for (int s = 0; s < n; ++s) {
+                    const Piece &pc = from[s][first + m];
+                    addrs.push_back(const_cast<char *>(pc.data));
+                    lens.push_back(pc.bytes);
+                    payload += pc.bytes;
+                    if (x.trace)
+                        ids.push_back(static_cast<long long>(plan->local[s]) * P + mine[first + m]);
+                }
+            if (uniform && payload == 0) {
+                // the receiver computes the same zero and posts nothing
+            } else {
+                MPIX_CHECK(isend_ranges(addrs, lens, false, peer, tag_b, x.comm, &send_reqs[h]));
+            }
+            if (x.trace)
+                x.trace->round(round_b, peer, -1, ids, payload, 0);
+            first += nv;
+        }
+    }
+    // Receives: from v's handler of u, the blocks of all of v for all of u.
+    std::vector<char *> in_data(handled.size(), nullptr);
+    std::vector<std::size_t> in_bytes(handled.size(), 0);
+    std::vector<MPI_Request> recv_reqs(handled.size(), MPI_REQUEST_NULL);
+    if (uniform) {
+        for (std::size_t h = 0; h < handled.size(); ++h) {
+            in_bytes[h] = B * static_cast<std::size_t>(n) * R.size_of(handled[h]);
+            if (in_bytes[h] == 0)
+                continue;
+            store.emplace_back();
+            if (!store.back().resize(in_bytes[h]))
+                return MPI_ERR_NO_MEM;
+            in_data[h] = store.back().data();
+            MPIX_CHECK(irecv_bytes(in_data[h], in_bytes[h], peers[h], tag_b, x.comm, &recv_reqs[h]));
+        }
+    } else {
+        MPIX_CHECK(irecv_unknown_sizes(peers, tag_b, x.comm, &store, &in_data, &in_bytes, &recv_reqs));
+    }
+    // chunk[h][d]: the data of all of node handled[h] for my local index d.
+    std::vector<std::vector<Piece>> chunk(handled.size(), std::vector<Piece>(n, Piece{nullptr, 0}));
+    for (std::size_t h = 0; h < handled.size(); ++h) {
+        MPIX_CHECK(MPI_Wait(&recv_reqs[h], MPI_STATUS_IGNORE));
+        const int v = handled[h], nv = R.size_of(v);
+        std::size_t at = 0;
+        if (uniform)
+            sizes.assign(n, B * nv);
+        else if (!decode_sizes(in_data[h], in_bytes[h], n, &sizes, &at))
+            return MPI_ERR_INTERN;
+        const std::size_t head = at;
+        std::vector<long long> ids;
+        for (int d = 0; d < n; ++d) {
+            if (sizes[d] > in_bytes[h] - at)
+                return MPI_ERR_INTERN;
+            chunk[h][d] = Piece{in_data[h] + at, sizes[d]};
+            at += sizes[d];
+            if (x.trace)
+                for (int m = 0; m < nv; ++m)
+                    ids.push_back(static_cast<long long>(R.member(v, m)) * P + plan->local[d]);
+        }
+        if (at != in_bytes[h])
+            return MPI_ERR_INTERN;
+        if (x.trace)
+            x.trace->round(round_b, -1, peers[h], ids, 0, in_bytes[h] - head);
+    }
+
+    // Phase C: bundle for local d = the chunks of my handled nodes for d.
+    auto expected_from = [&](int s) {  // bytes handler s sends me: my recvcounts of its nodes
+        std::size_t b = 0;
+        for (int v : plan->handled[s])
+            for (int m = 0; m < R.size_of(v); ++m)
+                b += uniform ? B : x.recvbytes[R.member(v, m)];
+        return b;
+    };
+    for (int d = 0; d < n; ++d) {
+        bundles[d].clear();
+        if (d == i)
+            continue;
+        for (std::size_t h = 0; h < handled.size(); ++h)
+            bundles[d].push_back(chunk[h][d]);
+    }
+    const int radix_c = hint > 0 ? hint : node_bruck_radix(uniform ? B : mean, n);
+    {
+        BundleGroup g{};
+        g.comm = x.comm;
+        g.ranks = plan->local.data();
+        g.size = n;
+        g.me = i;
+        g.radix = radix_c;
+        g.tag = tag_c;
+        g.known = uniform ? SizesKnown::everywhere : SizesKnown::at_destination;
+        g.expected_bytes = [&](int s, int) { return expected_from(s); };
+        g.agreed_max = nullptr;
+        g.trace = x.trace;
+        g.first_round = round_b + 1;
+        g.block_ids = [&](int s, int d, std::vector<long long> *ids) {
+            for (int v : plan->handled[s])
+                for (int m = 0; m < R.size_of(v); ++m)
+                    ids->push_back(static_cast<long long>(R.member(v, m)) * P + plan->local[d]);
+        };
+        int rc = bundle_bruck(g, bundles, &arrived, &store);
+        if (rc == MPI_ERR_TRUNCATE || rc == MPI_ERR_COUNT)
+            note(&mismatch, rc);
+        else
+            MPIX_CHECK(rc);
+    }
+    // Deliver: from handler s, its nodes' blocks for me in (node, source) order.
+    auto deliver = [&](int s, const std::vector<Piece> &parts) {
+        std::size_t got = 0, want = expected_from(s);
+        for (const Piece &pc : parts)
+            got += pc.bytes;
+        if (got != want) {
+            note(&mismatch, got > want ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
+            return;
+        }
+        std::size_t k = 0, at = 0;  // walk the parts as one byte string
+        for (int v : plan->handled[s])
+            for (int m = 0; m < R.size_of(v); ++m) {
+                int src = R.member(v, m);
+                std::size_t left = uniform ? B : x.recvbytes[src];
+                char *dst = x.recv_block(src);
+                while (left > 0) {
+                    while (parts[k].bytes - at == 0) {
+                        ++k;
+                        at = 0;
+                    }
+                    std::size_t c = std::min(left, parts[k].bytes - at);
+                    std::memcpy(dst, parts[k].data + at, c);
+                    dst += c;
+                    at += c;
+                    left -= c;
+                }
+            }
+    };
+    for (int s = 0; s < n; ++s) {
+        if (s == i) {
+            std::vector<Piece> own;
+            for (std::size_t h = 0; h < handled.size(); ++h)
+                own.push_back(chunk[h][i]);
+            deliver(s, own);
+        } else if (!plan->handled[s].empty()) {
+            deliver(s, {arrived[s]});
+        }
+    }
+    for (MPI_Request &r : send_reqs)
+        MPIX_CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    return mismatch;
+}
+
+}  // namespace mpix
