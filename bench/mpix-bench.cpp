@@ -22,6 +22,13 @@
 #include "config.h"
 #include "core/comm.hpp"
 #include "harness_mix.hpp"
+#include "workload.hpp"
+#include "bound.hpp"
+#if MPIX_SMPI
+#include <simgrid/s4u.hpp>
+
+#include "bound_simgrid.hpp"
+#endif
 #include "mpix.h"
 #include "select/registry.hpp"
 #include "sparse/sparse.hpp"
@@ -30,6 +37,7 @@
 namespace {
 
 using mpix::Collective;
+using mpixbench::Workload;
 
 const char *const kUsage =
     "usage: mpix-bench [options]\n"
@@ -235,155 +243,12 @@ std::string parse(int argc, char **argv, Options *o)
     return "";
 }
 
-using mpixtest::mix;  // the tests' hash: both derive sizes and contents alike
-
-double unit(std::uint64_t h) { return (double)(h >> 11) * (1.0 / 9007199254740992.0); }
-
 // The byte every block carries at index k: a function of source, destination and
 // index, so a misplaced or shifted block is caught.
 inline unsigned char pattern(int src, int dst, std::size_t k)
 {
     return (unsigned char)(src * 251u + dst * 241u + k * 239u + (k >> 8) * 13u + 7u);
 }
-
-// A workload: bytes from src to dst, for this rank's row and column. Synthetic
-// distributions are formulas of (seed, src, dst), so every rank computes its
-// own row and column without communication (no P^2 table, no extra collective).
-class Workload {
-public:
-    // Loads the file of matrix:/traffic: once: element counts for this rank's row and column.
-    std::string load(const std::string &dist, int p, int me)
-    {
-        dist_ = dist;
-        p_ = p;
-        if (dist.rfind("matrix:", 0) == 0)
-            return load_matrix(dist.substr(7), p, me);
-        if (dist.rfind("traffic:", 0) == 0)
-            return load_traffic(dist.substr(8), p, me);
-        return "";
-    }
-
-    // Bytes src -> dst for scale s; one of src/dst must be this rank for tables.
-    std::size_t bytes(int src, int dst, long long s, unsigned long long seed, int me) const
-    {
-        int p = p_;
-        if (dist_ == "uniform")
-            return (std::size_t)(mix(seed, src, dst) % (unsigned long long)(s + 1));
-        if (dist_ == "normal") {
-            std::uint64_t h = mix(seed, src, dst);
-            double u1 = unit(h) + 1e-12, u2 = unit(mix(h, 17, 3));
-            double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-            double b = std::round(s / 2.0 + z * s / 8.0);
-            return (std::size_t)std::min<double>((double)s, std::max(0.0, b));
-        }
-        if (dist_ == "powerlaw") {
-            // Position of dst in src's shuffled order: an affine permutation with a
-            // multiplier coprime to P (a shuffle computable for one entry in O(1)).
-            std::uint64_t h = mix(seed, src, 0xF00D);
-            long long a = 1 + (long long)(h % (unsigned long long)p);
-            while (std::gcd(a, (long long)p) != 1)
-                a = a % p + 1;
-            long long pos = (a * dst + (long long)(mix(seed, src, 0xBEEF) % (unsigned long long)p)) % p;
-            double x = (double)(pos + 1) / p;
-            return (std::size_t)std::floor(s * x * x);
-        }
-        if (dist_ == "fft1") {
-            long long senders = (long long)std::ceil(0.625 * p), targets = (long long)std::ceil(0.78125 * p);
-            return (src < senders && dst < targets) ? (std::size_t)s : 0;
-        }
-        if (dist_ == "fft2")
-            return src == p - 1 ? (std::size_t)(s / 4) : (std::size_t)s;
-        // Tables: counts times s.
-        long long c = src == me ? row_[dst] : col_[src];
-        return (std::size_t)(c * s);
-    }
-
-private:
-    std::string load_matrix(const std::string &path, int p, int me)
-    {
-        std::ifstream in(path);
-        if (!in)
-            return "cannot open " + path;
-        std::string line;
-        if (!std::getline(in, line) || line.rfind("%%MatrixMarket", 0) != 0)
-            return path + ": not a Matrix Market file";
-        bool symmetric = line.find("symmetric") != std::string::npos || line.find("hermitian") != std::string::npos;
-        if (line.find("coordinate") == std::string::npos)
-            return path + ": only coordinate Matrix Market files are supported";
-        while (std::getline(in, line) && (line.empty() || line[0] == '%')) {
-        }
-        long long rows = 0, cols = 0, nnz = 0;
-        std::istringstream head(line);
-        if (!(head >> rows >> cols >> nnz) || rows <= 0 || cols <= 0)
-            return path + ": bad size line";
-        // Row-block partition of the rows; x is partitioned like the rows (square
-        // matrices) or in the same proportion over the columns.
-        auto owner = [&](long long i, long long n) { return (int)std::min<long long>(p - 1, i * p / n); };
-        row_.assign(p, 0);
-        col_.assign(p, 0);
-        std::set<std::pair<int, long long>> need_from_me, i_need;  // (peer, column)
-        auto entry = [&](long long i, long long j) {
-            int ri = owner(i, rows), cj = owner(j, cols);
-            if (ri == cj)
-                return;
-            if (cj == me)
-                need_from_me.insert({ri, j});  // rank ri needs x[j] from me
-            if (ri == me)
-                i_need.insert({cj, j});
-        };
-        for (long long k = 0; k < nnz && std::getline(in, line);) {
-            if (line.empty() || line[0] == '%')
-                continue;
-            std::istringstream e(line);
-            long long i, j;
-            if (!(e >> i >> j))
-                return path + ": bad entry line";
-            entry(i - 1, j - 1);
-            if (symmetric && i != j)
-                entry(j - 1, i - 1);
-            ++k;
-        }
-        for (const auto &pc : need_from_me)
-            ++row_[pc.first];
-        for (const auto &pc : i_need)
-            ++col_[pc.first];
-        return "";
-    }
-
-    std::string load_traffic(const std::string &path, int p, int me)
-    {
-        std::ifstream in(path);
-        if (!in)
-            return "cannot open " + path;
-        row_.assign(p, 0);
-        col_.assign(p, 0);
-        std::string line;
-        int r = 0;
-        while (r < p && std::getline(in, line)) {
-            if (line.empty() || line[0] == '#')
-                continue;
-            std::istringstream e(line);
-            for (int c = 0; c < p; ++c) {
-                long long v;
-                if (!(e >> v) || v < 0)
-                    return path + ": row " + std::to_string(r) + " needs " + std::to_string(p) +
-                           " non-negative counts";
-                if (r == me)
-                    row_[c] = v;
-                if (c == me)
-                    col_[r] = v;
-            }
-            ++r;
-        }
-        if (r < p)
-            return path + ": has " + std::to_string(r) + " rows, P = " + std::to_string(p);
-        return "";
-    }
-
-    std::string dist_;
-    int p_ = 0;
-    std::vector<long long> row_, col_;
-};
 
 // Buffers: ordinary memory, or under SMPI SMPI_SHARED_MALLOC for large ones
 // (content then shared by all simulated ranks, so it cannot be verified).
@@ -433,6 +298,13 @@ struct Row {
     long long size = 0;
     double median = 0, min = 0, max = 0, speedup = 0;
     std::string verified;
+    double bound = 0;  // us, the exchange's lower bound (simulated runs only; 0: none)
+};
+
+// The lower bound of one size's exchange on the simulated platform (sim/bound.hpp).
+struct SizeBound {
+    mpix::sim::Bound terms;
+    double us() const { return terms.seconds() * 1e6; }
 };
 
 class Bench {
@@ -450,6 +322,7 @@ private:
     bool measure(const std::string &label, const std::string &algo, int radix, int batch, const Layout &l,
                  long long s, Row *row);
     std::string picked(const Layout &l, long long s);
+    bool bound_for(long long s, SizeBound *out);
     void emit(const std::vector<Row> &rows);
 
     const Options &o_;
@@ -463,7 +336,80 @@ private:
     int crs_recv_nnz_ = 0, crs_recv_size_ = 0;
     std::vector<int> crs_src_out_, crs_rcounts_out_, crs_rdispls_out_;
     int last_rc_ = MPI_SUCCESS;
+    std::map<long long, SizeBound> bounds_;  // by size, rank 0
+#if MPIX_SMPI
+    std::vector<int> node_of_;  // rank -> simulated host (node), by first appearance
+    mpix::sim::Network net_;    // rank 0
+    double lat_in_ = 0, lat_out_ = 0;
+    mpix::sim::OverheadModel model_;
+    std::map<std::pair<long long, long long>, double> path_memo_;
+#endif
 };
+
+// Under SMPI: the bound of the exchange of size s from this run's own bytes
+// (every rank contributes its row, gathered by node on rank 0) and the simulated
+// platform's routes. False natively (there is no model to bound).
+bool Bench::bound_for(long long s, SizeBound *out)
+{
+#if MPIX_SMPI
+    if (node_of_.empty()) {
+        std::vector<simgrid::s4u::Host *> hosts = simgrid::s4u::Engine::get_instance()->get_all_hosts();
+        int mine = (int)(std::find(hosts.begin(), hosts.end(), simgrid::s4u::this_actor::get_host()) - hosts.begin());
+        std::vector<int> host_of(p_);
+        MPI_Allgather(&mine, 1, MPI_INT, host_of.data(), 1, MPI_INT, world_);
+        std::map<int, int> node_index;
+        std::vector<simgrid::s4u::Host *> node_hosts;
+        for (int h : host_of)
+            if (node_index.emplace(h, (int)node_hosts.size()).second)
+                node_hosts.push_back(hosts[h]);
+        for (int h : host_of)
+            node_of_.push_back(node_index[h]);
+        double lat[2] = {0, 0};
+        if (me_ == 0) {
+            net_ = mpix::sim::network_of(node_hosts);
+            mpix::sim::min_latencies(net_, &lat[0], &lat[1]);
+        }
+        MPI_Bcast(lat, 2, MPI_DOUBLE, 0, world_);
+        lat_in_ = lat[0];
+        lat_out_ = lat[1];
+        model_ = mpix::sim::smpi_overhead_model();
+    }
+    const int nodes = *std::max_element(node_of_.begin(), node_of_.end()) + 1;
+    auto bytes = [&](int src, int dst) {
+        return uniform() ? (double)s : (double)w_.bytes(src, dst, s, o_.seed, me_);
+    };
+    std::vector<double> row(nodes, 0);
+    long long local = 0, remote = 0;
+    for (int j = 0; j < p_; ++j) {
+        if (j == me_)
+            continue;
+        row[node_of_[j]] += bytes(me_, j);
+        if (bytes(j, me_) > 0)
+            ++(node_of_[j] == node_of_[me_] ? local : remote);
+    }
+    auto memo = path_memo_.find({local, remote});
+    if (memo == path_memo_.end())
+        memo = path_memo_.emplace(std::make_pair(local, remote),
+                                  mpix::sim::path_time(local, remote, lat_in_, lat_out_, model_)).first;
+    double path = memo->second, worst = 0;
+    MPI_Reduce(&path, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, world_);
+    std::vector<double> rows(me_ == 0 ? (std::size_t)p_ * nodes : 0);
+    MPI_Gather(row.data(), nodes, MPI_DOUBLE, rows.data(), nodes, MPI_DOUBLE, 0, world_);
+    if (me_ != 0)
+        return false;
+    std::vector<double> pair((std::size_t)nodes * nodes, 0);
+    for (int r = 0; r < p_; ++r)
+        for (int v = 0; v < nodes; ++v)
+            pair[(std::size_t)node_of_[r] * nodes + v] += rows[(std::size_t)r * nodes + v];
+    out->terms.path = worst;
+    mpix::sim::link_terms(net_, pair, &out->terms.link, &out->terms.nic);
+    return true;
+#else
+    (void)s;
+    (void)out;
+    return false;
+#endif
+}
 
 std::string Bench::layout_for(long long s, Layout *l)
 {
@@ -865,6 +811,10 @@ int Bench::run()
         sbuf_.allocate((std::size_t)sbytes, shared_);
         rbuf_.allocate((std::size_t)rbytes, shared_);
 
+        SizeBound sb;
+        bool have_bound = bound_for(s, &sb);
+        if (have_bound)
+            bounds_[s] = sb;
         std::size_t first = rows.size();
         Row base_row;
         if (!base_label.empty()) {
@@ -895,8 +845,10 @@ int Bench::run()
             rows.push_back(row);
             measured(row);
         }
-        for (std::size_t i = first; i < rows.size(); ++i)
+        for (std::size_t i = first; i < rows.size(); ++i) {
             rows[i].speedup = base_label.empty() || rows[i].median <= 0 ? 0 : base_row.median / rows[i].median;
+            rows[i].bound = have_bound ? sb.us() : 0;
+        }
     }
     emit(rows);
     MPI_Comm_free(&world_);
@@ -935,11 +887,22 @@ void Bench::emit(const std::vector<Row> &rows)
     std::printf("# times: microseconds, slowest rank per iteration, median/min/max over iterations;"
                 " speedup vs %s in the same run\n",
                 base == "mpi" ? (o_.coll == Collective::alltoall ? "MPI_Alltoall" : "MPI_Alltoallv") : base.c_str());
-    std::printf("%-16s %-28s %9s %12s %12s %12s %8s %s\n", "algorithm", "params", "size", "median_us", "min_us",
-                "max_us", "speedup", "verified");
-    for (const Row &r : rows)
-        std::printf("%-16s %-28s %9lld %12.2f %12.2f %12.2f %8.2f %s\n", r.algorithm.c_str(), r.params.c_str(), r.size,
-                    r.median, r.min, r.max, r.speedup, r.verified.c_str());
+    for (const auto &kv : bounds_) {
+        const mpix::sim::Bound &b = kv.second.terms;
+        std::printf("# bound S=%lld: %.2f us = max(path %.2f us, busiest link %.2f us: %s); node link %.2f us\n",
+                    kv.first, kv.second.us(), b.path * 1e6, b.link.seconds * 1e6, b.link.name.c_str(),
+                    b.nic.seconds * 1e6);
+    }
+    const bool bounded = !bounds_.empty();
+    std::printf("%-16s %-28s %9s %12s %12s %12s %8s %s%s\n", "algorithm", "params", "size", "median_us", "min_us",
+                "max_us", "speedup", bounded ? "x_bound " : "", "verified");
+    for (const Row &r : rows) {
+        char xb[32] = "";
+        if (bounded)
+            std::snprintf(xb, sizeof xb, "%7.2f ", r.bound > 0 ? r.median / r.bound : 0.0);
+        std::printf("%-16s %-28s %9lld %12.2f %12.2f %12.2f %8.2f %s%s\n", r.algorithm.c_str(), r.params.c_str(),
+                    r.size, r.median, r.min, r.max, r.speedup, xb, r.verified.c_str());
+    }
     std::fflush(stdout);
     if (!o_.csv.empty()) {
         bool fresh = true;
@@ -950,11 +913,16 @@ void Bench::emit(const std::vector<Row> &rows)
         if (FILE *f = std::fopen(o_.csv.c_str(), "a")) {
             if (fresh)
                 std::fprintf(f, "collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,max_us,"
-                                "speedup_vs_mpi,verified\n");
-            for (const Row &r : rows)
-                std::fprintf(f, "%s,%s,%s,%d,%d,%d,%lld,%s,%.3f,%.3f,%.3f,%.4f,%s\n", coll,
+                                "speedup_vs_mpi,verified,bound_us,x_bound\n");
+            for (const Row &r : rows) {
+                std::fprintf(f, "%s,%s,%s,%d,%d,%d,%lld,%s,%.3f,%.3f,%.3f,%.4f,%s,", coll,
                              csv_field(r.algorithm).c_str(), csv_field(r.params).c_str(), p_, nodes_, ppn_, r.size,
                              csv_field(o_.dist).c_str(), r.median, r.min, r.max, r.speedup, r.verified.c_str());
+                if (r.bound > 0)
+                    std::fprintf(f, "%.3f,%.3f\n", r.bound, r.median / r.bound);
+                else
+                    std::fprintf(f, ",\n");
+            }
             std::fclose(f);
         } else {
             std::fprintf(stderr, "mpix-bench: cannot write %s\n", o_.csv.c_str());
@@ -968,10 +936,13 @@ void Bench::emit(const std::vector<Row> &rows)
                 std::fprintf(f,
                              "  {\"collective\": \"%s\", \"algorithm\": %s, \"params\": %s, \"P\": %d, \"nodes\": %d, "
                              "\"ppn\": %d, \"size\": %lld, \"dist\": %s, \"median_us\": %.3f, \"min_us\": %.3f, "
-                             "\"max_us\": %.3f, \"speedup_vs_mpi\": %.4f, \"verified\": \"%s\"}%s\n",
+                             "\"max_us\": %.3f, \"speedup_vs_mpi\": %.4f, \"verified\": \"%s\", \"bound_us\": %s, "
+                             "\"x_bound\": %s}%s\n",
                              coll, json_string(r.algorithm).c_str(), json_string(r.params).c_str(), p_, nodes_, ppn_,
                              r.size, json_string(o_.dist).c_str(), r.median, r.min, r.max, r.speedup,
-                             r.verified.c_str(), i + 1 < rows.size() ? "," : "");
+                             r.verified.c_str(), r.bound > 0 ? std::to_string(r.bound).c_str() : "null",
+                             r.bound > 0 ? std::to_string(r.median / r.bound).c_str() : "null",
+                             i + 1 < rows.size() ? "," : "");
             }
             std::fprintf(f, "]\n");
             std::fclose(f);
