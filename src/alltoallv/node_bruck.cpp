@@ -40,9 +40,10 @@ struct NodeBruckPlan : CacheEntry {
     std::vector<int> local;                  // my node's ranks, by local index
     std::vector<std::vector<int>> handled;   // local index -> nodes it handles, by distance
     std::vector<std::vector<int>> remote;    // local index -> ranks of those nodes, in that order
-    // The node's agreed mean block of the previous MPIX_Alltoallv: the radix of
-    // the next call's first phase (every rank of the node saw the same maximum).
-    std::uint64_t previous_mean = 0;
+    // The node's agreed volume (largest bytes any of its ranks exchanged) of the
+    // previous MPIX_Alltoallv: the radix of the next call's first phase (every
+    // rank of the node saw the same maximum).
+    std::uint64_t previous_volume = 0;
     bool have_previous = false;
     bool depends_on_topology() const override { return true; }
 };
@@ -82,13 +83,18 @@ void note(int *err, int rc)
 
 }  // namespace
 
-int node_bruck_radix(std::uint64_t mean_bytes, int n)
+int node_bruck_radix(std::uint64_t volume, int n)
 {
-    // Radix 2 (fewest messages on the critical path) while per-message overhead
-    // dominates; direct rounds once the bytes a Bruck round repeats cost more.
-    if (mean_bytes <= 256)
+    // A round costs each rank one send and one receive overhead, plus its bytes
+    // over the intra-node link; radix r moves a digit's bytes in r-1 concurrent
+    // messages. Radix 2 while a round's bytes cost less than its overheads,
+    // direct rounds once they dominate. Thresholds measured with SimGrid (16-rank
+    // nodes, 1 us per message, 25 GB/s per intra-node flow): one node, 16 B to
+    // 64 KiB blocks; 16 nodes, 16 B to 8 KiB (bench/results/smpi-node-bruck-*).
+    constexpr std::uint64_t kRadix2Max = 48 << 10, kRadix4Max = 512 << 10;
+    if (volume <= kRadix2Max)
         return 2;
-    if (mean_bytes <= 2048)
+    if (volume <= kRadix4Max)
         return std::min(4, std::max(2, n));
     return std::max(2, n);
 }
@@ -104,9 +110,11 @@ int node_bruck(const Exchange &x)
     int mismatch = MPI_SUCCESS;
     copy_self_block(x);
 
-    // Radix: the hint, else from the block size (alltoall) or from the node's
-    // agreed mean of the previous call (alltoallv; 2 on the first call).
-    std::uint64_t mean = 0;
+    // Radix: the hint, else from the bytes a rank exchanges with the others: known
+    // for alltoall; for alltoallv the largest of any rank of the node, which the
+    // previous call agreed (phase A spreads each rank's value in its headers), so
+    // every rank of the node picks the same radix; radix 2 on the first call.
+    std::uint64_t volume = static_cast<std::uint64_t>(B) * static_cast<std::uint64_t>(P - 1);
     if (!uniform) {
         std::uint64_t sent = 0, received = 0;
         for (int p = 0; p < P; ++p)
@@ -114,12 +122,12 @@ int node_bruck(const Exchange &x)
                 sent += x.sendbytes[p];
                 received += x.recvbytes[p];
             }
-        mean = P > 1 ? std::max(sent, received) / static_cast<std::uint64_t>(P - 1) : 0;
+        volume = std::max(sent, received);
     }
     const int hint = x.hints->radix;
     int radix_a = hint > 0 ? hint
-                  : uniform ? node_bruck_radix(B, n)
-                            : (plan->have_previous ? node_bruck_radix(plan->previous_mean, n) : 2);
+                  : uniform ? node_bruck_radix(volume, n)
+                            : (plan->have_previous ? node_bruck_radix(plan->previous_volume, n) : 2);
     if (x.trace)
         x.trace->set_params("radix=" + std::to_string(std::max(2, std::min(radix_a, std::max(n, 2)))));
 
@@ -158,7 +166,7 @@ int node_bruck(const Exchange &x)
         g.tag = tag_a;
         g.known = uniform ? SizesKnown::everywhere : SizesKnown::nowhere;
         g.expected_bytes = [&](int, int d) { return B * (1 + plan->remote[d].size()); };
-        g.agreed_max = uniform ? nullptr : &mean;
+        g.agreed_max = uniform ? nullptr : &volume;
         g.trace = x.trace;
         g.first_round = 0;
         g.block_ids = [&](int s, int d, std::vector<long long> *ids) {
@@ -173,8 +181,8 @@ int node_bruck(const Exchange &x)
         else
             MPIX_CHECK(rc);
     }
-    if (!uniform) {  // the node's agreed mean: every rank of the node has the same
-        plan->previous_mean = mean;
+    if (!uniform) {  // the node's agreed volume: every rank of the node has the same
+        plan->previous_volume = volume;
         plan->have_previous = true;
     }
     const std::vector<int> &mine = plan->remote[i];
@@ -321,7 +329,7 @@ int node_bruck(const Exchange &x)
         for (std::size_t h = 0; h < handled.size(); ++h)
             bundles[d].push_back(chunk[h][d]);
     }
-    const int radix_c = hint > 0 ? hint : node_bruck_radix(uniform ? B : mean, n);
+    const int radix_c = hint > 0 ? hint : node_bruck_radix(volume, n);
     {
         BundleGroup g{};
         g.comm = x.comm;

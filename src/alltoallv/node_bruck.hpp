@@ -14,8 +14,8 @@ namespace mpix {
 int node_bruck(const Exchange &x);
 
 // The radix of node_bruck's Bruck rounds inside a node of n ranks when no radix
-// hint is given, for blocks of `mean_bytes` (the node's agreed mean block).
-int node_bruck_radix(std::uint64_t mean_bytes, int n);
+// hint is given, for `volume` bytes exchanged per rank (the node's largest).
+int node_bruck_radix(std::uint64_t volume, int n);
 
 // The local index of node a's rank that exchanges node a's data with node b
 // (a != b) in a layout of `nodes` nodes where a has `size_a` ranks.
