@@ -622,6 +622,7 @@ bool Bench::measure(const std::string &label, const std::string &algo, int radix
 // What `auto` picks for this call (the library's own selection rule).
 std::string Bench::picked(const Layout &l, long long s)
 {
+    (void)s;
     mpix::Hints hints = mpix::resolve_hints(xcomm_, nullptr);
     const mpix::Algorithm *a;
     if (crs()) {
@@ -637,21 +638,10 @@ std::string Bench::picked(const Layout &l, long long s)
         }
         a = mpix::select_sparse_algorithm(o_.coll, hints, p_, count, max_remote_sends);
     } else {
-        mpix::Exchange x{};
-        x.xcomm = xcomm_;
-        x.comm = xcomm_->comm;
-        x.size = p_;
-        x.rank = me_;
-        x.uniform = o_.coll == Collective::alltoall;
-        x.block_bytes = x.uniform ? (std::size_t)s : 0;
-        // alltoallv's rule agrees on the block sizes (a collective call): give it ours.
-        std::vector<std::size_t> sendbytes(p_, x.block_bytes);
-        if (!x.uniform)
-            for (int j = 0; j < p_; ++j)
-                sendbytes[j] = (std::size_t)l.scounts[j];
-        x.sendbytes = sendbytes.data();
-        x.hints = &hints;
-        a = mpix::select_algorithm(o_.coll, x);
+        // What the library ran in the last call (`auto`'s own pick, agreed by the
+        // library; asking the rule again here would take part in its agreement).
+        const char *name = xcomm_->last_algorithm[static_cast<int>(o_.coll)];
+        return name ? name : "?";
     }
     return a ? a->name : "?";
 }
@@ -839,8 +829,8 @@ int Bench::run()
         if (with_auto) {
             Row row;
             progress("auto", s);
-            std::string pick = picked(l, s);
             all_ok &= measure("auto", "auto", 0, 0, l, s, &row);
+            std::string pick = picked(l, s);
             row.params = "picked=" + pick;
             rows.push_back(row);
             measured(row);

@@ -128,7 +128,7 @@ void test_registry_enumeration()
 }
 
 // `auto`'s MPIX_Alltoallv rule at its thresholds (src/select/registry.cpp): P, the
-// node count and the agreed mean block in bytes.
+// node count and, on nodes of fewer than 4 ranks only, the agreed mean block.
 void test_auto_alltoallv_rule()
 {
     struct Case {
@@ -138,27 +138,30 @@ void test_auto_alltoallv_rule()
     };
     const Case cases[] = {
         {7, 1, 16, "pmpi"},                      // too few ranks for any rule
-        {256, 1, 0, "two_phase_bruck"},          // one node: log-time for small blocks
-        {256, 1, 32, "two_phase_bruck"},
-        {256, 1, 33, "parlogna"},
-        {256, 1, 768, "parlogna"},
-        {256, 1, 769, "pmpi"},
-        {256, 16, 32, "two_phase_bruck"},        // 16 nodes of 16: Bruck below 64 B
-        {256, 16, 33, "parlinna_coalesced"},
-        {256, 16, 8192, "parlinna_coalesced"},
-        {256, 16, 8193, "pmpi"},
-        {1024, 64, 0, "node_aware"},             // 64 nodes: node_aware up to 16 KiB
-        {1024, 64, 32, "node_aware"},
-        {1024, 64, 8192, "node_aware"},
-        {1024, 64, 8193, "pmpi"},
-        {512, 32, 33, "node_aware"},             // the many-nodes threshold
-        {512, 31, 33, "parlinna_coalesced"},
-        {512, 32, 32, "two_phase_bruck"},        // ... is 64 nodes for small blocks
-        {1024, 63, 32, "two_phase_bruck"},
-        {64, 32, 100, "parlogna"},               // nodes of 2 ranks: treated as one node
-        {64, 32, 16, "two_phase_bruck"},
-        {8, 2, 100, "parlinna_coalesced"},       // the smallest several-node case
+        {7, 7, 16, "pmpi"},
+        {8, 1, 0, "node_bruck"},                 // one node: node_bruck at every size
+        {256, 1, 1 << 30, "node_bruck"},
+        {256, 16, 0, "node_bruck"},              // nodes of 4+ ranks: node_bruck, no statistic
+        {256, 16, 1ULL << 40, "node_bruck"},
+        {1024, 64, 16, "node_bruck"},
+        {8, 2, 100, "node_bruck"},               // the smallest several-node case
+        {64, 16, 16, "node_bruck"},              // 4 ranks per node exactly
+        {63, 16, 16, "two_phase_bruck"},         // fewer than 4 per node: the agreed mean decides
+        {64, 32, 0, "two_phase_bruck"},
+        {64, 32, 32, "two_phase_bruck"},
+        {64, 32, 33, "parlogna"},
+        {64, 32, 768, "parlogna"},
+        {64, 32, 769, "pmpi"},
+        {1024, 1024, 16, "two_phase_bruck"},     // one rank per node
     };
+    for (const Case &c : cases) {
+        bool needs = mpix::auto_alltoallv_needs_mean(c.p, c.nodes);
+        bool want_needs = std::string(c.want) != "pmpi" && std::string(c.want) != "node_bruck";
+        if (c.p >= 8 && std::string(c.want) == "pmpi")
+            want_needs = true;
+        MPIX_EXPECT(needs == want_needs, "P=" + std::to_string(c.p) + " nodes=" + std::to_string(c.nodes) +
+                                             ": needs the agreed mean " + std::to_string(needs));
+    }
     for (const Case &c : cases) {
         const mpix::Algorithm *a = mpix::auto_alltoallv_rule(c.p, c.nodes, c.mean);
         std::string got = a ? a->name : "(null)";
@@ -166,6 +169,76 @@ void test_auto_alltoallv_rule()
                                        " mean=" + std::to_string(c.mean) + ": picked " + got + ", want " + c.want);
     }
     MPIX_CHECK_ALL("auto rule for alltoallv");
+}
+
+// `auto` for MPIX_Alltoallv agrees without a collective on the call's path: on
+// nodes of fewer than 4 ranks it uses the largest mean block of the previous call
+// (the first call's own, agreed by a blocking reduction). Calls whose means jump
+// between the rule's ranges, differing per rank: every rank must run the same
+// algorithm in every call (else the call would hang or fail), that algorithm must
+// be the rule's pick for the expected statistic, and the data must be right.
+void test_auto_agreement()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    for (int ppn : {2, 0}) {
+        MPIX_Comm_update_locality(xcomm, ppn);
+        const mpix::Regions *r = nullptr;
+        CU_ASSERT_EQUAL_FATAL(mpix::get_regions(xcomm, mpix::Locality::node, &r), MPI_SUCCESS);
+        // Per call, the largest block any rank sends: in the Bruck, ParLogNa and
+        // direct ranges of the rule, in an order that changes the pick each call.
+        const int scales[] = {8, 40, 1500, 20, 900, 300, 8};
+        unsigned long long previous = 0;
+        for (int k = 0; k < (int)(sizeof scales / sizeof scales[0]); ++k) {
+            // Block me -> j: (me + 1) * scale / p bytes, so rank p-1 has the largest mean.
+            auto bytes = [&](int src, int) { return (src + 1) * scales[k] / p; };
+            std::vector<int> sc(p), sd(p), rc(p), rd(p);
+            int st = 0, rt = 0;
+            for (int j = 0; j < p; ++j) {
+                sc[j] = bytes(me, j);
+                rc[j] = bytes(j, me);
+                sd[j] = st;
+                rd[j] = rt;
+                st += sc[j];
+                rt += rc[j];
+            }
+            std::vector<unsigned char> sb(st + 1), rb(rt + 1, 0xEE);
+            for (int j = 0; j < p; ++j)
+                for (int b = 0; b < sc[j]; ++b)
+                    sb[sd[j] + b] = static_cast<unsigned char>(mpixtest::mix(me, j, b));
+            CU_ASSERT_EQUAL(MPIX_Alltoallv(sb.data(), sc.data(), sd.data(), MPI_BYTE, rb.data(), rc.data(), rd.data(),
+                                           MPI_BYTE, xcomm),
+                            MPI_SUCCESS);
+            bool ok = rb[rt] == 0xEE;
+            for (int j = 0; j < p; ++j)
+                for (int b = 0; b < rc[j]; ++b)
+                    ok = ok && rb[rd[j] + b] == static_cast<unsigned char>(mpixtest::mix(j, me, b));
+            std::string what = "ppn " + std::to_string(ppn) + " call " + std::to_string(k);
+            MPIX_EXPECT(ok, what + ": wrong data");
+            // The statistic this call must have used, computed here independently.
+            unsigned long long now = 0;
+            for (int j = 0; j < p - 1; ++j)
+                now += static_cast<unsigned long long>(bytes(p - 1, j));
+            if (p > 1)
+                now /= static_cast<unsigned long long>(p - 1);
+            unsigned long long used = k == 0 ? now : previous;
+            previous = now;
+            const char *ran = xcomm->last_algorithm[static_cast<int>(mpix::Collective::alltoallv)];
+            const mpix::Algorithm *want = mpix::auto_alltoallv_rule(p, r->count, used);
+            MPIX_EXPECT(ran && want && std::string(ran) == want->name,
+                        what + ": ran " + (ran ? ran : "(none)") + ", the rule picks " + want->name);
+            int index = 0, lowest = 0, highest = 0;
+            while (ran && mpix::algorithm_at(mpix::Collective::alltoallv, index) &&
+                   std::strcmp(mpix::algorithm_at(mpix::Collective::alltoallv, index)->name, ran))
+                ++index;
+            MPI_Allreduce(&index, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+            MPI_Allreduce(&index, &highest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            MPIX_EXPECT(lowest == highest, what + ": ranks ran different algorithms");
+        }
+    }
+    MPIX_CHECK_ALL("auto agrees one call late, identically on every rank");
+    MPIX_Comm_free(&xcomm);
 }
 
 // Node maps: emulated layouts with uneven last nodes, and the real map.
@@ -223,6 +296,7 @@ const mpixtest::TestCase kTests[] = {
     {"MPIX_Info set/get", test_info_get_set},
     {"registry enumeration", test_registry_enumeration},
     {"auto rule for alltoallv", test_auto_alltoallv_rule},
+    {"auto for alltoallv: agreed one call late, the same pick on every rank", test_auto_agreement},
     {"topology maps (real, emulated, round-robin)", test_topology_maps},
 };
 

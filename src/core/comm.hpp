@@ -43,6 +43,9 @@ struct MPIX_Comm {
     std::vector<long long> emulated_socket_keys;  // per rank, empty: hwloc decides
     std::unique_ptr<mpix::Regions> regions[2];            // indexed by Locality
     std::map<std::string, std::unique_ptr<mpix::CacheEntry>> cache;
+    // The registry name of the algorithm the last MPIX_Alltoall / MPIX_Alltoallv
+    // ran (what `auto` picked), for the benchmark; indexed by Collective.
+    const char *last_algorithm[mpix::kCollectives] = {};
 };
 
 namespace mpix {

@@ -76,6 +76,7 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, const UserSide 
     x.hints = &hints;
 
     const Algorithm *algorithm = select_algorithm(c, x);
+    xcomm->last_algorithm[static_cast<int>(c)] = algorithm->name;
     std::unique_ptr<Trace> trace;
     if (!hints.trace.empty()) {
         trace.reset(new Trace(hints.trace + "." + std::to_string(x.rank) + ".jsonl", collective_name(c),

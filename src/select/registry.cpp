@@ -3,6 +3,8 @@
 #include "select/registry.hpp"
 
 #include <cstring>
+#include <memory>
+#include <string>
 
 #include "alltoall/bruck.hpp"
 #include "alltoallv/bruck_nonuniform.hpp"
@@ -13,6 +15,8 @@
 #include "alltoallv/node_aware.hpp"
 #include "alltoallv/node_bruck.hpp"
 #include "alltoallv/parlinna.hpp"
+#include "core/comm.hpp"
+#include "core/error.hpp"
 #include "topo/topology.hpp"
 
 namespace mpix {
@@ -54,7 +58,7 @@ const Algorithm kAlgorithms[] = {
      padded_bruck, nullptr},
     {"padded_alltoall", A2AV, "", "", "allreduce the largest block, pad to it, MPI_Alltoall, scan out",
      padded_alltoall, nullptr},
-    {"two_phase_bruck", A2AV, "", "", "Bruck sending block sizes, then blocks, in every step; no rotations",
+    {"two_phase_bruck", A2AV, "", "", "radix-2 Bruck, each step one message: block sizes in front of the blocks; no rotations",
      two_phase_bruck, nullptr},
     {"parlogna", A2AV, "radix,batch_size", "", "ParLogNa: K rounds of radix r (2..P); temporary space P-1-K blocks",
      parlogna, nullptr},
@@ -138,53 +142,109 @@ const Algorithm *find_algorithm(Collective c, const char *name)
 
 namespace {
 
-// `auto` for MPIX_Alltoall: depends only on P and the block size, which MPI
-// requires to be the same on every rank.
+constexpr int kAutoMinRanks = 8;
+constexpr int kAutoAggregateRanksPerNode = 4;  // fewer per node on average: no node aggregation
+
+// True when nodes hold too few ranks (1-3 on average) for node_bruck to
+// aggregate: it would then send about P/n messages per rank between nodes.
+bool few_ranks_per_node(int size, int nnodes)
+{
+    return nnodes > 1 && size < kAutoAggregateRanksPerNode * nnodes;
+}
+
+int node_count(const Exchange &x)
+{
+    const Regions *nodes = nullptr;
+    return get_regions(x.xcomm, Locality::node, &nodes) == MPI_SUCCESS && nodes ? nodes->count : 1;
+}
+
+// `auto` for MPIX_Alltoall: P, the node count and the block size, which MPI
+// requires to be the same on every rank. From 8 ranks on one node or on nodes of
+// 4+ ranks, node_bruck (fastest at every measured size: P=256 on 16 nodes, 16 B to
+// 4 KiB, 1.03-2.0x its bound; one node of 16, 16 B to 64 KiB). On nodes of 1-3
+// ranks: small blocks log-time (HPDC'22 finds the crossover near a few hundred
+// bytes; the rotation-free variant copies least), bigger ones the library's own.
 const Algorithm *auto_alltoall(const Exchange &x)
 {
-    // Small blocks on 8+ ranks: latency dominates, so ceil(log2 P) Bruck steps beat
-    // P-1 messages (HPDC'22 finds the crossover near a few hundred bytes). The
-    // rotation-free variant copies least. Bigger blocks: the library's own.
-    if (x.size >= 8 && x.block_bytes <= 256)
+    if (x.size < kAutoMinRanks)
+        return find_algorithm(A2A, "pmpi");
+    if (!few_ranks_per_node(x.size, node_count(x)))
+        return find_algorithm(A2A, "node_bruck");
+    if (x.block_bytes <= 256)
         return find_algorithm(A2A, "bruck_zero_rotation");
     return find_algorithm(A2A, "pmpi");
 }
 
-// `auto` for MPIX_Alltoallv. Counts differ per rank, so from 8 ranks on the rule
-// first agrees on one number, the largest per-rank mean block (one MPI_Allreduce,
-// log P small messages). Thresholds from SimGrid on 16-core nodes (README, "Which
-// algorithm when"). On several nodes of 4+ ranks the node-aware family wins up to
-// 16 KiB blocks (S <= 16 KiB uniform, mean <= 8 KiB), except for the smallest:
-//  - means up to 32 B: `two_phase_bruck` (log P messages) up to 32 nodes (P=512:
-//    104.7 us against 133.5 for `parlinna_coalesced` and 180.2 for `node_aware`),
-//    `node_aware` from 64 nodes (P=1024: 195.0 against 246.3 for Bruck);
-//  - larger means: `parlinna_coalesced` (ParLogNa inside the node, one message per
-//    remote rank) below 32 nodes (P=256, best from 512 B on), `node_aware` (one
-//    message per node pair) from 32 nodes (P=512: 552 against 560 us at 512 B,
-//    6262 against 7738 at 8 KiB; P=1024: 1.9x at 512 B, 2.3x at 8 KiB).
-// On one node: small blocks go log-time (two_phase_bruck), medium ones to ParLogNa
-// at radix ceil(sqrt P), the rest direct.
-constexpr int kAutoMinRanks = 8;
+// `auto` for MPIX_Alltoallv, from values every rank agrees on without a
+// collective on the call's path (README, "Which algorithm when"; SimGrid on
+// 16-core nodes, bench/results):
+//  - fewer than 8 ranks: the MPI library's own;
+//  - one node, or nodes of 4+ ranks on average: `node_bruck`, at every block size.
+//    It was fastest at every measured point (P=256 on 16 nodes: 16 B to 8 KiB,
+//    1.04-2.0x its bound; one node of 16: 16 B to 64 KiB). It needs no agreed
+//    statistic: its radix inside a node follows the node's own agreed volume,
+//    which its first phase spreads in its headers (node_bruck.cpp);
+//  - nodes of 1-3 ranks (the node-aware phases cannot aggregate): the largest
+//    per-rank mean block decides, `two_phase_bruck` up to 32 B, `parlogna` up to
+//    768 B, the MPI library's own above. That mean is the previous call's, agreed
+//    by an MPI_Iallreduce started at the end of that call and completed at the
+//    start of this one (the first call on a communicator agrees with a blocking
+//    MPI_Allreduce); see agreed_mean below.
 constexpr unsigned long long kAutoBruckMaxMean = 32;        // bytes: S <= 64 uniform
 constexpr unsigned long long kAutoParlognaMaxMean = 768;    // bytes: S <= 1.5 KiB uniform
-constexpr unsigned long long kAutoNodeAwareMaxMean = 8192;  // bytes: S <= 16 KiB uniform
-constexpr int kAutoManyNodes = 32;        // from here node_aware beats ParLinNa
-constexpr int kAutoManyNodesSmall = 64;   // ... and, for Bruck-sized blocks, Bruck
+
+// The largest per-rank mean block, agreed one call late: a call completes the
+// MPI_Iallreduce the previous call started (every rank started it, in the same
+// order, so it can complete; usually it already has), uses its result, and
+// starts the next one with its own mean. Every rank therefore uses the same
+// value in the same call. Kept on the communicator; freeing it completes the
+// pending reduction (MPIX_Comm_free is collective).
+struct AgreedMean : CacheEntry {
+    MPI_Request pending = MPI_REQUEST_NULL;
+    unsigned long long contribution = 0, result = 0;
+    bool have = false;
+    ~AgreedMean() override
+    {
+        if (pending != MPI_REQUEST_NULL)
+            MPI_Wait(&pending, MPI_STATUS_IGNORE);
+    }
+};
+
+int agreed_mean(const Exchange &x, unsigned long long mine, unsigned long long *out)
+{
+    const std::string key = "auto:alltoallv:agreed_mean";
+    AgreedMean *a = cached<AgreedMean>(x.xcomm, key);
+    if (!a) {
+        std::unique_ptr<AgreedMean> fresh(new AgreedMean());
+        a = fresh.get();
+        x.xcomm->cache[key] = std::move(fresh);
+    }
+    if (a->pending != MPI_REQUEST_NULL) {
+        MPIX_CHECK(MPI_Wait(&a->pending, MPI_STATUS_IGNORE));
+        a->have = true;
+    }
+    if (!a->have) {
+        MPIX_CHECK(MPI_Allreduce(&mine, &a->result, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, x.comm));
+        a->have = true;
+    }
+    *out = a->result;
+    a->contribution = mine;
+    return MPI_Iallreduce(&a->contribution, &a->result, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, x.comm, &a->pending);
+}
 
 }  // namespace
+
+bool auto_alltoallv_needs_mean(int size, int nnodes)
+{
+    return size >= kAutoMinRanks && few_ranks_per_node(size, nnodes);
+}
 
 const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long agreed_mean)
 {
     if (size < kAutoMinRanks)
         return find_algorithm(A2AV, "pmpi");
-    bool several_nodes = nnodes > 1 && size >= 4 * nnodes;
-    if (several_nodes && agreed_mean <= kAutoNodeAwareMaxMean) {
-        bool small = agreed_mean <= kAutoBruckMaxMean;
-        if (nnodes >= (small ? kAutoManyNodesSmall : kAutoManyNodes))
-            return find_algorithm(A2AV, "node_aware");
-        if (!small)
-            return find_algorithm(A2AV, "parlinna_coalesced");
-    }
+    if (!auto_alltoallv_needs_mean(size, nnodes))
+        return find_algorithm(A2AV, "node_bruck");
     if (agreed_mean <= kAutoBruckMaxMean)
         return find_algorithm(A2AV, "two_phase_bruck");
     if (agreed_mean <= kAutoParlognaMaxMean)
@@ -196,17 +256,16 @@ namespace {
 
 const Algorithm *auto_alltoallv(const Exchange &x)
 {
-    if (x.size < kAutoMinRanks || !x.sendbytes)
-        return find_algorithm(A2AV, "pmpi");
-    unsigned long long sum = 0, mean, agreed = 0;
-    for (int j = 0; j < x.size; ++j)
-        if (j != x.rank)
-            sum += x.sendbytes[j];
-    mean = sum / static_cast<unsigned long long>(x.size - 1);
-    if (MPI_Allreduce(&mean, &agreed, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, x.comm) != MPI_SUCCESS)
-        return find_algorithm(A2AV, "pmpi");
-    const Regions *nodes = nullptr;
-    int nnodes = get_regions(x.xcomm, Locality::node, &nodes) == MPI_SUCCESS && nodes ? nodes->count : 1;
+    const int nnodes = node_count(x);
+    unsigned long long agreed = 0;
+    if (auto_alltoallv_needs_mean(x.size, nnodes)) {
+        unsigned long long sum = 0;
+        for (int j = 0; j < x.size; ++j)
+            if (j != x.rank)
+                sum += x.sendbytes[j];
+        if (agreed_mean(x, sum / static_cast<unsigned long long>(x.size - 1), &agreed) != MPI_SUCCESS)
+            return find_algorithm(A2AV, "pmpi");
+    }
     return auto_alltoallv_rule(x.size, nnodes, agreed);
 }
 

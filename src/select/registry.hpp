@@ -31,8 +31,10 @@ const Algorithm *find_algorithm(Collective c, const char *name);
 // only values that are equal on every rank, so every rank picks the same one.
 const Algorithm *select_algorithm(Collective c, const Exchange &x);
 // `auto`'s rule for MPIX_Alltoallv, from values every rank agrees on: P, the number
-// of nodes (1 when unknown) and the largest per-rank mean block in bytes.
+// of nodes (1 when unknown) and, only where auto_alltoallv_needs_mean says so, the
+// largest per-rank mean block in bytes (agreed one call late, off the call's path).
 const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long agreed_mean);
+bool auto_alltoallv_needs_mean(int size, int nnodes);
 const Algorithm *select_sparse_algorithm(Collective c, const Hints &hints, int size, int nnodes);
 // The same with the statistic agreed over all ranks: the most messages any rank
 // sends to other nodes (may pick node aggregation). Needed only when
