@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "alltoall/bruck.hpp"
+#include "alltoallv/bundle_bruck.hpp"
 #include "alltoallv/direct.hpp"
 #include "core/error.hpp"
 #include "core/p2p.hpp"
@@ -17,12 +18,6 @@
 namespace mpix {
 
 namespace {
-
-int mod(long long a, int p)
-{
-    long long m = a % p;
-    return static_cast<int>(m < 0 ? m + p : m);
-}
 
 // Pads every block to the largest one anywhere, runs `uniform` on the padded
 // buffers, then scans the real data out.
@@ -65,119 +60,55 @@ int padded_bruck(const Exchange &x) { return padded(x, bruck_modified); }
 
 int padded_alltoall(const Exchange &x) { return padded(x, direct_pmpi); }
 
-// Radix-2 Bruck where each step first sends the sizes of the blocks it moves, then
-// the blocks themselves as one derived datatype (no packing). Blocks never rotate:
-// position t starts in the send buffer and its last hop lands in its receive
-// block; blocks in between live in one working buffer, appended on arrival and
-// compacted when more than half of it is dead.
+// Radix-2 Bruck (HPDC'22's two-phase Bruck) with each step's block sizes in front
+// of its blocks, in the same message (bundle_bruck: probed receives, one message
+// per step; the last step, whose blocks all land at their destinations, carries
+// no sizes: the receivers know them). Blocks never rotate: they are sent from the
+// send buffer and from where they arrived, and copied into their receive blocks.
 int two_phase_bruck(const Exchange &x)
 {
     const int p = x.size, me = x.rank;
     copy_self_block(x);
     if (p == 1)
         return MPI_SUCCESS;
-    ScratchBytes work;
-    std::size_t peak = 0;
-    std::vector<std::size_t> off(static_cast<std::size_t>(p)), len(static_cast<std::size_t>(p));
-    std::vector<char> in_work(static_cast<std::size_t>(p), 0);
-    for (int t = 1; t < p; ++t)
-        len[t] = x.sendbytes[mod(static_cast<long long>(me) + t, p)];
-    std::vector<int> ts;
-    std::vector<unsigned long long> meta_out, meta_in;
-    std::vector<char *> saddr, raddr;
-    std::vector<std::size_t> slen, rlen, new_off;
-    int round = 0;
-    for (long long k = 1; k < p; k <<= 1, ++round) {
-        ts.clear();
-        for (int t = 1; t < p; ++t)
-            if (t & k)
-                ts.push_back(t);
-        int to = mod(me + k, p), from = mod(me - k, p);
-        meta_out.clear();
-        for (int t : ts)
-            meta_out.push_back(len[t]);
-        meta_in.resize(ts.size());
-        int n = static_cast<int>(ts.size());
-        MPIX_CHECK(MPI_Sendrecv(meta_out.data(), n, MPI_UNSIGNED_LONG_LONG, to, x.tag, meta_in.data(), n,
-                                MPI_UNSIGNED_LONG_LONG, from, x.tag, x.comm, MPI_STATUS_IGNORE));
-        // Room for the blocks that will be forwarded again, at the end of the buffer.
-        std::size_t end = work.size();
-        new_off.assign(ts.size(), 0);
-        for (std::size_t i = 0; i < ts.size(); ++i)
-            if (ts[i] >= 2 * k) {
-                new_off[i] = end;
-                end += static_cast<std::size_t>(meta_in[i]);
-            }
-        if (end > work.size()) {
-            if (!work.resize(end))  // between rounds: no request is in flight
-                return MPI_ERR_NO_MEM;
-            if (x.trace && end > peak) {
-                x.trace->temp_alloc(end - peak);
-                peak = end;
-            }
+    std::vector<int> ranks(static_cast<std::size_t>(p));
+    for (int r = 0; r < p; ++r)
+        ranks[r] = r;
+    std::vector<std::vector<Piece>> bundles(static_cast<std::size_t>(p));
+    for (int d = 0; d < p; ++d)
+        if (d != me)
+            bundles[d].push_back(Piece{x.send_block(d), x.sendbytes[d]});
+    BundleGroup g{};
+    g.comm = x.comm;
+    g.ranks = ranks.data();
+    g.size = p;
+    g.me = me;
+    g.radix = 2;
+    g.tag = x.tag;
+    g.known = SizesKnown::at_destination;
+    g.expected_bytes = [&](int s, int) { return x.recvbytes[s]; };
+    g.agreed_max = nullptr;
+    g.trace = x.trace;
+    g.first_round = 0;
+    g.block_ids = [&](int s, int d, std::vector<long long> *ids) { ids->push_back(static_cast<long long>(s) * p + d); };
+    std::vector<Piece> arrived;
+    std::vector<ScratchBytes> store;
+    int rc = bundle_bruck(g, bundles, &arrived, &store);
+    if (rc != MPI_SUCCESS && rc != MPI_ERR_TRUNCATE && rc != MPI_ERR_COUNT)
+        return rc;
+    int mismatch = rc;
+    for (int s = 0; s < p; ++s) {
+        if (s == me)
+            continue;
+        if (arrived[s].bytes != x.recvbytes[s]) {
+            if (mismatch == MPI_SUCCESS)
+                mismatch = arrived[s].bytes > x.recvbytes[s] ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
+            continue;
         }
-        saddr.clear();
-        slen.clear();
-        raddr.clear();
-        rlen.clear();
-        for (std::size_t i = 0; i < ts.size(); ++i) {
-            int t = ts[i];
-            saddr.push_back(in_work[t] ? work.data() + off[t]
-                                       : const_cast<char *>(x.send_block(mod(static_cast<long long>(me) + t, p))));
-            slen.push_back(len[t]);
-            if (t >= 2 * k) {
-                raddr.push_back(work.data() + new_off[i]);
-                rlen.push_back(static_cast<std::size_t>(meta_in[i]));
-            } else {  // last hop
-                int src = mod(static_cast<long long>(me) - t, p);
-                raddr.push_back(x.recv_block(src));
-                rlen.push_back(std::min(x.recvbytes[src], static_cast<std::size_t>(meta_in[i])));
-            }
-        }
-        MPI_Request reqs[2];
-        MPIX_CHECK(irecv_ranges(raddr, rlen, false, from, x.tag + 1, x.comm, &reqs[0]));
-        MPIX_CHECK(isend_ranges(saddr, slen, false, to, x.tag + 1, x.comm, &reqs[1]));
-        MPIX_CHECK(wait_all(2, reqs));
-        if (x.trace) {
-            std::vector<long long> ids;
-            std::size_t sent = 0, recv = 0;
-            for (std::size_t i = 0; i < ts.size(); ++i) {
-                int src = mod(static_cast<long long>(me) - ts[i] % k, p);
-                ids.push_back(static_cast<long long>(src) * p + mod(static_cast<long long>(src) + ts[i], p));
-                sent += slen[i];
-                recv += rlen[i];
-            }
-            x.trace->round(round, to, from, ids, sent, recv);
-        }
-        std::size_t live = 0;
-        for (std::size_t i = 0; i < ts.size(); ++i) {
-            int t = ts[i];
-            in_work[t] = t >= 2 * k;
-            off[t] = new_off[i];
-            len[t] = in_work[t] ? static_cast<std::size_t>(meta_in[i]) : 0;
-        }
-        for (int t = 1; t < p; ++t)
-            if (in_work[t])
-                live += len[t];
-        if (2 * live < work.size()) {  // compact: keep blocks in offset order
-            std::vector<int> order;
-            for (int t = 1; t < p; ++t)
-                if (in_work[t])
-                    order.push_back(t);
-            std::sort(order.begin(), order.end(), [&](int a, int b) { return off[a] < off[b]; });
-            std::size_t at = 0;
-            for (int t : order) {
-                if (len[t])
-                    std::memmove(work.data() + at, work.data() + off[t], len[t]);
-                off[t] = at;
-                at += len[t];
-            }
-            work.resize(at);  // shrinking keeps the allocation: cannot fail
-        }
+        if (arrived[s].bytes)
+            std::memcpy(x.recv_block(s), arrived[s].data, arrived[s].bytes);
     }
-    if (x.trace)
-        x.trace->temp_free(peak);
-    return MPI_SUCCESS;
+    return mismatch;
 }
 
 }  // namespace mpix
