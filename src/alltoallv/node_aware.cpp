@@ -12,6 +12,8 @@
 #include <map>
 #include <string>
 
+#include "alltoall/bruck.hpp"
+#include "alltoallv/bundle_bruck.hpp"
 #include "alltoallv/direct.hpp"
 #include "core/error.hpp"
 #include "core/p2p.hpp"
@@ -48,8 +50,11 @@ void build_relay_groups(RelayPlan *plan, int groups_per_unit)
             }
         }
     }
-    for (int r = 0; r < p; ++r)
+    plan->every_rank_leads = true;
+    for (int r = 0; r < p; ++r) {
         plan->group_size[r] = static_cast<int>(plan->group[plan->lead_of[r]].size());
+        plan->every_rank_leads = plan->every_rank_leads && plan->group_size[r] == 1;
+    }
 }
 
 void split_regions(const Regions &nodes, int groups, int rank, Regions *out)
@@ -99,17 +104,27 @@ void trace_message(const Exchange &x, int hop, int to, int from, const std::vect
 }
 
 struct HopIo {
-    std::vector<ScratchBytes> storage;  // received payloads (kept for the next hop)
+    std::vector<ScratchBytes> storage;  // received payloads (kept for the next hops)
 };
+
+void note(int *err, int rc)
+{
+    if (*err == MPI_SUCCESS)
+        *err = rc;
+}
 
 // One hop: sends every held item whose next hop is another rank, receives the
 // items listed in `incoming` (per previous hop), and leaves in `held` what this
-// rank holds afterwards, sorted. Sizes unknown to receivers travel first as a
-// header of uint64 per item. With `final`, items are for this rank and one-item
-// messages land directly in the receive buffer. Steps pair sender and receiver
-// (both compute the same key), so the pairwise inner mode cannot deadlock.
+// rank holds afterwards, sorted. A message is its items' bytes in (s, d) order,
+// behind their sizes when its receiver cannot know them (`known` nowhere); a
+// receiver that knows them (at_destination: its recvcounts) or computes them
+// (everywhere: uniform blocks) gets the bytes alone. Receives of unknown length
+// are probed, so nothing is ever truncated: a message whose length is not what
+// its receiver expects is reported in *mismatch and its items left empty. Steps
+// pair sender and receiver (both compute the same key), so the pairwise inner
+// mode cannot deadlock.
 int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function<int(const Item &)> &next,
-        std::vector<Message> &incoming, const KeyFn &key, bool sizes_known, bool final, HopIo *io)
+        std::vector<Message> &incoming, const KeyFn &key, SizesKnown known, HopIo *io, int *mismatch)
 {
     std::vector<Item> kept;
     std::vector<Message> outgoing;
@@ -138,113 +153,129 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
     std::sort(steps.begin(), steps.end());
     steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
 
-    const int header_tag = x.tag + kTagsPerCall - 1;
-    std::vector<bool> delivered(incoming.size(), false);
+    const int hop_id = tag - x.tag;
+    std::vector<std::vector<unsigned char>> heads(outgoing.size());
+    std::vector<char *> addrs;
+    std::vector<std::size_t> lens, sizes;
     for (int step : steps) {
         auto in_step = [&](const Message &m) { return !pairwise || m.step == step; };
-        std::vector<MPI_Request> reqs, header_reqs;
-        std::vector<std::vector<std::uint64_t>> in_headers(incoming.size()), out_headers(outgoing.size());
-        std::vector<ScratchBytes> packed(outgoing.size());
-        if (!sizes_known)
-            for (std::size_t i = 0; i < incoming.size(); ++i)
-                if (in_step(incoming[i])) {
-                    in_headers[i].resize(incoming[i].items.size());
-                    header_reqs.emplace_back();
-                    MPIX_CHECK(irecv_bytes(in_headers[i].data(), in_headers[i].size() * sizeof(std::uint64_t),
-                                           incoming[i].peer, header_tag, x.comm, &header_reqs.back()));
-                }
+        std::vector<MPI_Request> reqs;
         for (std::size_t i = 0; i < outgoing.size(); ++i) {
             const Message &m = outgoing[i];
             if (!in_step(m))
                 continue;
-            std::size_t total = 0;
-            for (const Item &it : m.items)
-                total += it.bytes;
-            if (!sizes_known) {
+            addrs.clear();
+            lens.clear();
+            if (known == SizesKnown::nowhere) {
+                sizes.clear();
                 for (const Item &it : m.items)
-                    out_headers[i].push_back(it.bytes);
-                reqs.emplace_back();
-                MPIX_CHECK(isend_bytes(out_headers[i].data(), out_headers[i].size() * sizeof(std::uint64_t), m.peer,
-                                       header_tag, x.comm, &reqs.back()));
+                    sizes.push_back(it.bytes);
+                encode_sizes(sizes, &heads[i]);
+                addrs.push_back(reinterpret_cast<char *>(heads[i].data()));
+                lens.push_back(heads[i].size());
             }
-            if (total == 0)
-                continue;  // the receiver knows the total too and posts nothing
-            const char *from = m.items[0].data;
-            if (m.items.size() > 1) {
-                if (!packed[i].resize(total))
-                    return MPI_ERR_NO_MEM;
-                std::size_t at = 0;
-                for (const Item &it : m.items) {
-                    if (it.bytes)
-                        std::memcpy(packed[i].data() + at, it.data, it.bytes);
-                    at += it.bytes;
-                }
-                from = packed[i].data();
+            std::size_t total = 0;
+            for (const Item &it : m.items) {
+                addrs.push_back(const_cast<char *>(it.data));
+                lens.push_back(it.bytes);
+                total += it.bytes;
             }
+            if (known == SizesKnown::everywhere && total == 0)
+                continue;  // the receiver computes the same zero and posts nothing
             reqs.emplace_back();
-            MPIX_CHECK(isend_bytes(from, total, m.peer, tag, x.comm, &reqs.back()));
-            trace_message(x, tag - x.tag, m.peer, -1, m.items, total);
+            if (total == 0 && known == SizesKnown::at_destination)  // the receiver probes: send it empty
+                MPIX_CHECK(isend_bytes(nullptr, 0, m.peer, tag, x.comm, &reqs.back()));
+            else
+                MPIX_CHECK(isend_ranges(addrs, lens, false, m.peer, tag, x.comm, &reqs.back()));
+            trace_message(x, hop_id, m.peer, -1, m.items, total);
         }
-        if (!header_reqs.empty())
-            MPIX_CHECK(wait_all(static_cast<int>(header_reqs.size()), header_reqs.data()));
-        for (std::size_t i = 0; i < incoming.size(); ++i) {
-            Message &m = incoming[i];
+        // Receives: exact ones posted, probed ones found.
+        std::vector<Message *> probed;
+        std::vector<int> peers;
+        std::vector<char *> data;
+        std::vector<std::size_t> bytes;
+        std::vector<MPI_Request> probed_reqs;
+        for (Message &m : incoming) {
             if (!in_step(m))
                 continue;
-            if (!sizes_known)
-                for (std::size_t k = 0; k < m.items.size(); ++k)
-                    m.items[k].bytes = static_cast<std::size_t>(in_headers[i][k]);
-            std::size_t total = 0;
-            for (const Item &it : m.items)
-                total += it.bytes;
-            if (total == 0)
-                continue;
-            char *into;
-            if (final && m.items.size() == 1) {
-                if (total > x.recvbytes[m.items[0].s])
-                    return MPI_ERR_TRUNCATE;
-                into = x.recv_block(m.items[0].s);
-                delivered[i] = true;
-            } else {
+            if (known == SizesKnown::everywhere) {
+                std::size_t total = 0;
+                for (const Item &it : m.items)
+                    total += it.bytes;
+                if (total == 0)
+                    continue;
                 io->storage.emplace_back();
                 if (!io->storage.back().resize(total))
                     return MPI_ERR_NO_MEM;
-                if (x.trace)
-                    x.trace->temp_alloc(total);
-                into = io->storage.back().data();
-                std::size_t at = 0;
+                char *at = io->storage.back().data();
                 for (Item &it : m.items) {
-                    it.data = into + at;
+                    it.data = at;
                     at += it.bytes;
                 }
+                reqs.emplace_back();
+                MPIX_CHECK(irecv_bytes(io->storage.back().data(), total, m.peer, tag, x.comm, &reqs.back()));
+                trace_message(x, hop_id, -1, m.peer, m.items, total);
+            } else {
+                probed.push_back(&m);
+                peers.push_back(m.peer);
             }
-            reqs.emplace_back();
-            MPIX_CHECK(irecv_bytes(into, total, m.peer, tag, x.comm, &reqs.back()));
-            trace_message(x, tag - x.tag, -1, m.peer, m.items, total);
+        }
+        if (!peers.empty())
+            MPIX_CHECK(irecv_unknown_sizes(peers, tag, x.comm, &io->storage, &data, &bytes, &probed_reqs));
+        for (std::size_t k = 0; k < probed.size(); ++k) {
+            MPIX_CHECK(MPI_Wait(&probed_reqs[k], MPI_STATUS_IGNORE));
+            Message &m = *probed[k];
+            std::size_t at = 0, total = 0;
+            if (known == SizesKnown::nowhere) {
+                if (!decode_sizes(data[k], bytes[k], m.items.size(), &sizes, &at))
+                    return MPI_ERR_INTERN;
+                for (std::size_t i = 0; i < m.items.size(); ++i)
+                    m.items[i].bytes = sizes[i];
+            }
+            for (const Item &it : m.items)
+                total += it.bytes;
+            if (at + total != bytes[k]) {
+                if (known == SizesKnown::nowhere)
+                    return MPI_ERR_INTERN;
+                // A block's length is not its receive count: report, keep nothing.
+                note(mismatch, bytes[k] > total ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
+                for (Item &it : m.items)
+                    it.bytes = 0;
+                total = 0;
+            }
+            for (Item &it : m.items) {
+                it.data = data[k] + at;
+                at += it.bytes;
+            }
+            trace_message(x, hop_id, -1, m.peer, m.items, total);
         }
         MPIX_CHECK(wait_all(static_cast<int>(reqs.size()), reqs.data()));
     }
     held.swap(kept);
-    for (std::size_t i = 0; i < incoming.size(); ++i)
-        if (!delivered[i])
-            for (const Item &it : incoming[i].items)
-                held.push_back(it);
+    for (const Message &m : incoming)
+        for (const Item &it : m.items)
+            held.push_back(it);
     std::sort(held.begin(), held.end(), item_less);
     return MPI_SUCCESS;
 }
 
-// Copies items addressed to this rank into the receive buffer.
-int deliver(const Exchange &x, const std::vector<Item> &held)
+// Copies the held items addressed to this rank into the receive buffer and
+// drops them from `held`; a block longer or shorter than its receive block is
+// reported in *mismatch (and not copied).
+void deliver(const Exchange &x, std::vector<Item> &held, int *mismatch)
 {
+    std::vector<Item> rest;
     for (const Item &it : held) {
-        if (it.d != x.rank)
-            return MPI_ERR_INTERN;
-        if (it.bytes > x.recvbytes[it.s])
-            return MPI_ERR_TRUNCATE;
-        if (it.bytes)
+        if (it.d != x.rank) {
+            rest.push_back(it);
+            continue;
+        }
+        if (it.bytes != x.recvbytes[it.s])
+            note(mismatch, it.bytes > x.recvbytes[it.s] ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
+        else if (it.bytes)
             std::memcpy(x.recv_block(it.s), it.data, it.bytes);
     }
-    return MPI_SUCCESS;
+    held.swap(rest);
 }
 
 int mod(int a, int m) { return ((a % m) + m) % m; }
@@ -262,11 +293,20 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
     auto sent_size = [&](int s, int d) { return s == me ? x.sendbytes[d] : (known ? x.block_bytes : 0); };
     auto recv_size = [&](int s, int d) { return d == me ? x.recvbytes[s] : (known ? x.block_bytes : 0); };
     auto remote = [&](int r) { return U.region_of[r] != u; };
+    // Who knows a hop's sizes: everyone for uniform blocks; for alltoallv the
+    // final receiver (its recvcounts), and for forwarded blocks only the sender.
+    auto sizes_for = [&](bool final) {
+        return known ? SizesKnown::everywhere : final ? SizesKnown::at_destination : SizesKnown::nowhere;
+    };
+    int mismatch = MPI_SUCCESS;
 
     copy_self_block(x);
 
+    // When every rank leads its own group (node_aware, locality_aware), the unit's
+    // blocks for each other go in hop 2, to the same peers: one message each.
+    const bool merge_hop0 = p.every_rank_leads && U.count > 1;
     // Hop 0: inside the unit, straight to the destination.
-    {
+    if (!merge_hop0) {
         std::vector<Item> held;
         std::vector<Message> in;
         for (int i = 0; i < U.size_of(u); ++i) {
@@ -278,11 +318,12 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
         }
         HopIo io;
         KeyFn key = [&](int from, int to) { return mod(U.index_of[to] - U.index_of[from], U.size_of(u)); };
-        MPIX_CHECK(hop(x, x.tag, held, [](const Item &it) { return it.d; }, in, key, true, true, &io));
-        MPIX_CHECK(deliver(x, held));
+        MPIX_CHECK(hop(x, x.tag, held, [](const Item &it) { return it.d; }, in, key, sizes_for(true), &io,
+                       &mismatch));
+        deliver(x, held, &mismatch);
     }
     if (U.count == 1)
-        return MPI_SUCCESS;
+        return mismatch;
 
     // The units this rank handles (as a leader), in order.
     std::vector<int> handled;
@@ -300,12 +341,11 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
 
     std::vector<Item> held;
     for (int d = 0; d < x.size; ++d)
-        if (remote(d))
+        if (d != me && (remote(d) || merge_hop0))
             held.push_back(Item{me, d, x.sendbytes[d], x.send_block(d)});
     // Payloads stay until the end: a block kept by a hop still points into the
     // storage of the hop that brought it.
     HopIo io;
-    auto next_io = [&]() { return &io; };
     KeyFn group_key = [&](int from, int to) { return mod(p.group_pos[to] - p.group_pos[from], p.group_size[me]); };
     KeyFn leader_key = [&](int from, int to) {
         return mod(p.leader_pos[to] - p.leader_pos[from], static_cast<int>(p.leaders[u].size()));
@@ -328,8 +368,8 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
         return in;
     };
 
-    // Hop 1: gather to the group leader.
-    {
+    // Hop 1: gather to the group leader (nothing to do when every rank leads).
+    if (!p.every_rank_leads) {
         std::vector<Message> in;
         if (leader)
             for (int m : p.group[me]) {
@@ -341,19 +381,26 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
                         msg.items.push_back(Item{m, d, sent_size(m, d), nullptr});
                 in.push_back(std::move(msg));
             }
-        MPIX_CHECK(hop(x, x.tag + 1, held, [&](const Item &) { return lead; }, in, group_key, known, false,
-                       next_io()));
+        MPIX_CHECK(hop(x, x.tag + 1, held, [&](const Item &) { return lead; }, in, group_key, sizes_for(false), &io,
+                       &mismatch));
     }
-    // Hop 2: leaders pass each block to the leader handling its destination unit.
+    // Hop 2: leaders pass each block to the leader handling its destination unit
+    // (merged: and the unit's blocks to their destinations).
     {
         std::vector<Message> in = from_other_leaders([&](int y, std::vector<Item> *items) {
+            if (merge_hop0)
+                items->push_back(Item{y, me, x.recvbytes[y], nullptr});
             for (int m : p.group[y])
                 for (int v : handled)
                     for (int i = 0; i < U.size_of(v); ++i)
                         items->push_back(Item{m, U.member(v, i), sent_size(m, U.member(v, i)), nullptr});
         });
-        MPIX_CHECK(hop(x, x.tag + 2, held, [&](const Item &it) { return p.handler(u, U.region_of[it.d]); }, in,
-                       leader_key, known, false, next_io()));
+        auto next = [&](const Item &it) {
+            int v = U.region_of[it.d];
+            return v == u ? it.d : p.handler(u, v);
+        };
+        MPIX_CHECK(hop(x, x.tag + 2, held, next, in, leader_key, sizes_for(false), &io, &mismatch));
+        deliver(x, held, &mismatch);
     }
     // Hop 3: between units, one message per pair of units.
     {
@@ -369,9 +416,10 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
             in.push_back(std::move(msg));
         }
         MPIX_CHECK(hop(x, x.tag + 3, held, [&](const Item &it) { return p.handler(U.region_of[it.d], u); }, in,
-                       unit_key, known, false, next_io()));
+                       unit_key, sizes_for(false), &io, &mismatch));
     }
-    // Hop 4: handlers pass each block to the leader of its destination's group.
+    // Hop 4: handlers pass each block to the leader of its destination's group
+    // (the destination itself when every rank leads: its sizes are known there).
     {
         std::vector<Message> in = from_other_leaders([&](int y, std::vector<Item> *items) {
             for (int v : units_of(y))
@@ -379,11 +427,11 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
                     for (int d : p.group[me])
                         items->push_back(Item{U.member(v, i), d, recv_size(U.member(v, i), d), nullptr});
         });
-        MPIX_CHECK(hop(x, x.tag + 4, held, [&](const Item &it) { return p.lead_of[it.d]; }, in, leader_key, known,
-                       false, next_io()));
+        MPIX_CHECK(hop(x, x.tag + 4, held, [&](const Item &it) { return p.lead_of[it.d]; }, in, leader_key,
+                       sizes_for(p.every_rank_leads), &io, &mismatch));
     }
     // Hop 5: leaders scatter to their group (receivers know their sizes).
-    {
+    if (!p.every_rank_leads) {
         std::vector<Message> in;
         if (!leader) {
             Message msg{lead, 0, {}};
@@ -392,10 +440,11 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
                     msg.items.push_back(Item{s, me, x.recvbytes[s], nullptr});
             in.push_back(std::move(msg));
         }
-        MPIX_CHECK(hop(x, x.tag + 5, held, [](const Item &it) { return it.d; }, in, group_key, true, true,
-                       next_io()));
+        MPIX_CHECK(hop(x, x.tag + 5, held, [](const Item &it) { return it.d; }, in, group_key, sizes_for(true), &io,
+                       &mismatch));
     }
-    return deliver(x, held);
+    deliver(x, held, &mismatch);
+    return held.empty() ? mismatch : MPI_ERR_INTERN;
 }
 
 int node_aware(const Exchange &x)

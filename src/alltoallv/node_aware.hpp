@@ -18,7 +18,9 @@ namespace mpix {
 // A block s -> d between different units travels
 //   s -> lead(s) -> H(U(s), U(d)) -> H(U(d), U(s)) -> lead(d) -> d
 // where H(u, v) = leaders of u [v mod (leaders of u)]: the leader of u that
-// handles unit v. Blocks inside a unit go straight to their destination.
+// handles unit v. Blocks inside a unit go straight to their destination (with
+// hop 2's messages when every rank leads its own group). Sizes travel inside the
+// messages; no hop sends a separate size message.
 // Nothing assumes consecutive ranks, equal unit sizes or a unit count dividing P.
 struct RelayPlan : CacheEntry {
     Regions owned;                       // units when they are not the comm's regions
@@ -29,6 +31,7 @@ struct RelayPlan : CacheEntry {
     std::vector<std::vector<int>> group; // leader rank -> members of its group (ascending)
     std::vector<std::vector<int>> leaders;  // unit -> its leaders (ascending)
     std::vector<int> leader_pos;         // rank -> position among its unit's leaders, -1 if none
+    bool every_rank_leads = false;       // every group is one rank (node_aware, locality_aware)
 
     bool depends_on_topology() const override { return true; }
     int handler(int u, int v) const
