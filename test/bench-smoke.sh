@@ -25,9 +25,11 @@ $run --algo node_aware --ppn 2 --hint inner=pairwise --hint trace="$tmp/tr" --si
     --csv "$tmp/out.csv" >/dev/null 2>&1
 grep -q '"algorithm":"node_aware"' "$tmp/tr.0.jsonl"
 grep -q '^alltoallv,node_aware,inner=pairwise;trace=' "$tmp/out.csv"
-# One header, then rows, all verified.
-test "$(grep -c '^collective,algorithm,params,P,nodes,ppn,size,dist,median_us' "$tmp/out.csv")" -eq 1
-if grep -v '^collective' "$tmp/out.csv" | grep -v ',yes$'; then echo "unverified rows"; exit 1; fi
+# One header, then rows, all verified (column 13); natively no bound (columns 14-15 empty).
+test "$(grep -c '^collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,max_us,speedup_vs_mpi,verified,bound_us,x_bound$' "$tmp/out.csv")" -eq 1
+if awk -F, 'NR > 1 && ($13 != "yes" || $14 != "" || $15 != "")' "$tmp/out.csv" | grep .; then
+    echo "unverified rows, or a bound outside a simulation"; exit 1
+fi
 grep -q '"speedup_vs_mpi"' "$tmp/out.json"
 # Bad input is refused with a non-zero exit.
 if $run --dist nosuch >/dev/null 2>&1; then echo "bad --dist accepted"; exit 1; fi
