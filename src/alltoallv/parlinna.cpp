@@ -1,21 +1,25 @@
-// ParLinNa. Phase 1: ParLogNa over the node communicator, where the block for
-// local rank j carries this rank's blocks for every rank whose local index is
-// j (mod this node's size, so uneven nodes still have a relay). Phase 2: the
-// relay of local index j sends each remote destination d with index(d) = j
-// (mod node size) the blocks of the whole node for d. Receivers know their
-// sizes (recvbytes); relays learn theirs from a metadata exchange before phase 1.
+// ParLinNa. Phase 1: ParLogNa's radix-r rounds over the node's ranks, where the
+// bundle for local rank j carries this rank's blocks for every rank whose local
+// index is j (mod this node's size, so uneven nodes still have a relay), behind
+// their sizes: the sizes travel inside each round, as in the paper, and there is
+// no separate size exchange. Phase 2: the relay of local index j sends each
+// remote destination d with index(d) = j (mod node size) the blocks of the whole
+// node for d. Receivers know their sizes (recvbytes).
 #include "alltoallv/parlinna.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
+#include "alltoallv/bundle_bruck.hpp"
 #include "alltoallv/direct.hpp"
 #include "alltoallv/parlogna.hpp"
 #include "core/error.hpp"
 #include "core/p2p.hpp"
 #include "core/scratch.hpp"
+#include "core/trace.hpp"
 #include "topo/topology.hpp"
 
 namespace mpix {
@@ -28,14 +32,14 @@ struct Pending {
     const char *send;  // send, or
     char *recv;        // receive
     std::size_t bytes;
+    int node;    // the remote node (tracing)
+    int source;  // local index of the block's source in its node, -1: all of them
 };
 
 int parlinna(const Exchange &x, bool coalesced)
 {
     const Regions *R = nullptr;
-    MPI_Comm local = MPI_COMM_NULL;
     MPIX_CHECK(get_regions(x.xcomm, Locality::node, &R));
-    MPIX_CHECK(get_region_comms(x.xcomm, Locality::node, &local, nullptr));
     const int g = R->my_region, me_i = R->my_index, n = R->size_of(g), N = R->count;
     const int me = x.rank;
 
@@ -46,109 +50,97 @@ int parlinna(const Exchange &x, bool coalesced)
             dests[k % n].push_back(R->member(v, k));
     const std::vector<int> &mine = dests[me_i];
 
-    // Sub-exchange layout: send blocks for dests[j] packed in order.
-    std::vector<std::size_t> sub_sbytes(n, 0), sub_rbytes(n, 0);
-    std::vector<MPI_Aint> sub_sdispls(n, 0), sub_rdispls(n, 0);
-    std::size_t total = 0;
+    // Phase 1: radix-r Bruck rounds (ParLogNa's schedule) over my node's ranks.
+    // The bundle for local j is my blocks for dests[j], behind their sizes
+    // (alltoall: known everywhere, none sent), so relays learn what they forward
+    // from the data itself. where[s][k] / sizes[s][k]: block of local s for mine[k].
+    std::vector<int> local(n);
+    for (int j = 0; j < n; ++j)
+        local[j] = R->member(g, j);
+    std::vector<std::vector<Piece>> bundles(n);
+    std::vector<std::vector<unsigned char>> heads(n);
+    std::vector<std::size_t> block_sizes;
     for (int j = 0; j < n; ++j) {
-        sub_sdispls[j] = static_cast<MPI_Aint>(total);
-        for (int d : dests[j])
-            sub_sbytes[j] += x.sendbytes[d];
-        total += sub_sbytes[j];
-    }
-    ScratchBytes sub_send;
-    if (!sub_send.resize(total))
-        return MPI_ERR_NO_MEM;
-    for (int j = 0; j < n; ++j) {
-        std::size_t at = static_cast<std::size_t>(sub_sdispls[j]);
-        for (int d : dests[j]) {
-            if (x.sendbytes[d])
-                std::memcpy(sub_send.data() + at, x.send_block(d), x.sendbytes[d]);
-            at += x.sendbytes[d];
-        }
-    }
-
-    // Metadata: sizes[s][k] = bytes from local s for mine[k] (alltoall: known).
-    std::vector<std::vector<std::uint64_t>> sizes(n, std::vector<std::uint64_t>(mine.size(), x.block_bytes));
-    if (!x.uniform) {
-        std::vector<std::vector<std::uint64_t>> out(n);
-        std::vector<MPI_Request> reqs;
-        for (int s = 0; s < n; ++s) {
-            if (s == me_i || mine.empty())
-                continue;
-            reqs.emplace_back();
-            MPIX_CHECK(irecv_bytes(sizes[s].data(), mine.size() * sizeof(std::uint64_t), R->member(g, s), x.tag + 1,
-                                   x.comm, &reqs.back()));
-        }
-        for (int j = 0; j < n; ++j) {
+        if (j == me_i)
+            continue;
+        if (!x.uniform) {
+            block_sizes.clear();
             for (int d : dests[j])
-                out[j].push_back(x.sendbytes[d]);
-            if (j == me_i) {
-                sizes[j] = out[j];
-                continue;
-            }
-            if (out[j].empty())
-                continue;
-            reqs.emplace_back();
-            MPIX_CHECK(isend_bytes(out[j].data(), out[j].size() * sizeof(std::uint64_t), R->member(g, j), x.tag + 1,
-                                   x.comm, &reqs.back()));
+                block_sizes.push_back(x.sendbytes[d]);
+            encode_sizes(block_sizes, &heads[j]);
+            bundles[j].push_back(Piece{reinterpret_cast<const char *>(heads[j].data()), heads[j].size()});
         }
-        MPIX_CHECK(wait_all(static_cast<int>(reqs.size()), reqs.data()));
+        for (int d : dests[j])
+            bundles[j].push_back(Piece{x.send_block(d), x.sendbytes[d]});
     }
-    total = 0;
+    std::vector<Piece> arrived;
+    std::vector<ScratchBytes> store;
+    const int radix = parlogna_radix(n, x.hints->radix);
+    const long long rounds_1 = bundle_bruck_rounds(n, radix);
+    if (x.trace)
+        x.trace->set_params("radix=" + std::to_string(std::max(2, std::min(radix, n))));
+    {
+        BundleGroup bg{};
+        bg.comm = x.comm;
+        bg.ranks = local.data();
+        bg.size = n;
+        bg.me = me_i;
+        bg.radix = radix;
+        bg.tag = x.tag;
+        bg.known = x.uniform ? SizesKnown::everywhere : SizesKnown::nowhere;
+        bg.expected_bytes = [&](int, int d) { return x.block_bytes * dests[d].size(); };
+        bg.agreed_max = nullptr;
+        bg.trace = x.trace;
+        bg.first_round = 0;
+        bg.block_ids = [&](int s, int d, std::vector<long long> *ids) {
+            for (int r : dests[d])
+                ids->push_back(static_cast<long long>(local[s]) * x.size + r);
+        };
+        MPIX_CHECK(bundle_bruck(bg, bundles, &arrived, &store));
+    }
+    std::vector<std::vector<std::uint64_t>> sizes(n, std::vector<std::uint64_t>(mine.size(), x.block_bytes));
+    std::vector<std::vector<const char *>> where(n, std::vector<const char *>(mine.size(), nullptr));
     for (int s = 0; s < n; ++s) {
-        sub_rdispls[s] = static_cast<MPI_Aint>(total);
-        for (std::uint64_t b : sizes[s])
-            sub_rbytes[s] += static_cast<std::size_t>(b);
-        total += sub_rbytes[s];
-    }
-    ScratchBytes sub_recv;
-    if (!sub_recv.resize(total))
-        return MPI_ERR_NO_MEM;
-
-    // Phase 1: ParLogNa on the node communicator, radix clamped to 2..ppn.
-    Hints sub_hints = *x.hints;
-    if (sub_hints.radix != 0)
-        sub_hints.radix = std::max(2, std::min(sub_hints.radix, n));
-    Exchange sub = with_buffers(x, sub_send.data(), sub_sbytes.data(), sub_sdispls.data(), sub_recv.data(),
-                                sub_rbytes.data(), sub_rdispls.data());
-    sub.comm = local;
-    sub.size = n;
-    sub.rank = me_i;
-    sub.uniform = false;
-    sub.block_bytes = 0;
-    sub.hints = &sub_hints;
-    sub.trace = nullptr;
-    if (n > 1) {
-        MPIX_CHECK(parlogna(sub));
-    } else if (sub_rbytes[0]) {
-        std::memcpy(sub_recv.data(), sub_send.data(), sub_rbytes[0]);
-    }
-
-    // where[s][k]: block from local s for mine[k] inside sub_recv.
-    std::vector<std::vector<const char *>> where(n, std::vector<const char *>(mine.size()));
-    for (int s = 0; s < n; ++s) {
-        const char *at = sub_recv.data() + sub_rdispls[s];
+        if (s == me_i) {
+            for (std::size_t k = 0; k < mine.size(); ++k) {
+                sizes[s][k] = x.sendbytes[mine[k]];
+                where[s][k] = x.send_block(mine[k]);
+            }
+            continue;
+        }
+        std::size_t at = 0;
+        if (!x.uniform) {
+            if (!decode_sizes(arrived[s].data, arrived[s].bytes, mine.size(), &block_sizes, &at))
+                return MPI_ERR_INTERN;
+            for (std::size_t k = 0; k < mine.size(); ++k)
+                sizes[s][k] = block_sizes[k];
+        }
         for (std::size_t k = 0; k < mine.size(); ++k) {
-            where[s][k] = at;
+            if (sizes[s][k] > arrived[s].bytes - at)
+                return MPI_ERR_INTERN;
+            where[s][k] = arrived[s].data + at;
             at += sizes[s][k];
         }
     }
 
-    // Blocks for myself from my node arrived in phase 1.
+    // Blocks for myself from my node arrived in phase 1 (a length other than the
+    // receive count is reported once every message has moved).
+    int mismatch = MPI_SUCCESS;
     for (std::size_t k = 0; k < mine.size(); ++k) {
         if (mine[k] != me)
             continue;
         for (int s = 0; s < n; ++s) {
             int src = R->member(g, s);
-            if (sizes[s][k] > x.recvbytes[src])
-                return MPI_ERR_TRUNCATE;
-            if (sizes[s][k])
+            if (sizes[s][k] != x.recvbytes[src]) {
+                if (mismatch == MPI_SUCCESS)
+                    mismatch = sizes[s][k] > x.recvbytes[src] ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
+            } else if (sizes[s][k]) {
                 std::memcpy(x.recv_block(src), where[s][k], sizes[s][k]);
+            }
         }
     }
     if (N == 1)
-        return MPI_SUCCESS;
+        return mismatch;
 
     // Phase 2: windows over node distance (coalesced) or (distance, source
     // index) (staggered); both sides compute the same window for a message.
@@ -184,11 +176,11 @@ int parlinna(const Exchange &x, bool coalesced)
                     std::memcpy(packs.back().data() + at, where[s][k], sizes[s][k]);
                 at += sizes[s][k];
             }
-            ops.push_back(Pending{window(step, 0), d, packs.back().data(), nullptr, bytes});
+            ops.push_back(Pending{window(step, 0), d, packs.back().data(), nullptr, bytes, v, -1});
         } else {
             for (int s = 0; s < n; ++s)
                 if (sizes[s][k])
-                    ops.push_back(Pending{window(step, s), d, where[s][k], nullptr, sizes[s][k]});
+                    ops.push_back(Pending{window(step, s), d, where[s][k], nullptr, sizes[s][k], v, s});
         }
     }
     std::vector<ScratchBytes> stages(N);
@@ -212,12 +204,13 @@ int parlinna(const Exchange &x, bool coalesced)
                     return MPI_ERR_NO_MEM;
                 into = stages[v].data();
             }
-            ops.push_back(Pending{window(step, 0), relay, nullptr, into, bytes});
+            ops.push_back(Pending{window(step, 0), relay, nullptr, into, bytes, v, -1});
         } else {
             for (int s = 0; s < nv; ++s) {
                 int src = R->member(v, s);
                 if (x.recvbytes[src])
-                    ops.push_back(Pending{window(step, s), relay, nullptr, x.recv_block(src), x.recvbytes[src]});
+                    ops.push_back(
+                        Pending{window(step, s), relay, nullptr, x.recv_block(src), x.recvbytes[src], v, s});
             }
         }
     }
@@ -236,6 +229,21 @@ int parlinna(const Exchange &x, bool coalesced)
                 MPIX_CHECK(irecv_bytes(o.recv, o.bytes, o.peer, x.tag + 2, x.comm, &reqs.back()));
             else
                 MPIX_CHECK(isend_bytes(o.send, o.bytes, o.peer, x.tag + 2, x.comm, &reqs.back()));
+            if (x.trace) {  // one record per message; rounds after phase 1's
+                std::vector<long long> ids;
+                const long long P = x.size;
+                if (o.send) {  // blocks of my node (or of one source) for o.peer
+                    for (int s = 0; s < n; ++s)
+                        if (o.source < 0 || o.source == s)
+                            ids.push_back(local[s] * P + o.peer);
+                } else {  // blocks of node o.node (or of one source) for me
+                    for (int s = 0; s < R->size_of(o.node); ++s)
+                        if (o.source < 0 || o.source == s)
+                            ids.push_back(R->member(o.node, s) * P + me);
+                }
+                x.trace->round(static_cast<int>(rounds_1 + o.window), o.send ? o.peer : -1, o.recv ? o.peer : -1, ids,
+                               o.send ? o.bytes : 0, o.recv ? o.bytes : 0);
+            }
         }
         MPIX_CHECK(wait_all(static_cast<int>(reqs.size()), reqs.data()));
         first = last;
@@ -252,7 +260,7 @@ int parlinna(const Exchange &x, bool coalesced)
             at += x.recvbytes[src];
         }
     }
-    return MPI_SUCCESS;
+    return mismatch;
 }
 
 }  // namespace

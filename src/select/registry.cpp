@@ -109,10 +109,13 @@ const Algorithm kAlgorithms[] = {
      "pair, radix-r Bruck rounds redistribute; sizes travel inside the messages",
      node_bruck, nullptr},
     {"parlinna_coalesced", A2AV, "radix,batch_size,inner", "",
-     "ParLinNa: ParLogNa inside the node, then one message per remote rank of equal local index", parlinna_coalesced,
+     "ParLinNa: ParLogNa rounds inside the node (sizes inside each round), then one message per remote rank of "
+     "equal local index",
+     parlinna_coalesced,
      nullptr},
     {"parlinna_staggered", A2AV, "radix,batch_size,inner", "",
-     "ParLinNa: ParLogNa inside the node, then one message per block to ranks of equal local index",
+     "ParLinNa: ParLogNa rounds inside the node (sizes inside each round), then one message per block to ranks of "
+     "equal local index",
      parlinna_staggered, nullptr},
 };
 
