@@ -1,7 +1,9 @@
 // Structure read back from trace files. ParLogNa: K rounds for every radix, total
 // data volume D, the temporary buffer bound P-1-K blocks, and every block arriving
-// at its destination exactly once. The node-aware family: every block arrives
-// once, each pair of units exchanges one message, only leaders leave the node.
+// at its destination exactly once. The node-aware family and node_bruck: every
+// block arrives once, each pair of units exchanges one message, only leaders leave
+// the node, and node_bruck's messages inside a node stay within its two Bruck
+// phases.
 #include <unistd.h>
 
 #include <algorithm>
@@ -288,8 +290,10 @@ enum class Units { none, nodes, half_nodes };
 // arrives at d exactly once; each ordered pair of `units` exchanges exactly one
 // message, carrying exactly the blocks from one unit to the other; only the first
 // rank of each of `leaders` sends to other nodes (Units::none: anyone may).
+// max_local_sends >= 0: no rank sends more messages than that inside its node
+// (node_bruck: its two Bruck phases).
 void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const char *algo, int ppn, Units units,
-                 Units leaders)
+                 Units leaders, int max_local_sends = -1)
 {
     const int p = mpixtest::size(), me = mpixtest::rank();
     std::string prefix = dir + "/" + algo + std::to_string(ppn);
@@ -327,6 +331,7 @@ void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const 
                    (leaders == Units::nodes ? node_of(r - 1) != node_of(r) : half_of(r - 1) != half_of(r));
         };
         std::map<long long, int> arrivals;
+        std::map<int, int> local_sends;
         std::map<std::pair<int, int>, int> messages;
         std::map<std::pair<int, int>, std::set<long long>> carried;
         for (int i = 0; i < total;) {
@@ -342,6 +347,8 @@ void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const 
             }
             if (to >= 0 && unit_of(rank) != unit_of(to))
                 ++messages[{unit_of(rank), unit_of(to)}];
+            if (to >= 0 && node_of(rank) == node_of(to))
+                ++local_sends[rank];
             if (to >= 0 && node_of(rank) != node_of(to))
                 MPIX_EXPECT(leads(rank), what + ": rank " + std::to_string(rank) + " is no leader but sent to " +
                                                  std::to_string(to) + " on another node");
@@ -353,6 +360,10 @@ void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const 
                     MPIX_EXPECT(arrivals[id] == 1, what + ": block " + std::to_string(s) + "->" + std::to_string(d) +
                                                        " arrived " + std::to_string(arrivals[id]) + " times");
                 }
+        for (const auto &rs : local_sends)
+            MPIX_EXPECT(max_local_sends < 0 || rs.second <= max_local_sends,
+                        what + ": rank " + std::to_string(rs.first) + " sent " + std::to_string(rs.second) +
+                            " messages inside its node, at most " + std::to_string(max_local_sends) + " designed");
         {
             int nunits = unit_of(p - 1) + 1;
             for (int u = 0; u < nunits; ++u)
@@ -387,6 +398,13 @@ void test_relay_family()
         check_relay(xcomm, dir, true, "hierarchical", ppn, Units::nodes, Units::nodes);
         check_relay(xcomm, dir, true, "multileader", ppn, Units::half_nodes, Units::half_nodes);
         check_relay(xcomm, dir, true, "multileader_locality", ppn, Units::nodes, Units::half_nodes);
+        // node_bruck (radix 2 at these sizes): two Bruck phases of ceil(log2 n)
+        // rounds inside the node, one message per node pair between nodes.
+        int rounds = 0;
+        for (int w = 1; w < ppn; w *= 2)
+            ++rounds;
+        check_relay(xcomm, dir, false, "node_bruck", ppn, Units::nodes, Units::none, 2 * rounds);
+        check_relay(xcomm, dir, true, "node_bruck", ppn, Units::nodes, Units::none, 2 * rounds);
     }
     MPIX_Comm_free(&xcomm);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -397,7 +415,7 @@ void test_relay_family()
 const mpixtest::TestCase kTests[] = {
     {"ParLogNa K against an independent digit count, P <= 64", test_round_count_formula},
     {"ParLogNa traces: K, D, temporary bound, each block once", test_parlogna_every_radix},
-    {"node-aware family traces: each block once, one message per unit pair", test_relay_family},
+    {"node-aware family and node_bruck traces: each block once, one message per unit pair", test_relay_family},
 };
 
 }  // namespace
