@@ -1,5 +1,5 @@
-// ParLogNa (HPDC'25): tunable-radix non-uniform all-to-all. Also the intra-node
-// phase of ParLinNa, which calls it on a sub-exchange over the node communicator.
+// ParLogNa (HPDC'25): tunable-radix non-uniform all-to-all. Its round schedule
+// is also bundle_bruck's (ParLinNa's and node_bruck's phases inside the node).
 #ifndef MPIX_ALLTOALLV_PARLOGNA_HPP
 #define MPIX_ALLTOALLV_PARLOGNA_HPP
 
