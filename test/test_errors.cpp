@@ -279,10 +279,66 @@ void test_init_free_cycles()
     MPIX_CHECK_ALL("MPIX_Comm_init/MPIX_Comm_free cycles");
 }
 
+// Blocks of the wrong length, on the rows whose receives are probed (their sizes
+// travel in the messages): MPI_COMM_WORLD stays fatal, the user communicator
+// returns. Rank 0's block for the last rank is one int too long (then too short):
+// that receiver gets MPI_ERR_TRUNCATE (MPI_ERR_COUNT), nothing is written past
+// its blocks, every other rank completes with every block right, nobody hangs.
+void test_block_size_mismatch()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    if (p < 2) {
+        MPIX_CHECK_ALL("block size mismatch (needs 2 ranks)");
+        return;
+    }
+    MPI_Comm user;
+    MPI_Comm_dup(MPI_COMM_WORLD, &user);
+    MPI_Comm_set_errhandler(user, MPI_ERRORS_RETURN);
+    MPIX_Comm *xcomm;
+    MPIX_Comm_init(&xcomm, user);
+    MPIX_Comm_update_locality(xcomm, 2);
+    const char *rows[] = {"node_bruck", "two_phase_bruck", "parlogna", "node_aware", "locality_aware"};
+    for (const char *algo : rows)
+        for (int delta : {1, -1}) {
+            MPIX_Info *info;
+            MPIX_Info_init(&info);
+            MPIX_Info_set(info, "alltoallv_algorithm", algo);
+            MPIX_Comm_set_info(xcomm, info);
+            MPIX_Info_free(&info);
+            std::vector<int> sc(p, 3), rc(p, 3), sd(p), rd(p);
+            for (int j = 0; j < p; ++j)
+                sd[j] = rd[j] = 4 * j;  // one free int after each block
+            if (me == 0)
+                sc[p - 1] += delta;
+            std::vector<int> sb(4 * p), rb(4 * p + 4, -7);
+            for (int j = 0; j < p; ++j)
+                for (int k = 0; k < sc[j]; ++k)
+                    sb[sd[j] + k] = me * 1000 + j * 10 + k;
+            int err = MPIX_Alltoallv(sb.data(), sc.data(), sd.data(), MPI_INT, rb.data(), rc.data(), rd.data(),
+                                     MPI_INT, xcomm);
+            std::string what = std::string(algo) + (delta > 0 ? " long" : " short") + " block";
+            int want = me == p - 1 ? (delta > 0 ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT) : MPI_SUCCESS;
+            MPIX_EXPECT(error_class(err) == want, what + ": class " + std::to_string(error_class(err)) +
+                                                      ", expected " + std::to_string(want));
+            bool guards = rb[4 * p] == -7 && rb[4 * p + 3] == -7;
+            for (int j = 0; j < p; ++j)
+                guards = guards && rb[rd[j] + 3] == -7;
+            MPIX_EXPECT(guards, what + ": wrote past a receive block");
+            if (me != p - 1)
+                for (int j = 0; j < p; ++j)
+                    for (int k = 0; k < 3; ++k)
+                        MPIX_EXPECT(rb[rd[j] + k] == j * 1000 + me * 10 + k, what + ": wrong data on a correct rank");
+        }
+    MPIX_CHECK_ALL("block size mismatch: the receiver's error, no write past its blocks, no hang");
+    MPIX_Comm_free(&xcomm);
+    MPI_Comm_free(&user);
+}
+
 const mpixtest::TestCase kTests[] = {
     {"MPIX_Alltoallv bad input", test_alltoallv_errors},
     {"MPIX_Alltoall bad input", test_alltoall_errors},
     {"out of memory", test_out_of_memory},
+    {"block size mismatch on the probed rows", test_block_size_mismatch},
     {"MPIX_Comm / MPIX_Info bad input", test_comm_and_info_errors},
     {"malformed environment variables", test_bad_environment},
     {"error strings", test_error_strings},
