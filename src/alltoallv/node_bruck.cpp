@@ -83,18 +83,23 @@ void note(int *err, int rc)
 
 }  // namespace
 
-int node_bruck_radix(std::uint64_t volume, int n)
+int node_bruck_radix(std::uint64_t volume, int n, bool probed)
 {
     // A round costs each rank one send and one receive overhead, plus its bytes
     // over the intra-node link; radix r moves a digit's bytes in r-1 concurrent
     // messages. Radix 2 while a round's bytes cost less than its overheads,
-    // direct rounds once they dominate. Thresholds measured with SimGrid (16-rank
-    // nodes, 1 us per message, 25 GB/s per intra-node flow): one node, 16 B to
-    // 64 KiB blocks; 16 nodes, 16 B to 8 KiB (bench/results/smpi-node-bruck-*).
-    constexpr std::uint64_t kRadix2Max = 48 << 10, kRadix4Max = 512 << 10;
+    // radix 4, then direct rounds once the bytes dominate. Direct rounds pay more
+    // where receives are probed (alltoallv: a large message waits for its
+    // receiver's probe before it moves), so 4 lasts longer there. Measured with
+    // SimGrid (16-rank nodes, 1 us per message, 25 GB/s per intra-node flow): one
+    // node, 16 B to 64 KiB blocks; 16 nodes, 16 B to 16 KiB
+    // (bench/results/smpi-one-node*-P16.csv, smpi-uniform-node-bruck-P256.csv,
+    // smpi-alltoall-P256.csv).
+    constexpr std::uint64_t kRadix2Max = 48 << 10;
+    const std::uint64_t radix4_max = probed ? (2 << 20) : (512 << 10);
     if (volume <= kRadix2Max)
         return 2;
-    if (volume <= kRadix4Max)
+    if (volume <= radix4_max)
         return std::min(4, std::max(2, n));
     return std::max(2, n);
 }
@@ -126,8 +131,8 @@ int node_bruck(const Exchange &x)
     }
     const int hint = x.hints->radix;
     int radix_a = hint > 0 ? hint
-                  : uniform ? node_bruck_radix(volume, n)
-                            : (plan->have_previous ? node_bruck_radix(plan->previous_volume, n) : 2);
+                  : uniform ? node_bruck_radix(volume, n, false)
+                            : (plan->have_previous ? node_bruck_radix(plan->previous_volume, n, true) : 2);
     if (x.trace)
         x.trace->set_params("radix=" + std::to_string(std::max(2, std::min(radix_a, std::max(n, 2)))));
 
@@ -329,7 +334,7 @@ int node_bruck(const Exchange &x)
         for (std::size_t h = 0; h < handled.size(); ++h)
             bundles[d].push_back(chunk[h][d]);
     }
-    const int radix_c = hint > 0 ? hint : node_bruck_radix(volume, n);
+    const int radix_c = hint > 0 ? hint : node_bruck_radix(volume, n, !uniform);
     {
         BundleGroup g{};
         g.comm = x.comm;

@@ -14,8 +14,9 @@ namespace mpix {
 int node_bruck(const Exchange &x);
 
 // The radix of node_bruck's Bruck rounds inside a node of n ranks when no radix
-// hint is given, for `volume` bytes exchanged per rank (the node's largest).
-int node_bruck_radix(std::uint64_t volume, int n);
+// hint is given, for `volume` bytes exchanged per rank (the node's largest);
+// `probed`: receives are sized by probing (MPIX_Alltoallv).
+int node_bruck_radix(std::uint64_t volume, int n, bool probed);
 
 // The local index of node a's rank that exchanges node a's data with node b
 // (a != b) in a layout of `nodes` nodes where a has `size_a` ranks.
