@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 namespace mpixtest {
 
@@ -18,6 +19,36 @@ void fail(const std::string &what)
     if (local_failures < 5)
         std::fprintf(stderr, "[rank %d] %s\n", my_rank, what.c_str());
     ++local_failures;
+}
+
+void exchange_and_check(MPIX_Comm *xcomm, bool alltoall, const std::function<int(int, int)> &bytes,
+                        const std::string &what)
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    std::vector<int> sc(p), sd(p), rc(p), rd(p);
+    int stotal = 0, rtotal = 0;
+    for (int j = 0; j < p; ++j) {
+        sc[j] = bytes(me, j);
+        rc[j] = bytes(j, me);
+        sd[j] = stotal;
+        rd[j] = rtotal;
+        stotal += sc[j];
+        rtotal += rc[j];
+    }
+    std::vector<unsigned char> sbuf(stotal), rbuf(rtotal + 1, 0xEE);
+    for (int j = 0; j < p; ++j)
+        for (int b = 0; b < sc[j]; ++b)
+            sbuf[sd[j] + b] = static_cast<unsigned char>(mpixtest::mix(me, j, b));
+    int n = bytes(0, 0);
+    int err = alltoall ? MPIX_Alltoall(sbuf.data(), n, MPI_BYTE, rbuf.data(), n, MPI_BYTE, xcomm)
+                       : MPIX_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(),
+                                        rd.data(), MPI_BYTE, xcomm);
+    MPIX_EXPECT(err == MPI_SUCCESS, what + ": call failed");
+    bool ok = rbuf[rtotal] == 0xEE;
+    for (int j = 0; j < p; ++j)
+        for (int b = 0; b < rc[j]; ++b)
+            ok = ok && rbuf[rd[j] + b] == static_cast<unsigned char>(mpixtest::mix(j, me, b));
+    MPIX_EXPECT(ok, what + ": wrong data");
 }
 
 void agree(const char *what, const char *file, int line)

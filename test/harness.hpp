@@ -7,9 +7,11 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "harness_mix.hpp"
+#include "mpix.h"
 
 namespace mpixtest {
 
@@ -27,6 +29,13 @@ struct TestCase {
 };
 // Runs the suite; returns the process exit code (0 iff every rank passed).
 int run_suite(int argc, char **argv, const char *suite, const TestCase *tests, int count);
+
+// One MPIX_Alltoallv of MPI_BYTE (or, with `alltoall`, MPIX_Alltoall of bytes(0, 0)
+// per block) with block s -> d of bytes(s, d) bytes patterned by (s, d, index);
+// records a failure (prefixed by `what`) for an error code, a wrong byte or a
+// touched guard byte past the receive buffer.
+void exchange_and_check(MPIX_Comm *xcomm, bool alltoall, const std::function<int(int, int)> &bytes,
+                        const std::string &what);
 
 }  // namespace mpixtest
 

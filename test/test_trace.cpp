@@ -131,39 +131,6 @@ std::vector<long long> gather_on_root(const std::vector<long long> &mine)
     return every;
 }
 
-// One MPIX_Alltoallv (or, with `alltoall`, MPIX_Alltoall of bytes(0, 0) per
-// block) with block s -> d of bytes(s, d) bytes patterned by (s, d, index);
-// checks every received byte and a guard byte past the receive buffer.
-void exchange_and_check(MPIX_Comm *xcomm, bool alltoall, const std::function<int(int, int)> &bytes,
-                        const std::string &what)
-{
-    const int p = mpixtest::size(), me = mpixtest::rank();
-    std::vector<int> sc(p), sd(p), rc(p), rd(p);
-    int stotal = 0, rtotal = 0;
-    for (int j = 0; j < p; ++j) {
-        sc[j] = bytes(me, j);
-        rc[j] = bytes(j, me);
-        sd[j] = stotal;
-        rd[j] = rtotal;
-        stotal += sc[j];
-        rtotal += rc[j];
-    }
-    std::vector<unsigned char> sbuf(stotal), rbuf(rtotal + 1, 0xEE);
-    for (int j = 0; j < p; ++j)
-        for (int b = 0; b < sc[j]; ++b)
-            sbuf[sd[j] + b] = static_cast<unsigned char>(mpixtest::mix(me, j, b));
-    int n = bytes(0, 0);
-    int err = alltoall ? MPIX_Alltoall(sbuf.data(), n, MPI_BYTE, rbuf.data(), n, MPI_BYTE, xcomm)
-                       : MPIX_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(),
-                                        rd.data(), MPI_BYTE, xcomm);
-    MPIX_EXPECT(err == MPI_SUCCESS, what + ": call failed");
-    bool ok = rbuf[rtotal] == 0xEE;
-    for (int j = 0; j < p; ++j)
-        for (int b = 0; b < rc[j]; ++b)
-            ok = ok && rbuf[rd[j] + b] == static_cast<unsigned char>(mpixtest::mix(j, me, b));
-    MPIX_EXPECT(ok, what + ": wrong data");
-}
-
 // One traced ParLogNa call at radix r; checks the result and the trace.
 void check_radix(MPIX_Comm *xcomm, const std::string &dir, int r, int batch, std::size_t max_bytes, int seed)
 {
@@ -184,7 +151,7 @@ void check_radix(MPIX_Comm *xcomm, const std::string &dir, int r, int batch, std
         for (int j = 0; j < p; ++j)
             if (i != j && block_size(i, j, seed, max_bytes) > largest)
                 largest = block_size(i, j, seed, max_bytes);
-    exchange_and_check(xcomm, false,
+    mpixtest::exchange_and_check(xcomm, false,
                        [&](int s, int d) { return static_cast<int>(block_size(s, d, seed, max_bytes)); }, what);
 
     std::string file = prefix + "." + std::to_string(me) + ".jsonl";
@@ -308,7 +275,7 @@ void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const 
     MPIX_Info_free(&info);
 
     // Nonzero blocks (zero-byte ones send nothing, which would hide messages).
-    exchange_and_check(xcomm, alltoall,
+    mpixtest::exchange_and_check(xcomm, alltoall,
                        [&](int s, int d) { return alltoall ? 4 : 1 + static_cast<int>(mpixtest::mix(s, d, 7) % 9); },
                        what);
 

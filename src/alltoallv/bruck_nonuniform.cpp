@@ -78,18 +78,8 @@ int two_phase_bruck(const Exchange &x)
     for (int d = 0; d < p; ++d)
         if (d != me)
             bundles[d].push_back(Piece{x.send_block(d), x.sendbytes[d]});
-    BundleGroup g{};
-    g.comm = x.comm;
-    g.ranks = ranks.data();
-    g.size = p;
-    g.me = me;
-    g.radix = 2;
-    g.tag = x.tag;
-    g.known = SizesKnown::at_destination;
+    BundleGroup g = bundle_group(x.comm, ranks, me, 2, x.tag, SizesKnown::at_destination, x.trace, 0);
     g.expected_bytes = [&](int s, int) { return x.recvbytes[s]; };
-    g.agreed_max = nullptr;
-    g.trace = x.trace;
-    g.first_round = 0;
     g.block_ids = [&](int s, int d, std::vector<long long> *ids) { ids->push_back(static_cast<long long>(s) * p + d); };
     std::vector<Piece> arrived;
     std::vector<ScratchBytes> store;

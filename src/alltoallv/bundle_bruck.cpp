@@ -61,6 +61,23 @@ void trace_message(const BundleGroup &g, int round, bool sent, int peer, const s
 
 }  // namespace
 
+BundleGroup bundle_group(MPI_Comm comm, const std::vector<int> &ranks, int me, int radix, int tag, SizesKnown known,
+                         Trace *trace, int first_round)
+{
+    BundleGroup g{};
+    g.comm = comm;
+    g.ranks = ranks.data();
+    g.size = static_cast<int>(ranks.size());
+    g.me = me;
+    g.radix = radix;
+    g.tag = tag;
+    g.known = known;
+    g.agreed_max = nullptr;
+    g.trace = trace;
+    g.first_round = first_round;
+    return g;
+}
+
 int bundle_bruck_rounds(int n, int radix) { return parlogna_round_count(n, std::max(2, std::min(radix, n))); }
 
 int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bundles, std::vector<Piece> *arrived,

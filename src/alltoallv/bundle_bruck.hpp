@@ -59,6 +59,11 @@ struct BundleGroup {
     std::function<void(int s, int d, std::vector<long long> *out)> block_ids;
 };
 
+// A group over `ranks` (by group index; `me` this rank's index) with everything
+// else off: the caller sets expected_bytes, agreed_max and block_ids as needed.
+BundleGroup bundle_group(MPI_Comm comm, const std::vector<int> &ranks, int me, int radix, int tag, SizesKnown known,
+                         Trace *trace, int first_round);
+
 // Exchanges bundles[d] (pieces of this rank's bundle for group index d; entry
 // `me` is ignored) so that (*arrived)[s] is the bundle from index s (s != me),
 // contiguous, in memory owned by `store` (kept until the caller is done).

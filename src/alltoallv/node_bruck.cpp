@@ -162,18 +162,10 @@ int node_bruck(const Exchange &x)
     const int rounds_a = bundle_bruck_rounds(n, radix_a);
     std::vector<Piece> arrived;
     {
-        BundleGroup g{};
-        g.comm = x.comm;
-        g.ranks = plan->local.data();
-        g.size = n;
-        g.me = i;
-        g.radix = radix_a;
-        g.tag = tag_a;
-        g.known = uniform ? SizesKnown::everywhere : SizesKnown::nowhere;
+        BundleGroup g = bundle_group(x.comm, plan->local, i, radix_a, tag_a,
+                                     uniform ? SizesKnown::everywhere : SizesKnown::nowhere, x.trace, 0);
         g.expected_bytes = [&](int, int d) { return B * (1 + plan->remote[d].size()); };
         g.agreed_max = uniform ? nullptr : &volume;
-        g.trace = x.trace;
-        g.first_round = 0;
         g.block_ids = [&](int s, int d, std::vector<long long> *ids) {
             long long src = plan->local[s];
             ids->push_back(src * P + plan->local[d]);
@@ -336,18 +328,10 @@ int node_bruck(const Exchange &x)
     }
     const int radix_c = hint > 0 ? hint : node_bruck_radix(volume, n, !uniform);
     {
-        BundleGroup g{};
-        g.comm = x.comm;
-        g.ranks = plan->local.data();
-        g.size = n;
-        g.me = i;
-        g.radix = radix_c;
-        g.tag = tag_c;
-        g.known = uniform ? SizesKnown::everywhere : SizesKnown::at_destination;
+        BundleGroup g = bundle_group(x.comm, plan->local, i, radix_c, tag_c,
+                                     uniform ? SizesKnown::everywhere : SizesKnown::at_destination, x.trace,
+                                     round_b + 1);
         g.expected_bytes = [&](int s, int) { return expected_from(s); };
-        g.agreed_max = nullptr;
-        g.trace = x.trace;
-        g.first_round = round_b + 1;
         g.block_ids = [&](int s, int d, std::vector<long long> *ids) {
             for (int v : plan->handled[s])
                 for (int m = 0; m < R.size_of(v); ++m)

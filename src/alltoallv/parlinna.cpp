@@ -80,18 +80,9 @@ int parlinna(const Exchange &x, bool coalesced)
     if (x.trace)
         x.trace->set_params("radix=" + std::to_string(std::max(2, std::min(radix, n))));
     {
-        BundleGroup bg{};
-        bg.comm = x.comm;
-        bg.ranks = local.data();
-        bg.size = n;
-        bg.me = me_i;
-        bg.radix = radix;
-        bg.tag = x.tag;
-        bg.known = x.uniform ? SizesKnown::everywhere : SizesKnown::nowhere;
+        BundleGroup bg = bundle_group(x.comm, local, me_i, radix, x.tag,
+                                      x.uniform ? SizesKnown::everywhere : SizesKnown::nowhere, x.trace, 0);
         bg.expected_bytes = [&](int, int d) { return x.block_bytes * dests[d].size(); };
-        bg.agreed_max = nullptr;
-        bg.trace = x.trace;
-        bg.first_round = 0;
         bg.block_ids = [&](int s, int d, std::vector<long long> *ids) {
             for (int r : dests[d])
                 ids->push_back(static_cast<long long>(local[s]) * x.size + r);
