@@ -97,7 +97,9 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
     std::vector<Round> rounds;
     std::vector<char *> addrs;
     std::vector<std::size_t> lens, sizes;
-    for (long long w = 1; w < n; w *= r) {
+    int digit = 0;
+    for (long long w = 1; w < n; w *= r, ++digit) {
+        const int tag = g.tag + digit;
         const long long wr = w * r;
         const int zmax = static_cast<int>(std::min<long long>(r - 1, (n - 1) / w));
         rounds.assign(static_cast<std::size_t>(zmax), Round());
@@ -138,7 +140,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                 if (!store->back().resize(rd.in_bytes))
                     return MPI_ERR_NO_MEM;
                 rd.in = store->back().data();
-                MPIX_CHECK(irecv_bytes(rd.in, rd.in_bytes, g.ranks[rd.from], g.tag, g.comm, &rd.recv_req));
+                MPIX_CHECK(irecv_bytes(rd.in, rd.in_bytes, g.ranks[rd.from], tag, g.comm, &rd.recv_req));
             }
 
         // Sends: [header] then every position's pieces, in position order.
@@ -163,15 +165,16 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                 // Known everywhere: the receiver skips it too. Otherwise the
                 // receiver probes for it, so an empty message still goes.
                 if (g.known != SizesKnown::everywhere)
-                    MPIX_CHECK(isend_bytes(nullptr, 0, g.ranks[rd.to], g.tag, g.comm, &rd.send_req));
+                    MPIX_CHECK(isend_bytes(nullptr, 0, g.ranks[rd.to], tag, g.comm, &rd.send_req));
             } else {
-                MPIX_CHECK(isend_ranges(addrs, lens, false, g.ranks[rd.to], g.tag, g.comm, &rd.send_req));
+                MPIX_CHECK(isend_ranges(addrs, lens, false, g.ranks[rd.to], tag, g.comm, &rd.send_req));
             }
             if (g.trace)
                 trace_message(g, round_id + (&rd - rounds.data()), true, rd.to, rd.positions, leaving_from, payload);
         }
 
-        // Receives of unknown size: one message from each remaining peer, probed.
+        // Receives of unknown size: one message from each remaining peer, probed
+        // in arrival order (this digit's tag carries nothing else).
         {
             std::vector<int> peers;
             std::vector<Round *> of_peer;
@@ -183,7 +186,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             std::vector<char *> data;
             std::vector<std::size_t> bytes;
             std::vector<MPI_Request> reqs;
-            MPIX_CHECK(irecv_unknown_sizes(peers, g.tag, g.comm, store, &data, &bytes, &reqs));
+            MPIX_CHECK(irecv_unknown_sizes(peers, tag, g.comm, true, store, &data, &bytes, &reqs));
             for (std::size_t k = 0; k < peers.size(); ++k) {
                 of_peer[k]->in = data[k];
                 of_peer[k]->in_bytes = bytes[k];

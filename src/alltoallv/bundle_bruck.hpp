@@ -43,7 +43,7 @@ struct BundleGroup {
     int size;          // n
     int me;            // this rank's group index
     int radix;         // clamped to 2..n
-    int tag;           // every round's messages use this one tag
+    int tag;           // digit k's rounds use tag + k (see kBundleBruckTags)
     SizesKnown known;
     // Bytes of the bundle from index s to index d: for every (s, d) when `known`
     // is everywhere, only for d == me when it is at_destination.
@@ -73,6 +73,11 @@ BundleGroup bundle_group(MPI_Comm comm, const std::vector<int> &ranks, int me, i
 // ranks do not wait on this one).
 int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bundles, std::vector<Piece> *arrived,
                  std::vector<ScratchBytes> *store);
+
+// Tags a group uses from its first: one per digit, so every message on a digit's
+// tag comes from one of that digit's peers (probed for any source, in arrival
+// order). 31 digits cover any group at radix 2.
+constexpr int kBundleBruckTags = 31;
 
 // Rounds (messages sent per rank) of bundle_bruck on n ranks at radix r.
 int bundle_bruck_rounds(int n, int radix);

@@ -221,7 +221,8 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
             }
         }
         if (!peers.empty())
-            MPIX_CHECK(irecv_unknown_sizes(peers, tag, x.comm, &io->storage, &data, &bytes, &probed_reqs));
+            // One step (non-blocking inner): every message of this hop's tag is expected.
+            MPIX_CHECK(irecv_unknown_sizes(peers, tag, x.comm, !pairwise, &io->storage, &data, &bytes, &probed_reqs));
         for (std::size_t k = 0; k < probed.size(); ++k) {
             MPIX_CHECK(MPI_Wait(&probed_reqs[k], MPI_STATUS_IGNORE));
             Message &m = *probed[k];

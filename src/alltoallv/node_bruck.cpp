@@ -137,7 +137,8 @@ int node_bruck(const Exchange &x)
         x.trace->set_params("radix=" + std::to_string(std::max(2, std::min(radix_a, std::max(n, 2)))));
 
     std::vector<ScratchBytes> store;  // every received message, until the end
-    const int tag_a = x.tag, tag_b = x.tag + 1, tag_c = x.tag + 2;
+    // Tags: phase A's digits, one for B, phase C's digits (kTagsPerCall = 64).
+    const int tag_a = x.tag, tag_b = x.tag + kBundleBruckTags, tag_c = tag_b + 1;
     auto block_piece = [&](int d) { return Piece{x.send_block(d), x.sendbytes[d]}; };
 
     // Phase A: bundle for local index j = [sizes] my block for j, my blocks for
@@ -282,7 +283,7 @@ int node_bruck(const Exchange &x)
             MPIX_CHECK(irecv_bytes(in_data[h], in_bytes[h], peers[h], tag_b, x.comm, &recv_reqs[h]));
         }
     } else {
-        MPIX_CHECK(irecv_unknown_sizes(peers, tag_b, x.comm, &store, &in_data, &in_bytes, &recv_reqs));
+        MPIX_CHECK(irecv_unknown_sizes(peers, tag_b, x.comm, true, &store, &in_data, &in_bytes, &recv_reqs));
     }
     // chunk[h][d]: the data of all of node handled[h] for my local index d.
     std::vector<std::vector<Piece>> chunk(handled.size(), std::vector<Piece>(n, Piece{nullptr, 0}));

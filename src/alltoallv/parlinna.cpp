@@ -217,9 +217,9 @@ int parlinna(const Exchange &x, bool coalesced)
             const Pending &o = ops[last];
             reqs.emplace_back();
             if (o.recv)
-                MPIX_CHECK(irecv_bytes(o.recv, o.bytes, o.peer, x.tag + 2, x.comm, &reqs.back()));
+                MPIX_CHECK(irecv_bytes(o.recv, o.bytes, o.peer, x.tag + kBundleBruckTags, x.comm, &reqs.back()));
             else
-                MPIX_CHECK(isend_bytes(o.send, o.bytes, o.peer, x.tag + 2, x.comm, &reqs.back()));
+                MPIX_CHECK(isend_bytes(o.send, o.bytes, o.peer, x.tag + kBundleBruckTags, x.comm, &reqs.back()));
             if (x.trace) {  // one record per message; rounds after phase 1's
                 std::vector<long long> ids;
                 const long long P = x.size;

@@ -101,9 +101,12 @@ int parlogna(const Exchange &x)
     std::vector<char *> in_data;
     std::vector<std::size_t> in_bytes;
     std::vector<MPI_Request> recv_reqs, send_reqs;
-    int round = 0;
-    for (long long w = 1; w < p; w *= r) {
+    int round = 0, digit = 0;
+    for (long long w = 1; w < p; w *= r, ++digit) {
+        const int tag = x.tag + digit;  // a tag per digit (at most 31 at radix 2)
         const long long zmax = (p - 1) / w < r - 1 ? (p - 1) / w : r - 1;
+        // One batch per digit: nothing else arrives on its tag, probe any source.
+        const bool exclusive = zmax <= batch;
         const long long beyond = w * r;  // t >= beyond: t has a higher nonzero digit
         for (long long z0 = 1; z0 <= zmax; z0 += batch) {
             const long long z1 = z0 + batch - 1 < zmax ? z0 + batch - 1 : zmax;
@@ -140,9 +143,9 @@ int parlogna(const Exchange &x)
                     sent += len[t];
                 }
                 if (sent == 0 && rs.meta_out.empty())  // the receiver probes: send it empty
-                    MPIX_CHECK(isend_bytes(nullptr, 0, rs.to, x.tag, x.comm, &send_reqs[k]));
+                    MPIX_CHECK(isend_bytes(nullptr, 0, rs.to, tag, x.comm, &send_reqs[k]));
                 else
-                    MPIX_CHECK(isend_ranges(addrs, lens, false, rs.to, x.tag, x.comm, &send_reqs[k]));
+                    MPIX_CHECK(isend_ranges(addrs, lens, false, rs.to, tag, x.comm, &send_reqs[k]));
                 if (x.trace) {
                     std::vector<long long> ids;
                     for (int t : rs.pending) {
@@ -158,7 +161,7 @@ int parlogna(const Exchange &x)
             peers.clear();
             for (const RoundState &rs : rounds)
                 peers.push_back(rs.from);
-            MPIX_CHECK(irecv_unknown_sizes(peers, x.tag, x.comm, &stage, &in_data, &in_bytes, &recv_reqs));
+            MPIX_CHECK(irecv_unknown_sizes(peers, tag, x.comm, exclusive, &stage, &in_data, &in_bytes, &recv_reqs));
             MPIX_CHECK(wait_all(static_cast<int>(recv_reqs.size()), recv_reqs.data()));
             MPIX_CHECK(wait_all(static_cast<int>(send_reqs.size()), send_reqs.data()));
             // Every send of the batch is complete: slots may take new blocks.

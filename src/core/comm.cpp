@@ -14,8 +14,10 @@ namespace mpix {
 
 int allocate_tags(MPIX_Comm *xcomm)
 {
-    // Tags cycle through [kTagsPerCall, tag_ub]; a wrap needs 4,000+ calls in
-    // flight between two ranks before it could collide.
+    // Tags cycle through [kTagsPerCall, tag_ub]; a wrap needs 500+ calls in
+    // flight between two ranks before it could collide (an exchange cannot end on
+    // one rank before every other rank has sent it its data, so ranks are at most
+    // one call apart).
     int slots = xcomm->tag_ub / kTagsPerCall - 1;
     int tag = kTagsPerCall * (1 + xcomm->next_tag);
     xcomm->next_tag = (xcomm->next_tag + 1) % slots;

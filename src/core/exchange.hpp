@@ -57,7 +57,9 @@ inline Exchange with_buffers(const Exchange &x, const char *sendbuf, const std::
 }
 
 // Tags reserved per call (an algorithm may use tag .. tag + kTagsPerCall - 1).
-constexpr int kTagsPerCall = 8;
+// Log-time algorithms give each round of a digit its own tag (bundle_bruck), so
+// a probe for any source on that tag can only find this round's messages.
+constexpr int kTagsPerCall = 64;
 
 }  // namespace mpix
 

@@ -1,6 +1,7 @@
 #include "core/p2p.hpp"
 
 #include <climits>
+#include <map>
 
 #include "config.h"
 #include "core/error.hpp"
@@ -124,15 +125,40 @@ int irecv_probed(ProbedMessage *m, void *buf, int tag, MPI_Comm comm, MPI_Reques
 #endif
 }
 
-int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, std::vector<ScratchBytes> *store,
-                        std::vector<char *> *data, std::vector<std::size_t> *bytes, std::vector<MPI_Request> *reqs)
+int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, bool exclusive,
+                        std::vector<ScratchBytes> *store, std::vector<char *> *data, std::vector<std::size_t> *bytes,
+                        std::vector<MPI_Request> *reqs)
 {
     const std::size_t n = peers.size();
     data->assign(n, nullptr);
     bytes->assign(n, 0);
     reqs->assign(n, MPI_REQUEST_NULL);
     std::vector<bool> posted(n, false);
-    for (std::size_t left = n; left > 0;)
+    std::map<int, std::size_t> index;  // peer -> k
+    if (exclusive)
+        for (std::size_t k = 0; k < n; ++k)
+            index[peers[k]] = k;
+    auto receive = [&](std::size_t k, ProbedMessage *m) {
+        store->emplace_back();
+        if (!store->back().resize(m->bytes))
+            return MPI_ERR_NO_MEM;
+        (*data)[k] = store->back().data();
+        (*bytes)[k] = m->bytes;
+        posted[k] = true;
+        return irecv_probed(m, (*data)[k], tag, comm, &(*reqs)[k]);
+    };
+    for (std::size_t left = n; left > 0;) {
+        if (exclusive) {
+            ProbedMessage m;
+            bool found = false;
+            MPIX_CHECK(probe_message(MPI_ANY_SOURCE, tag, comm, true, &m, &found));
+            auto it = index.find(m.source);
+            if (it == index.end() || posted[it->second])
+                return MPI_ERR_INTERN;  // a message this rank expects from no one
+            MPIX_CHECK(receive(it->second, &m));
+            --left;
+            continue;
+        }
         for (std::size_t k = 0; k < n; ++k) {
             if (posted[k])
                 continue;
@@ -141,15 +167,10 @@ int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, s
             MPIX_CHECK(probe_message(peers[k], tag, comm, left == 1, &m, &found));
             if (!found)
                 continue;
-            store->emplace_back();
-            if (!store->back().resize(m.bytes))
-                return MPI_ERR_NO_MEM;
-            (*data)[k] = store->back().data();
-            (*bytes)[k] = m.bytes;
-            MPIX_CHECK(irecv_probed(&m, (*data)[k], tag, comm, &(*reqs)[k]));
-            posted[k] = true;
+            MPIX_CHECK(receive(k, &m));
             --left;
         }
+    }
     return MPI_SUCCESS;
 }
 

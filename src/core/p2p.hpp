@@ -37,12 +37,16 @@ int probe_message(int source, int tag, MPI_Comm comm, bool wait, ProbedMessage *
 // Posts the receive of a probed message into `buf` (room for m->bytes bytes).
 int irecv_probed(ProbedMessage *m, void *buf, int tag, MPI_Comm comm, MPI_Request *req);
 
-// Posts the receive of one message of unknown size from each of `peers` on `tag`:
-// probes them in turn (blocking once only one is left) and receives each into a
-// new buffer appended to `store`. (*data)[k] / (*bytes)[k] say where peers[k]'s
-// message lands; (*reqs)[k] is its receive, for the caller to wait on.
-int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, std::vector<ScratchBytes> *store,
-                        std::vector<char *> *data, std::vector<std::size_t> *bytes, std::vector<MPI_Request> *reqs);
+// Posts the receive of one message of unknown size from each of `peers` (distinct)
+// on `tag`, each into a new buffer appended to `store`. (*data)[k] / (*bytes)[k]
+// say where peers[k]'s message lands; (*reqs)[k] is its receive, for the caller
+// to wait on. `exclusive`: in this call no other message on `tag` comes to this
+// rank, so a blocking probe for any source takes them in arrival order;
+// otherwise each peer is probed in turn (blocking once only one is left), which
+// costs a probe per peer and pass while they are missing.
+int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, bool exclusive,
+                        std::vector<ScratchBytes> *store, std::vector<char *> *data, std::vector<std::size_t> *bytes,
+                        std::vector<MPI_Request> *reqs);
 
 // Waits for requests one at a time (same result as MPI_Waitall, which is
 // quadratic inside SimGrid SMPI); returns the first error.
