@@ -138,7 +138,7 @@ int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, b
     if (exclusive)
         for (std::size_t k = 0; k < n; ++k)
             index[peers[k]] = k;
-    auto receive = [&](std::size_t k, ProbedMessage *m) {
+    auto receive = [&](std::size_t k, ProbedMessage *m) -> int {
         store->emplace_back();
         if (!store->back().resize(m->bytes))
             return MPI_ERR_NO_MEM;
