@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include "alltoall/bruck.hpp"
 #include "alltoallv/parlogna.hpp"
@@ -170,7 +171,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                 MPIX_CHECK(isend_ranges(addrs, lens, false, g.ranks[rd.to], tag, g.comm, &rd.send_req));
             }
             if (g.trace)
-                trace_message(g, round_id + (&rd - rounds.data()), true, rd.to, rd.positions, leaving_from, payload);
+                trace_message(g, round_id + static_cast<int>(&rd - rounds.data()), true, rd.to, rd.positions, leaving_from, payload);
         }
 
         // Receives of unknown size: one message from each remaining peer, probed
@@ -198,44 +199,41 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
         // received position at its bytes.
         for (Round &rd : rounds) {
             MPIX_CHECK(MPI_Wait(&rd.recv_req, MPI_STATUS_IGNORE));
+            const std::size_t head = rd.header ? (1 + rd.positions.size()) * sizeof(std::uint64_t) : 0;
             if (rd.header) {
-                const std::size_t head = (1 + rd.positions.size()) * sizeof(std::uint64_t);
                 if (rd.in_bytes < head)
                     return MPI_ERR_INTERN;
                 std::uint64_t v;
                 std::memcpy(&v, rd.in, sizeof v);
                 agreed = std::max(agreed, v);
                 sizes.clear();
+                std::size_t total = head;
                 for (std::size_t k = 0; k < rd.positions.size(); ++k) {
                     std::memcpy(&v, rd.in + (1 + k) * sizeof v, sizeof v);
                     sizes.push_back(static_cast<std::size_t>(v));
+                    if (sizes.back() > rd.in_bytes - total)
+                        return MPI_ERR_INTERN;  // the sender's own sizes cannot disagree
+                    total += sizes.back();
                 }
-                std::size_t at = head;
-                for (std::size_t b : sizes) {
-                    if (b > rd.in_bytes - at)
-                        return MPI_ERR_INTERN;
-                    at += b;
-                }
-                if (at != rd.in_bytes)
+                if (total != rd.in_bytes)
                     return MPI_ERR_INTERN;
-            } else {
-                std::size_t total = expected(rd, &sizes);
-                if (total != rd.in_bytes) {
-                    // Some final bundle does not have the size its receiver expects.
-                    if (mismatch == MPI_SUCCESS)
-                        mismatch = rd.in_bytes > total ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
-                    std::fill(sizes.begin(), sizes.end(), 0);
-                    rd.in_bytes = 0;
-                }
+            } else if (expected(rd, &sizes) != rd.in_bytes) {
+                // Some final bundle does not have the size its receiver expects.
+                if (mismatch == MPI_SUCCESS)
+                    mismatch = rd.in_bytes > std::accumulate(sizes.begin(), sizes.end(), std::size_t(0))
+                                   ? MPI_ERR_TRUNCATE
+                                   : MPI_ERR_COUNT;
+                std::fill(sizes.begin(), sizes.end(), 0);
+                rd.in_bytes = 0;
             }
-            std::size_t at = rd.header ? (1 + rd.positions.size()) * sizeof(std::uint64_t) : 0;
+            std::size_t at = head;
             for (std::size_t k = 0; k < rd.positions.size(); ++k) {
                 held[rd.positions[k]].assign(1, Piece{rd.in + at, sizes[k]});
                 at += sizes[k];
             }
             if (g.trace)
-                trace_message(g, round_id + (&rd - rounds.data()), false, rd.from, rd.positions, arriving_from,
-                              rd.in_bytes - (rd.header ? (1 + rd.positions.size()) * sizeof(std::uint64_t) : 0));
+                trace_message(g, round_id + static_cast<int>(&rd - rounds.data()), false, rd.from, rd.positions,
+                              arriving_from, at - head);
         }
         for (Round &rd : rounds)
             MPIX_CHECK(MPI_Wait(&rd.send_req, MPI_STATUS_IGNORE));
