@@ -145,6 +145,39 @@ void test_alltoall_errors()
     MPIX_CHECK_ALL("MPIX_Alltoall rejects bad input with the right class and writes nothing");
 }
 
+// MPI_IN_PLACE as recvbuf (alone, or as both buffers) is MPI_ERR_BUFFER from every
+// registry row of both collectives, before anything is read or written.
+void test_in_place_recvbuf()
+{
+    Fixture f;
+    for (const char *coll : {"alltoall", "alltoallv"}) {
+        const bool v = std::strcmp(coll, "alltoallv") == 0;
+        const char *fn = v ? "MPIX_Alltoallv" : "MPIX_Alltoall";
+        for (int i = 0; const char *name = MPIX_Algorithm_name(coll, i); ++i) {
+            MPIX_Info *info;
+            MPIX_Info_init(&info);
+            MPIX_Info_set(info, v ? "alltoallv_algorithm" : "alltoall_algorithm", name);
+            MPIX_Comm_set_info(f.xcomm, info);
+            MPIX_Info_free(&info);
+            for (bool both : {false, true}) {
+                const void *send = both ? MPI_IN_PLACE : static_cast<const void *>(f.sendbuf.data());
+                int rc = v ? MPIX_Alltoallv(send, f.counts.data(), f.displs.data(), MPI_INT, MPI_IN_PLACE,
+                                            f.counts.data(), f.displs.data(), MPI_INT, f.xcomm)
+                           : MPIX_Alltoall(send, 2, MPI_INT, MPI_IN_PLACE, 2, MPI_INT, f.xcomm);
+                MPIX_EXPECT(error_class(rc) == MPI_ERR_BUFFER,
+                            std::string(fn) + " " + name + (both ? " (both buffers in place)" : "") +
+                                ": recvbuf MPI_IN_PLACE gave class " + std::to_string(error_class(rc)));
+                MPIX_EXPECT(!mpix::error_strings_supported() || error_text(rc).find(fn) != std::string::npos,
+                            std::string(fn) + " " + name + ": error string does not name the function");
+            }
+        }
+    }
+    MPIX_Comm_set_info(f.xcomm, nullptr);
+    for (int x : f.sendbuf)
+        MPIX_EXPECT(x == 5, "the send buffer changed");
+    MPIX_CHECK_ALL("MPI_IN_PLACE as recvbuf: MPI_ERR_BUFFER from every algorithm");
+}
+
 // Blocks no machine could stage (of a non-contiguous type, which mpix packs):
 // every rank gets MPI_ERR_NO_MEM before anything is sent, instead of the abort an
 // exception crossing the C interface would cause; the MPIX_Comm stays usable.
@@ -337,6 +370,7 @@ void test_block_size_mismatch()
 const mpixtest::TestCase kTests[] = {
     {"MPIX_Alltoallv bad input", test_alltoallv_errors},
     {"MPIX_Alltoall bad input", test_alltoall_errors},
+    {"MPI_IN_PLACE as recvbuf, every algorithm", test_in_place_recvbuf},
     {"out of memory", test_out_of_memory},
     {"block size mismatch on the probed rows", test_block_size_mismatch},
     {"MPIX_Comm / MPIX_Info bad input", test_comm_and_info_errors},

@@ -44,6 +44,9 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, const UserSide 
                 return true;
         return false;
     };
+    // MPI_IN_PLACE is a send-side marker; as recvbuf every row would write through it.
+    if (static_cast<const void *>(recv.buf) == MPI_IN_PLACE)
+        return raise(xcomm->user, MPI_ERR_BUFFER, fn, "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
     if (!in_place && !send.buf && has_data(send))
         return raise(xcomm->user, MPI_ERR_BUFFER, fn, "sendbuf is NULL");
     if (!recv.buf && has_data(recv))
