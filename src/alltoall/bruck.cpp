@@ -217,7 +217,7 @@ int packed_bruck(const Exchange &x, int radix, bool rotate_first)
             }
             int to = mod(me + z * w, p), from = mod(me - z * w, p);
             std::size_t n = ts.size() * b;
-            MPIX_CHECK(sendrecv_bytes(sbuf.data(), n, to, rbuf.data(), n, from, x.tag, x.comm));
+            MPIX_CHECK(sendrecv_bytes(sbuf.data(), n, to, rbuf.data(), n, from, x.tag, x.comm, x.mismatch));
             for (std::size_t i = 0; i < ts.size(); ++i) {
                 std::memcpy(x.recv_block(ix.recv_index[ts[i]]), &rbuf[i * b], b);
                 moved[ts[i]] = 1;
@@ -255,7 +255,8 @@ int datatype_rounds(const Exchange &x, bool use_struct, Place place, Landed land
         MPI_Request reqs[2];
         MPIX_CHECK(irecv_ranges(raddr, lens, use_struct, from, x.tag, x.comm, &reqs[0]));
         MPIX_CHECK(isend_ranges(saddr, lens, use_struct, to, x.tag, x.comm, &reqs[1]));
-        MPIX_CHECK(wait_all(2, reqs));
+        const std::size_t expected[2] = {ts.size() * b, kNotChecked};
+        MPIX_CHECK(wait_all(2, reqs, expected, x.mismatch));
         for (std::size_t i = 0; i < ts.size(); ++i)
             landed(ts[i], k, raddr[i]);
         trace_round(x, round, to, from, ts, k, ts.size() * b, ts.size() * b);
@@ -308,7 +309,7 @@ int bruck_basic(const Exchange &x)
             std::memcpy(&sbuf[i * b], &work[static_cast<std::size_t>(ts[i]) * b], b);
         int to = mod(me + k, p), from = mod(me - k, p);
         std::size_t n = ts.size() * b;
-        MPIX_CHECK(sendrecv_bytes(sbuf.data(), n, to, rbuf.data(), n, from, x.tag, x.comm));
+        MPIX_CHECK(sendrecv_bytes(sbuf.data(), n, to, rbuf.data(), n, from, x.tag, x.comm, x.mismatch));
         for (std::size_t i = 0; i < ts.size(); ++i)
             std::memcpy(&work[static_cast<std::size_t>(ts[i]) * b], &rbuf[i * b], b);
         trace_round(x, round, to, from, ts, k, n, n);

@@ -3,6 +3,7 @@
 #include "alltoallv/bruck_nonuniform.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -20,17 +21,24 @@ namespace mpix {
 namespace {
 
 // Pads every block to the largest one anywhere, runs `uniform` on the padded
-// buffers, then scans the real data out.
+// buffers, then scans the real data out. Each padded slot starts with its
+// block's length, so a receiver finds a block longer or shorter than its receive
+// block (which the padding would otherwise hide) and copies no more than fits.
 int padded(const Exchange &x, int (*uniform)(const Exchange &))
 {
+    using Length = std::uint64_t;
     const int p = x.size;
     unsigned long long mine = 0, largest = 0;
     for (int j = 0; j < p; ++j)
         mine = std::max<unsigned long long>(mine, x.sendbytes[j]);
     MPIX_CHECK(MPI_Allreduce(&mine, &largest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, x.comm));
-    const std::size_t m = static_cast<std::size_t>(largest);
-    if (m == 0)
+    if (largest == 0) {
+        for (int j = 0; j < p; ++j)
+            if (j != x.rank && x.recvbytes[j] != 0)
+                note_mismatch(x.mismatch, MPI_ERR_COUNT);
         return copy_self_block(x);
+    }
+    const std::size_t m = sizeof(Length) + static_cast<std::size_t>(largest);
     const std::size_t n = static_cast<std::size_t>(p) * m;
     std::vector<char> spad(n), rpad(n);  // zeroed: no uninitialised bytes on the wire
     if (x.trace) {
@@ -41,14 +49,22 @@ int padded(const Exchange &x, int (*uniform)(const Exchange &))
     std::vector<MPI_Aint> displs(static_cast<std::size_t>(p));
     for (int j = 0; j < p; ++j) {
         displs[j] = static_cast<MPI_Aint>(static_cast<std::size_t>(j) * m);
-        std::memcpy(&spad[displs[j]], x.send_block(j), x.sendbytes[j]);
+        const Length length = x.sendbytes[j];
+        std::memcpy(&spad[displs[j]], &length, sizeof length);
+        std::memcpy(&spad[displs[j] + sizeof length], x.send_block(j), x.sendbytes[j]);
     }
     Exchange sub = with_buffers(x, spad.data(), bytes.data(), displs.data(), rpad.data(), bytes.data(), displs.data());
     sub.uniform = true;
     sub.block_bytes = m;
     MPIX_CHECK(uniform(sub));
-    for (int j = 0; j < p; ++j)
-        std::memcpy(x.recv_block(j), &rpad[displs[j]], std::min(x.recvbytes[j], m));
+    for (int j = 0; j < p; ++j) {
+        Length length;
+        std::memcpy(&length, &rpad[displs[j]], sizeof length);
+        if (length != x.recvbytes[j] && j != x.rank)
+            note_mismatch(x.mismatch, length > x.recvbytes[j] ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
+        std::memcpy(x.recv_block(j), &rpad[displs[j] + sizeof length],
+                    std::min<std::size_t>(std::min<Length>(length, x.recvbytes[j]), m - sizeof length));
+    }
     if (x.trace)
         x.trace->temp_free(2 * n);
     return MPI_SUCCESS;

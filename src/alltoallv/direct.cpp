@@ -35,21 +35,25 @@ void trace_step(const Exchange &x, int step, int to, int from)
 }
 
 // Posts steps [first, last) of the spread-out order and waits for them.
-int post_window(const Exchange &x, int first, int last, std::vector<MPI_Request> &reqs)
+int post_window(const Exchange &x, int first, int last, std::vector<MPI_Request> &reqs,
+                std::vector<std::size_t> &expected)
 {
     reqs.clear();
+    expected.clear();
     for (int k = first; k < last; ++k) {
         int from = recv_peer(x, k);
         reqs.emplace_back();
+        expected.push_back(x.recvbytes[from]);
         MPIX_CHECK(irecv_bytes(x.recv_block(from), x.recvbytes[from], from, x.tag, x.comm, &reqs.back()));
     }
     for (int k = first; k < last; ++k) {
         int to = send_peer(x, k);
         reqs.emplace_back();
+        expected.push_back(kNotChecked);
         MPIX_CHECK(isend_bytes(x.send_block(to), x.sendbytes[to], to, x.tag, x.comm, &reqs.back()));
         trace_step(x, k, to, recv_peer(x, k));
     }
-    return wait_all(static_cast<int>(reqs.size()), reqs.data());
+    return wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch);
 }
 
 }  // namespace
@@ -81,22 +85,26 @@ int direct_linear(const Exchange &x)
 {
     // Every receive in rank order, then every send in rank order (Open MPI's basic linear).
     std::vector<MPI_Request> reqs;
+    std::vector<std::size_t> expected;
     reqs.reserve(2 * static_cast<size_t>(x.size));
+    expected.reserve(2 * static_cast<size_t>(x.size));
     for (int peer = 0; peer < x.size; ++peer) {
         if (peer == x.rank)
             continue;
         reqs.emplace_back();
+        expected.push_back(x.recvbytes[peer]);
         MPIX_CHECK(irecv_bytes(x.recv_block(peer), x.recvbytes[peer], peer, x.tag, x.comm, &reqs.back()));
     }
     for (int peer = 0; peer < x.size; ++peer) {
         if (peer == x.rank)
             continue;
         reqs.emplace_back();
+        expected.push_back(kNotChecked);
         MPIX_CHECK(isend_bytes(x.send_block(peer), x.sendbytes[peer], peer, x.tag, x.comm, &reqs.back()));
         trace_step(x, peer, peer, peer);
     }
     copy_self_block(x);
-    return wait_all(static_cast<int>(reqs.size()), reqs.data());
+    return wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch);
 }
 
 int direct_pairwise(const Exchange &x)
@@ -107,7 +115,7 @@ int direct_pairwise(const Exchange &x)
         int to = power_of_two ? (x.rank ^ k) : send_peer(x, k);
         int from = power_of_two ? (x.rank ^ k) : recv_peer(x, k);
         MPIX_CHECK(sendrecv_bytes(x.send_block(to), x.sendbytes[to], to, x.recv_block(from), x.recvbytes[from],
-                                  from, x.tag, x.comm));
+                                  from, x.tag, x.comm, x.mismatch));
         trace_step(x, k, to, from);
     }
     return MPI_SUCCESS;
@@ -117,8 +125,8 @@ int direct_nonblocking(const Exchange &x)
 {
     copy_self_block(x);
     std::vector<MPI_Request> reqs;
-    reqs.reserve(2 * static_cast<size_t>(x.size));
-    return post_window(x, 1, x.size, reqs);
+    std::vector<std::size_t> expected;
+    return post_window(x, 1, x.size, reqs, expected);
 }
 
 int direct_scattered(const Exchange &x)
@@ -126,10 +134,12 @@ int direct_scattered(const Exchange &x)
     copy_self_block(x);
     int batch = x.hints->batch_size > 0 ? x.hints->batch_size : 32;
     std::vector<MPI_Request> reqs;
-    reqs.reserve(2 * static_cast<size_t>(batch));
-    for (int first = 1; first < x.size; first += batch) {
-        int last = first + batch < x.size ? first + batch : x.size;
-        MPIX_CHECK(post_window(x, first, last, reqs));
+    std::vector<std::size_t> expected;
+    // Steps in windows of `batch` (any int: the window is clamped to the P - 1 steps).
+    for (int first = 1; first < x.size;) {
+        int last = batch >= x.size - first ? x.size : first + batch;
+        MPIX_CHECK(post_window(x, first, last, reqs, expected));
+        first = last;
     }
     return MPI_SUCCESS;
 }

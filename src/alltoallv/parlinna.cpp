@@ -26,14 +26,18 @@ namespace mpix {
 
 namespace {
 
+// Every scheduled message is posted, empty ones too: a receiver that skipped a
+// block it expects empty would leave a sender's wrong-length block unmatched (and
+// shift the later matches on the tag) instead of reporting it.
 struct Pending {
     long long window;
     int peer;
-    const char *send;  // send, or
-    char *recv;        // receive
+    const char *send;  // what a send sends
+    char *recv;        // where a receive lands
     std::size_t bytes;
     int node;    // the remote node (tracing)
     int source;  // local index of the block's source in its node, -1: all of them
+    bool is_recv;
 };
 
 int parlinna(const Exchange &x, bool coalesced)
@@ -156,10 +160,8 @@ int parlinna(const Exchange &x, bool coalesced)
             std::size_t bytes = 0;
             for (int s = 0; s < n; ++s)
                 bytes += sizes[s][k];
-            if (!bytes)
-                continue;
             packs.emplace_back();
-            if (!packs.back().resize(bytes))  // nothing of phase 2 is posted yet
+            if (bytes && !packs.back().resize(bytes))  // nothing of phase 2 is posted yet
                 return MPI_ERR_NO_MEM;
             std::size_t at = 0;
             for (int s = 0; s < n; ++s) {
@@ -167,11 +169,10 @@ int parlinna(const Exchange &x, bool coalesced)
                     std::memcpy(packs.back().data() + at, where[s][k], sizes[s][k]);
                 at += sizes[s][k];
             }
-            ops.push_back(Pending{window(step, 0), d, packs.back().data(), nullptr, bytes, v, -1});
+            ops.push_back(Pending{window(step, 0), d, packs.back().data(), nullptr, bytes, v, -1, false});
         } else {
             for (int s = 0; s < n; ++s)
-                if (sizes[s][k])
-                    ops.push_back(Pending{window(step, s), d, where[s][k], nullptr, sizes[s][k], v, s});
+                ops.push_back(Pending{window(step, s), d, where[s][k], nullptr, sizes[s][k], v, s, false});
         }
     }
     std::vector<ScratchBytes> stages(N);
@@ -185,45 +186,44 @@ int parlinna(const Exchange &x, bool coalesced)
             std::size_t bytes = 0;
             for (int s = 0; s < nv; ++s)
                 bytes += x.recvbytes[R->member(v, s)];
-            if (!bytes)
-                continue;
             char *into;
-            if (nv == 1) {
+            if (nv == 1 || bytes == 0) {
                 into = x.recv_block(R->member(v, 0));
             } else {
                 if (!stages[v].resize(bytes))
                     return MPI_ERR_NO_MEM;
                 into = stages[v].data();
             }
-            ops.push_back(Pending{window(step, 0), relay, nullptr, into, bytes, v, -1});
+            ops.push_back(Pending{window(step, 0), relay, nullptr, into, bytes, v, -1, true});
         } else {
             for (int s = 0; s < nv; ++s) {
                 int src = R->member(v, s);
-                if (x.recvbytes[src])
-                    ops.push_back(
-                        Pending{window(step, s), relay, nullptr, x.recv_block(src), x.recvbytes[src], v, s});
+                ops.push_back(Pending{window(step, s), relay, nullptr, x.recv_block(src), x.recvbytes[src], v, s, true});
             }
         }
     }
     // Stable: within a window, receives first, and per peer in posting order.
     std::stable_sort(ops.begin(), ops.end(), [](const Pending &a, const Pending &b) {
-        return a.window != b.window ? a.window < b.window : (a.recv != nullptr) > (b.recv != nullptr);
+        return a.window != b.window ? a.window < b.window : a.is_recv > b.is_recv;
     });
     std::vector<MPI_Request> reqs;
+    std::vector<std::size_t> expected;
     for (std::size_t first = 0; first < ops.size();) {
         std::size_t last = first;
         reqs.clear();
+        expected.clear();
         for (; last < ops.size() && ops[last].window == ops[first].window; ++last) {
             const Pending &o = ops[last];
             reqs.emplace_back();
-            if (o.recv)
+            expected.push_back(o.is_recv ? o.bytes : kNotChecked);
+            if (o.is_recv)
                 MPIX_CHECK(irecv_bytes(o.recv, o.bytes, o.peer, x.tag + kBundleBruckTags, x.comm, &reqs.back()));
             else
                 MPIX_CHECK(isend_bytes(o.send, o.bytes, o.peer, x.tag + kBundleBruckTags, x.comm, &reqs.back()));
             if (x.trace) {  // one record per message; rounds after phase 1's
                 std::vector<long long> ids;
                 const long long P = x.size;
-                if (o.send) {  // blocks of my node (or of one source) for o.peer
+                if (!o.is_recv) {  // blocks of my node (or of one source) for o.peer
                     for (int s = 0; s < n; ++s)
                         if (o.source < 0 || o.source == s)
                             ids.push_back(local[s] * P + o.peer);
@@ -232,11 +232,11 @@ int parlinna(const Exchange &x, bool coalesced)
                         if (o.source < 0 || o.source == s)
                             ids.push_back(R->member(o.node, s) * P + me);
                 }
-                x.trace->round(static_cast<int>(rounds_1 + o.window), o.send ? o.peer : -1, o.recv ? o.peer : -1, ids,
-                               o.send ? o.bytes : 0, o.recv ? o.bytes : 0);
+                x.trace->round(static_cast<int>(rounds_1 + o.window), !o.is_recv ? o.peer : -1, o.is_recv ? o.peer : -1,
+                               ids, !o.is_recv ? o.bytes : 0, o.is_recv ? o.bytes : 0);
             }
         }
-        MPIX_CHECK(wait_all(static_cast<int>(reqs.size()), reqs.data()));
+        MPIX_CHECK(wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch));
         first = last;
     }
     // Coalesced messages from nodes of several ranks: scatter to rdispls.

@@ -186,19 +186,26 @@ int parlogna(const Exchange &x)
                     }
                     expected += in_len[i];
                 }
-                std::size_t at = head;
+                std::size_t at = head, forwarded_bytes = 0;
+                for (std::size_t i = 0; i < rs.pending.size(); ++i)
+                    if (rs.pending[i] >= beyond)
+                        forwarded_bytes += in_len[i];
                 if (expected != in_bytes[k]) {
-                    if (forwarded == rs.pending.size())
+                    if (forwarded == rs.pending.size() || in_bytes[k] < head + forwarded_bytes)
                         return MPI_ERR_INTERN;  // the sender's own sizes: cannot disagree
-                    // A block arriving home is not its receive count long: report it,
-                    // deliver nothing of this message, still forward nothing wrong.
+                    // A block arriving home is not its receive count long: report it
+                    // and deliver none of this message's home blocks (which one is
+                    // wrong is unknown). The forwarded blocks come last and their
+                    // sizes travel in the header: they still go on, right.
                     if (mismatch == MPI_SUCCESS)
                         mismatch = in_bytes[k] > expected ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
                 }
                 const bool usable = expected == in_bytes[k];
+                if (!usable)
+                    at = in_bytes[k] - forwarded_bytes;
                 for (std::size_t i = 0; i < rs.pending.size(); ++i) {
                     int t = rs.pending[i];
-                    std::size_t b = usable ? in_len[i] : 0;
+                    std::size_t b = usable || t >= beyond ? in_len[i] : 0;
                     if (t < beyond) {  // home
                         if (b)
                             std::memcpy(x.recv_block(mod(static_cast<long long>(me) - t, p)), in_data[k] + at, b);

@@ -108,6 +108,58 @@ int class_and_text(int mpi_errcode, std::string *text)
 
 }  // namespace
 
+namespace {
+
+// Shared by every WorldErrorsReturn of the process (see error.hpp).
+struct WorldHandlerOverride {
+    std::mutex lock;
+    int depth = 0;
+    MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
+};
+
+WorldHandlerOverride &world_override()
+{
+    static WorldHandlerOverride state;
+    return state;
+}
+
+bool world_available()
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    return initialized && !finalized;
+}
+
+}  // namespace
+
+WorldErrorsReturn::WorldErrorsReturn()
+{
+    if (!world_available())  // the Sessions model alone has no MPI_COMM_WORLD
+        return;
+    WorldHandlerOverride &w = world_override();
+    std::lock_guard<std::mutex> guard(w.lock);
+    if (w.depth == 0) {
+        if (MPI_Comm_get_errhandler(MPI_COMM_WORLD, &w.saved) != MPI_SUCCESS)
+            return;
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    }
+    ++w.depth;
+    active_ = true;
+}
+
+WorldErrorsReturn::~WorldErrorsReturn()
+{
+    if (!active_)
+        return;
+    WorldHandlerOverride &w = world_override();
+    std::lock_guard<std::mutex> guard(w.lock);
+    if (--w.depth == 0) {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, w.saved);
+        MPI_Errhandler_free(&w.saved);
+    }
+}
+
 int raise_internal(MPI_Comm comm, int mpi_errcode, const char *func, const char *algorithm)
 {
     std::string text;

@@ -28,6 +28,26 @@ int raise_internal(MPI_Comm comm, int mpi_errcode, const char *func, const char 
 // MPI_ERR_NO_MEM as "out of memory for <what>", any other code with its class.
 int raise_staging(MPI_Comm comm, int mpi_errcode, const char *func, const char *what);
 
+// MPICH 4.0 raises the errors of MPI_Wait, MPI_Test and the other completion
+// calls on MPI_COMM_WORLD's handler, not on the request's communicator: one
+// truncated receive would abort the job however the user communicator handles
+// errors. While an exchange runs inside one of these guards, MPI_COMM_WORLD
+// returns errors, so the library sees the code and raises it on the user
+// communicator itself; the last guard to end restores the handler the first one
+// found. The depth and the saved handler are process-wide (guards on different
+// threads overlap), behind a mutex; a user thread must not change
+// MPI_COMM_WORLD's handler while an mpix call runs on another thread.
+class WorldErrorsReturn {
+public:
+    WorldErrorsReturn();
+    ~WorldErrorsReturn();
+    WorldErrorsReturn(const WorldErrorsReturn &) = delete;
+    WorldErrorsReturn &operator=(const WorldErrorsReturn &) = delete;
+
+private:
+    bool active_ = false;
+};
+
 // Runs the body of a C entry point. No C++ exception may leave the library
 // through a C function (that would terminate the program): std::bad_alloc from
 // a container becomes MPI_ERR_NO_MEM, anything else MPI_ERR_INTERN, raised on

@@ -35,6 +35,11 @@ struct Exchange {
     std::size_t block_bytes;
     const Hints *hints;
     Trace *trace;  // nullptr when tracing is off
+    // Where a receive of the wrong length is noted (MPI_ERR_TRUNCATE: longer than
+    // posted, MPI_ERR_COUNT: shorter; the first one stays) by the completion
+    // helpers, instead of stopping the schedule: the peers still expect every
+    // later step, so the algorithm runs to its end and dispatch reports it.
+    int *mismatch;
 
     const char *send_block(int peer) const { return sendbuf + sdispls[peer]; }
     char *recv_block(int peer) const { return recvbuf + rdispls[peer]; }

@@ -70,16 +70,62 @@ int recv_bytes(void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm)
     });
 }
 
-int sendrecv_bytes(const void *sendbuf, std::size_t sendbytes, int dest, void *recvbuf,
-                   std::size_t recvbytes, int source, int tag, MPI_Comm comm)
+namespace {
+
+// Bytes a completed receive got (MPI_Get_count of MPI_BYTE, or the element
+// count where that overflows an int).
+int received_bytes(MPI_Status *st, std::size_t *bytes)
 {
-    if (sendbytes <= static_cast<std::size_t>(INT_MAX) && recvbytes <= static_cast<std::size_t>(INT_MAX))
-        return MPI_Sendrecv(sendbuf, static_cast<int>(sendbytes), MPI_BYTE, dest, tag, recvbuf,
-                            static_cast<int>(recvbytes), MPI_BYTE, source, tag, comm, MPI_STATUS_IGNORE);
+    int n = 0;
+    MPIX_CHECK(MPI_Get_count(st, MPI_BYTE, &n));
+    MPI_Count big = n;
+#if !MPIX_SMPI  // SimGrid SMPI lacks MPI_Get_elements_x (and messages over 2 GiB)
+    if (n == MPI_UNDEFINED)
+        MPIX_CHECK(MPI_Get_elements_x(st, MPI_BYTE, &big));
+#endif
+    if (big == MPI_UNDEFINED || big < 0)
+        return MPI_ERR_COUNT;
+    *bytes = static_cast<std::size_t>(big);
+    return MPI_SUCCESS;
+}
+
+// A completed receive's result `rc`: a truncation or another length than
+// `expected` is noted in *mismatch and becomes MPI_SUCCESS.
+int check_receive(int rc, MPI_Status *st, std::size_t expected, int *mismatch)
+{
+    if (rc != MPI_SUCCESS) {
+        int errclass = MPI_ERR_OTHER;
+        MPI_Error_class(rc, &errclass);
+        if (errclass != MPI_ERR_TRUNCATE)
+            return rc;
+        note_mismatch(mismatch, MPI_ERR_TRUNCATE);
+        return MPI_SUCCESS;
+    }
+    std::size_t got = 0;
+    MPIX_CHECK(received_bytes(st, &got));
+    if (got != expected)
+        note_mismatch(mismatch, got > expected ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int sendrecv_bytes(const void *sendbuf, std::size_t sendbytes, int dest, void *recvbuf,
+                   std::size_t recvbytes, int source, int tag, MPI_Comm comm, int *mismatch)
+{
+    if (sendbytes <= static_cast<std::size_t>(INT_MAX) && recvbytes <= static_cast<std::size_t>(INT_MAX)) {
+        MPI_Status st;
+        int rc = MPI_Sendrecv(sendbuf, static_cast<int>(sendbytes), MPI_BYTE, dest, tag, recvbuf,
+                              static_cast<int>(recvbytes), MPI_BYTE, source, tag, comm, &st);
+        return mismatch ? check_receive(rc, &st, recvbytes, mismatch) : rc;
+    }
     MPI_Request reqs[2];
     MPIX_CHECK(irecv_bytes(recvbuf, recvbytes, source, tag, comm, &reqs[0]));
     MPIX_CHECK(isend_bytes(sendbuf, sendbytes, dest, tag, comm, &reqs[1]));
-    return wait_all(2, reqs);
+    if (!mismatch)
+        return wait_all(2, reqs);
+    const std::size_t expected[2] = {recvbytes, kNotChecked};
+    return wait_all(2, reqs, expected, mismatch);
 }
 
 int probe_message(int source, int tag, MPI_Comm comm, bool wait, ProbedMessage *m, bool *found)
@@ -100,17 +146,8 @@ int probe_message(int source, int tag, MPI_Comm comm, bool wait, ProbedMessage *
     *found = flag != 0;
     if (!flag)
         return MPI_SUCCESS;
-    int n = 0;
-    MPIX_CHECK(MPI_Get_count(&st, MPI_BYTE, &n));
-    MPI_Count big = n;
-#if !MPIX_SMPI  // SimGrid SMPI lacks MPI_Get_elements_x (and messages over 2 GiB)
-    if (n == MPI_UNDEFINED)
-        MPIX_CHECK(MPI_Get_elements_x(&st, MPI_BYTE, &big));
-#endif
-    if (big == MPI_UNDEFINED || big < 0)
-        return MPI_ERR_COUNT;
+    MPIX_CHECK(received_bytes(&st, &m->bytes));
     m->source = st.MPI_SOURCE;
-    m->bytes = static_cast<std::size_t>(big);
     return MPI_SUCCESS;
 }
 
@@ -179,6 +216,20 @@ int wait_all(int count, MPI_Request *reqs)
     int first_error = MPI_SUCCESS;
     for (int i = 0; i < count; ++i) {
         int rc = MPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS)
+            first_error = rc;
+    }
+    return first_error;
+}
+
+int wait_all(int count, MPI_Request *reqs, const std::size_t *expected, int *mismatch)
+{
+    int first_error = MPI_SUCCESS;
+    for (int i = 0; i < count; ++i) {
+        MPI_Status st;
+        int rc = MPI_Wait(&reqs[i], &st);
+        if (expected[i] != kNotChecked)
+            rc = check_receive(rc, &st, expected[i], mismatch);
         if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS)
             first_error = rc;
     }

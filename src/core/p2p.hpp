@@ -17,8 +17,20 @@ int issend_bytes(const void *buf, std::size_t bytes, int peer, int tag, MPI_Comm
 int irecv_bytes(void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm, MPI_Request *req);
 int send_bytes(const void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm);
 int recv_bytes(void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm);
+// With `mismatch`, a receive of another length than recvbytes is noted there
+// (see note_mismatch) and the call returns MPI_SUCCESS.
 int sendrecv_bytes(const void *sendbuf, std::size_t sendbytes, int dest, void *recvbuf,
-                   std::size_t recvbytes, int source, int tag, MPI_Comm comm);
+                   std::size_t recvbytes, int source, int tag, MPI_Comm comm, int *mismatch = nullptr);
+
+// Keeps the first block-length mismatch (MPI_ERR_TRUNCATE or MPI_ERR_COUNT) in *slot.
+inline void note_mismatch(int *slot, int errclass)
+{
+    if (slot && *slot == MPI_SUCCESS)
+        *slot = errclass;
+}
+
+// Marks a request of wait_all's `expected` array that is not a receive to check.
+constexpr std::size_t kNotChecked = static_cast<std::size_t>(-1);
 
 // A message found by a probe and not yet received: its source and its size in
 // bytes. Where the MPI library has matched probes (MPI_Mprobe) the message is
@@ -51,6 +63,10 @@ int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, b
 // Waits for requests one at a time (same result as MPI_Waitall, which is
 // quadratic inside SimGrid SMPI); returns the first error.
 int wait_all(int count, MPI_Request *reqs);
+// The same, checking receives: request i received expected[i] bytes (kNotChecked
+// for sends and receives of sizes not known here). A truncated receive or one of
+// another length is noted in *mismatch, not returned; every request completes.
+int wait_all(int count, MPI_Request *reqs, const std::size_t *expected, int *mismatch);
 
 }  // namespace mpix
 
