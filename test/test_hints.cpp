@@ -271,6 +271,48 @@ void test_topology_maps()
     MPIX_Comm_free(&xcomm);
 }
 
+// Every accepted hint value works on every registry row: the extremes (INT_MAX,
+// where products such as radix x block size or batch x 2 overflow an int, and
+// the smallest values) give right data on one node and on nodes of 2 ranks.
+void test_hint_extremes()
+{
+    const char *big = "2147483647";
+    const std::vector<std::vector<std::pair<const char *, const char *>>> sets = {
+        {{"radix", big}, {"batch_size", big}, {"leaders_per_node", big}, {"max_queue", big},
+         {"segment_size", "9223372036854775807"}, {"random_seed", big}},
+        {{"radix", "2"}, {"batch_size", "1"}, {"leaders_per_node", "1"}, {"inner", "pairwise"}},
+        {{"radix", "2147483646"}, {"batch_size", "2147483646"}, {"leaders_per_node", "2"}},
+    };
+    for (int ppn : {0, 2}) {
+        MPIX_Comm *xcomm;
+        MPIX_Comm_init(&xcomm, MPI_COMM_WORLD);
+        if (ppn)
+            MPIX_Comm_update_locality(xcomm, ppn);
+        for (const char *coll : {"alltoall", "alltoallv"}) {
+            const bool v = std::strcmp(coll, "alltoallv") == 0;
+            for (int i = 0; const char *name = MPIX_Algorithm_name(coll, i); ++i)
+                for (std::size_t k = 0; k < sets.size(); ++k) {
+                    MPIX_Info *info;
+                    MPIX_Info_init(&info);
+                    for (const auto &kv : sets[k])
+                        MPIX_EXPECT(MPIX_Info_set(info, kv.first, kv.second) == MPI_SUCCESS,
+                                    std::string("rejected ") + kv.first + "=" + kv.second);
+                    MPIX_Info_set(info, v ? "alltoallv_algorithm" : "alltoall_algorithm", name);
+                    MPIX_Comm_set_info(xcomm, info);
+                    MPIX_Info_free(&info);
+                    std::string what = std::string(coll) + " " + name + ", hint set " + std::to_string(k) +
+                                       (ppn ? ", nodes of 2" : ", one node");
+                    mpixtest::exchange_and_check(xcomm, !v, [](int, int) { return 1000; }, what + ", 1000 B");
+                    if (v)
+                        mpixtest::exchange_and_check(xcomm, false, [](int s, int d) { return (3 * s + d) % 7; },
+                                                     what + ", 0-6 B");
+                }
+        }
+        MPIX_Comm_free(&xcomm);
+    }
+    MPIX_CHECK_ALL("hint extremes: right data from every row");
+}
+
 const mpixtest::TestCase kTests[] = {
     {"selection precedence: env < comm info", test_precedence},
     {"MPIX_Info set/get", test_info_get_set},
@@ -278,6 +320,7 @@ const mpixtest::TestCase kTests[] = {
     {"auto rule for alltoallv", test_auto_alltoallv_rule},
     {"auto for alltoallv: agreed one call late, the same pick on every rank", test_auto_agreement},
     {"topology maps (real, emulated, round-robin)", test_topology_maps},
+    {"hint extremes on every row", test_hint_extremes},
 };
 
 }  // namespace
