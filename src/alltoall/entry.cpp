@@ -22,8 +22,9 @@ static int alltoall_unguarded(const void *sendbuf, int sendcount, MPI_Datatype s
         rc = check_user_side(send, xcomm->size, false, &why);
     if (rc != MPI_SUCCESS)
         return raise(xcomm->user, rc, fn, why);
-    if (describe_type(recv.type, &recv.info) != MPI_SUCCESS || describe_type(send.type, &send.info) != MPI_SUCCESS)
-        return raise(xcomm->user, MPI_ERR_TYPE, fn, "invalid datatype");
+    if (describe_type(recv.type, xcomm->comm, &recv.info, &why) != MPI_SUCCESS ||
+        describe_type(send.type, xcomm->comm, &send.info, &why) != MPI_SUCCESS)
+        return raise(xcomm->user, MPI_ERR_TYPE, fn, why);
     // MPI requires equal type signatures; every block then has the same size.
     if (static_cast<size_t>(send.uniform_count) * send.info.size != static_cast<size_t>(recvcount) * recv.info.size)
         return raise(xcomm->user, MPI_ERR_TRUNCATE, fn, "send and receive block sizes differ");

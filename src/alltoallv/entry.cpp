@@ -24,8 +24,9 @@ static int alltoallv_unguarded(const void *sendbuf, const int sendcounts[], cons
         rc = check_user_side(send, xcomm->size, true, &why);
     if (rc != MPI_SUCCESS)
         return raise(xcomm->user, rc, fn, why);
-    if (describe_type(recv.type, &recv.info) != MPI_SUCCESS || describe_type(send.type, &send.info) != MPI_SUCCESS)
-        return raise(xcomm->user, MPI_ERR_TYPE, fn, "invalid datatype");
+    if (describe_type(recv.type, xcomm->comm, &recv.info, &why) != MPI_SUCCESS ||
+        describe_type(send.type, xcomm->comm, &send.info, &why) != MPI_SUCCESS)
+        return raise(xcomm->user, MPI_ERR_TYPE, fn, why);
     return run_exchange(xcomm, Collective::alltoallv, fn, send, recv, in_place);
 }
 

@@ -78,14 +78,28 @@ int convert_elements(bool pack, const char *src, std::size_t count, MPI_Datatype
 
 }  // namespace
 
-int describe_type(MPI_Datatype type, TypeInfo *out)
+int describe_type(MPI_Datatype type, MPI_Comm comm, TypeInfo *out, const char **why)
 {
-    if (type == MPI_DATATYPE_NULL)
+    *why = "invalid datatype";
+    if (type == MPI_DATATYPE_NULL) {
+        *why = "datatype is MPI_DATATYPE_NULL";
         return MPI_ERR_TYPE;
+    }
     MPI_Aint lb = 0, extent = 0;
-    int size = 0;
-    if (MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || MPI_Type_size(type, &size) != MPI_SUCCESS)
+    int size = 0, ni, na, nt, combiner;
+    if (MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || MPI_Type_size(type, &size) != MPI_SUCCESS ||
+        MPI_Type_get_envelope(type, &ni, &na, &nt, &combiner) != MPI_SUCCESS)
         return MPI_ERR_TYPE;
+    // MPI has no query for "committed"; packing no element of the type is one
+    // that MPI libraries check (MPICH, Open MPI), at the cost of a local call.
+    if (combiner != MPI_COMBINER_NAMED) {
+        char none = 0;
+        int position = 0;
+        if (MPI_Pack(&none, 0, type, &none, 1, &position, comm) != MPI_SUCCESS) {
+            *why = "datatype is not committed (MPI_Type_commit)";
+            return MPI_ERR_TYPE;
+        }
+    }
     out->extent = extent;
     out->size = static_cast<std::size_t>(size);
     out->contiguous = is_plain(type);

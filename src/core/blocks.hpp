@@ -18,8 +18,10 @@ struct TypeInfo {
     bool contiguous = false;  // element data is `size` bytes at offset 0, in typemap order
 };
 
-// Fills `out`; MPI_ERR_TYPE for MPI_DATATYPE_NULL or an unusable type.
-int describe_type(MPI_Datatype type, TypeInfo *out);
+// Fills `out`; MPI_ERR_TYPE, with *why naming the problem, for MPI_DATATYPE_NULL,
+// an invalid handle or a derived type never committed. `comm` (the library's
+// duplicate, whose errors return) carries the probe for the commit.
+int describe_type(MPI_Datatype type, MPI_Comm comm, TypeInfo *out, const char **why);
 
 // Copies `count` elements starting at `src` (typed) into packed bytes at `dst`.
 int pack_elements(const char *src, std::size_t count, MPI_Datatype type, const TypeInfo &ti,

@@ -163,6 +163,7 @@ static int alltoall_crs_unguarded(int send_nnz, const int *dest, int sendcount, 
         return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "xcomm is NULL");
     Problem pb;
     TypeInfo sti, rti;
+    const char *type_problem = nullptr;
     bool ok = true;
     if (send_nnz < 0 || sendcount < 0 || recvcount < 0)
         ok = pb.set(MPI_ERR_COUNT, "negative nnz or count");
@@ -172,14 +173,17 @@ static int alltoall_crs_unguarded(int send_nnz, const int *dest, int sendcount, 
         ok = pb.set(MPI_ERR_COUNT, "negative recv_nnz capacity");
     else if (sendtype == MPI_DATATYPE_NULL || recvtype == MPI_DATATYPE_NULL)
         ok = pb.set(MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL");
-    else if (describe_type(sendtype, &sti) != MPI_SUCCESS || describe_type(recvtype, &rti) != MPI_SUCCESS)
-        ok = pb.set(MPI_ERR_TYPE, "invalid datatype");
+    else if (describe_type(sendtype, xcomm->comm, &sti, &type_problem) != MPI_SUCCESS ||
+             describe_type(recvtype, xcomm->comm, &rti, &type_problem) != MPI_SUCCESS)
+        ok = pb.set(MPI_ERR_TYPE, type_problem);
     else if (send_nnz > 0 && !dest)
         ok = pb.set(MPI_ERR_ARG, "dest is NULL");
     else if (*recv_nnz > 0 && !src)
         ok = pb.set(MPI_ERR_ARG, "src is NULL");
     else if (!check_dests(send_nnz, dest, xcomm->size, &pb))
         ok = false;
+    else if (sendvals == MPI_IN_PLACE || recvvals == MPI_IN_PLACE)
+        ok = pb.set(MPI_ERR_BUFFER, "sendvals or recvvals is MPI_IN_PLACE (a sparse exchange has no in-place form)");
     else if (send_nnz > 0 && sendcount > 0 && sti.size > 0 && !sendvals)
         ok = pb.set(MPI_ERR_BUFFER, "sendvals is NULL");
     else if (*recv_nnz > 0 && recvcount > 0 && rti.size > 0 && !recvvals)
@@ -239,6 +243,7 @@ static int alltoallv_crs_unguarded(int send_nnz, int send_size, const int *dest,
         return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "xcomm is NULL");
     Problem pb;
     TypeInfo sti, rti;
+    const char *type_problem = nullptr;
     bool ok = true;
     if (send_nnz < 0 || send_size < 0)
         ok = pb.set(MPI_ERR_COUNT, "negative send_nnz or send_size");
@@ -248,8 +253,9 @@ static int alltoallv_crs_unguarded(int send_nnz, int send_size, const int *dest,
         ok = pb.set(MPI_ERR_COUNT, "negative recv_nnz or recv_size capacity");
     else if (sendtype == MPI_DATATYPE_NULL || recvtype == MPI_DATATYPE_NULL)
         ok = pb.set(MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL");
-    else if (describe_type(sendtype, &sti) != MPI_SUCCESS || describe_type(recvtype, &rti) != MPI_SUCCESS)
-        ok = pb.set(MPI_ERR_TYPE, "invalid datatype");
+    else if (describe_type(sendtype, xcomm->comm, &sti, &type_problem) != MPI_SUCCESS ||
+             describe_type(recvtype, xcomm->comm, &rti, &type_problem) != MPI_SUCCESS)
+        ok = pb.set(MPI_ERR_TYPE, type_problem);
     else if (send_nnz > 0 && (!dest || !sendcounts || !sdispls))
         ok = pb.set(MPI_ERR_ARG, "dest, sendcounts or sdispls is NULL");
     else if (*recv_nnz > 0 && (!src || !recvcounts || !rdispls))
@@ -262,7 +268,9 @@ static int alltoallv_crs_unguarded(int send_nnz, int send_size, const int *dest,
         else if (sdispls[i] < 0 || static_cast<long long>(sdispls[i]) + sendcounts[i] > send_size)
             ok = pb.set(MPI_ERR_ARG, "a send block lies outside send_size elements");
     }
-    if (ok && send_size > 0 && sti.size > 0 && !sendvals)
+    if (ok && (sendvals == MPI_IN_PLACE || recvvals == MPI_IN_PLACE))
+        ok = pb.set(MPI_ERR_BUFFER, "sendvals or recvvals is MPI_IN_PLACE (a sparse exchange has no in-place form)");
+    else if (ok && send_size > 0 && sti.size > 0 && !sendvals)
         ok = pb.set(MPI_ERR_BUFFER, "sendvals is NULL");
     else if (ok && *recv_size > 0 && rti.size > 0 && !recvvals)
         ok = pb.set(MPI_ERR_BUFFER, "recvvals is NULL");
