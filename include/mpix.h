@@ -70,6 +70,16 @@ int MPIX_Alltoallv_crs(int send_nnz, int send_size, const int *dest, const int *
                        MPI_Datatype recvtype, void *recvvals, MPIX_Info *xinfo, MPIX_Comm *xcomm);
 
 /**
+ * The full text of an error code an mpix call returned ("MPIX_Alltoallv: a block
+ * sent to this rank is longer than its receive block (algorithm linear); ..."),
+ * on every MPI library: for the last error mpix raised on the calling thread it
+ * is that error's text (also inside an error handler it called), otherwise
+ * MPI_Error_string's. @p string needs MPI_MAX_ERROR_STRING characters; it is
+ * NUL-terminated and @p *resultlen is its length.
+ */
+int MPIX_Error_string(int errorcode, char *string, int *resultlen);
+
+/**
  * Enumerates the algorithm registry: @p collective is "alltoall", "alltoallv",
  * "alltoall_crs" or "alltoallv_crs"; returns NULL past the last index.
  */

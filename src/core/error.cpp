@@ -1,5 +1,7 @@
 #include "core/error.hpp"
 
+#include "mpix.h"
+
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -70,9 +72,43 @@ int error_code(int errclass, const char *func, const char *problem)
 #endif
 }
 
+namespace {
+
+// The last error raised on this thread, for MPIX_Error_string: MPICH 4.0 keeps
+// no string for a code of a predefined class, so the class alone cannot carry
+// the text. Per thread like errno (calls on different threads never see each
+// other's), set before the handler runs so a handler can ask for it too.
+struct LastError {
+    int code = MPI_SUCCESS;
+    std::string text;
+};
+
+LastError &last_error()
+{
+    thread_local LastError last;
+    return last;
+}
+
+}  // namespace
+
+int error_string(int code, char *string, int *resultlen)
+{
+    const LastError &last = last_error();
+    if (code != MPI_SUCCESS && code == last.code) {
+        std::size_t n = last.text.size() < MPI_MAX_ERROR_STRING - 1 ? last.text.size() : MPI_MAX_ERROR_STRING - 1;
+        last.text.copy(string, n);
+        string[n] = '\0';
+        *resultlen = static_cast<int>(n);
+        return MPI_SUCCESS;
+    }
+    return MPI_Error_string(code, string, resultlen);
+}
+
 int raise(MPI_Comm comm, int errclass, const char *func, const char *problem)
 {
     int code = error_code(errclass, func, problem);
+    last_error().code = code;
+    last_error().text = std::string(func) + ": " + problem;
     MPI_Comm target = comm == MPI_COMM_NULL ? MPI_COMM_SELF : comm;
     MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
     if (MPI_Comm_get_errhandler(target, &handler) != MPI_SUCCESS)
@@ -179,3 +215,10 @@ int raise_staging(MPI_Comm comm, int mpi_errcode, const char *func, const char *
 }
 
 }  // namespace mpix
+
+extern "C" int MPIX_Error_string(int errorcode, char *string, int *resultlen)
+{
+    if (!string || !resultlen)
+        return mpix::raise(MPI_COMM_NULL, MPI_ERR_ARG, "MPIX_Error_string", "string or resultlen is NULL");
+    return mpix::error_string(errorcode, string, resultlen);
+}

@@ -16,6 +16,9 @@ int error_code(int errclass, const char *func, const char *problem);
 // (MPICH 4.0 does not for codes of predefined classes; then bare classes are used).
 bool error_strings_supported();
 
+// The full text of `code` (see MPIX_Error_string in mpix.h).
+int error_string(int code, char *string, int *resultlen);
+
 // Raises the error on `comm`'s error handler (MPI_COMM_SELF when comm is
 // MPI_COMM_NULL) and returns the code, for `return raise(...)` at call sites.
 int raise(MPI_Comm comm, int errclass, const char *func, const char *problem);
