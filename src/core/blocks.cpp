@@ -174,10 +174,16 @@ int make_send_side(const UserSide &user, int size, bool force_copy, MPI_Comm com
 int make_recv_side(const UserSide &user, int size, BlockSide *out)
 {
     describe_blocks(user, size, out);
-    if (user.info.contiguous)
+    if (user.info.contiguous) {
         use_in_place(user, size, const_cast<char *>(user.buf), out);
-    else if (!out->stage())
+        return MPI_SUCCESS;
+    }
+    if (!out->stage())
         return MPI_ERR_NO_MEM;
+    // A truncated receive may leave its staged block unwritten (MPICH writes
+    // nothing) and the other blocks are still unpacked: zeroed, so the user's
+    // block never gets stale scratch bytes.
+    std::memset(out->base, 0, out->total_bytes);
     return MPI_SUCCESS;
 }
 
