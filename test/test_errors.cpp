@@ -581,6 +581,52 @@ void test_block_size_mismatch()
     MPI_Comm_free(&user);
 }
 
+// MPIX_Alltoall with rank 0 passing a block one int longer (shorter) than the
+// others, on every row, MPI_COMM_WORLD fatal: no abort, no hang, nothing written
+// past a receive buffer, and the mismatch is reported (MPI_ERR_TRUNCATE or
+// MPI_ERR_COUNT) by at least one rank. Multi-hop rows re-pack blocks at their
+// own size, so only the ranks exchanging with rank 0 directly can see it
+// without an extra collective (README, "Errors").
+void test_uniform_size_mismatch()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    if (p < 2) {
+        MPIX_CHECK_ALL("uniform block size mismatch (needs 2 ranks)");
+        return;
+    }
+    MPI_Comm user;
+    MPI_Comm_dup(MPI_COMM_WORLD, &user);
+    MPI_Comm_set_errhandler(user, MPI_ERRORS_RETURN);
+    for (int ppn : {0, 2}) {
+        MPIX_Comm *xcomm;
+        MPIX_Comm_init(&xcomm, user);
+        if (ppn)
+            MPIX_Comm_update_locality(xcomm, ppn);
+        for (int i = 0; const char *algo = MPIX_Algorithm_name("alltoall", i); ++i) {
+            select_row(xcomm, "alltoall", algo);
+            for (int delta : {1, -1}) {
+                const int n = 3 + (me == 0 ? delta : 0);
+                std::vector<int> sb(n * p, me), rb(n * p + 4, -7);
+                if (std::getenv("MPIX_TEST_VERBOSE") && me == 0)
+                    std::fprintf(stderr, "case: %s %d ppn %d\n", algo, delta, ppn);
+                int err = MPIX_Alltoall(sb.data(), n, MPI_INT, rb.data(), n, MPI_INT, xcomm);
+                int cls = error_class(err);
+                std::string what = std::string(algo) + (delta > 0 ? ": rank 0's blocks longer" : ": rank 0's blocks shorter") +
+                                   (ppn ? ", nodes of 2" : ", one node");
+                MPIX_EXPECT(cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE || cls == MPI_ERR_COUNT,
+                            what + ": class " + std::to_string(cls));
+                MPIX_EXPECT(rb[n * p] == -7 && rb[n * p + 3] == -7, what + ": wrote past the receive buffer");
+                int reported = cls != MPI_SUCCESS, any = 0;
+                MPI_Allreduce(&reported, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+                MPIX_EXPECT(any, what + ": no rank reported the mismatch");
+            }
+        }
+        MPIX_Comm_free(&xcomm);
+    }
+    MPI_Comm_free(&user);
+    MPIX_CHECK_ALL("MPIX_Alltoall with unequal block sizes: reported, no abort, hang or overrun");
+}
+
 const mpixtest::TestCase kTests[] = {
     {"MPIX_Alltoallv bad input", test_alltoallv_errors},
     {"MPIX_Alltoall bad input", test_alltoall_errors},
@@ -589,6 +635,7 @@ const mpixtest::TestCase kTests[] = {
     {"MPI_IN_PLACE in sparse exchanges, every backend", test_in_place_sparse},
     {"out of memory", test_out_of_memory},
     {"block size mismatch, every row", test_block_size_mismatch},
+    {"MPIX_Alltoall block sizes unequal across ranks, every row", test_uniform_size_mismatch},
     {"MPIX_Comm / MPIX_Info bad input", test_comm_and_info_errors},
     {"malformed environment variables", test_bad_environment},
     {"error strings", test_error_strings},

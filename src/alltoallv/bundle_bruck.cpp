@@ -198,7 +198,22 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
         // Completion: read each header (or the expected sizes) and point every
         // received position at its bytes.
         for (Round &rd : rounds) {
-            MPIX_CHECK(MPI_Wait(&rd.recv_req, MPI_STATUS_IGNORE));
+            if (rd.posted && rd.in_bytes > 0) {
+                // Sizes known everywhere, yet the sender's differ (MPIX_Alltoall
+                // with unequal block sizes across ranks): report it, and carry
+                // on with the expected size (zeroed content) so that every later
+                // round still matches what its receivers expect.
+                const std::size_t want[1] = {rd.in_bytes};
+                int wrong = MPI_SUCCESS;
+                MPIX_CHECK(wait_all(1, &rd.recv_req, want, &wrong));
+                if (wrong != MPI_SUCCESS) {
+                    if (mismatch == MPI_SUCCESS)
+                        mismatch = wrong;
+                    std::memset(rd.in, 0, rd.in_bytes);
+                }
+            } else {
+                MPIX_CHECK(MPI_Wait(&rd.recv_req, MPI_STATUS_IGNORE));
+            }
             const std::size_t head = rd.header ? (1 + rd.positions.size()) * sizeof(std::uint64_t) : 0;
             if (rd.header) {
                 if (rd.in_bytes < head)

@@ -288,7 +288,19 @@ int node_bruck(const Exchange &x)
     // chunk[h][d]: the data of all of node handled[h] for my local index d.
     std::vector<std::vector<Piece>> chunk(handled.size(), std::vector<Piece>(n, Piece{nullptr, 0}));
     for (std::size_t h = 0; h < handled.size(); ++h) {
-        MPIX_CHECK(MPI_Wait(&recv_reqs[h], MPI_STATUS_IGNORE));
+        if (uniform && in_bytes[h] > 0) {
+            // Unequal block sizes across ranks (MPIX_Alltoall): report it, carry
+            // on with the expected size (zeroed) so phase C still matches.
+            const std::size_t want[1] = {in_bytes[h]};
+            int wrong = MPI_SUCCESS;
+            MPIX_CHECK(wait_all(1, &recv_reqs[h], want, &wrong));
+            if (wrong != MPI_SUCCESS) {
+                note(&mismatch, wrong);
+                std::memset(in_data[h], 0, in_bytes[h]);
+            }
+        } else {
+            MPIX_CHECK(MPI_Wait(&recv_reqs[h], MPI_STATUS_IGNORE));
+        }
         const int v = handled[h], nv = R.size_of(v);
         std::size_t at = 0;
         if (uniform)
