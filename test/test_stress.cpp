@@ -3,7 +3,8 @@
 // reversed rank order), with a block of the wrong length now and then. Every
 // call is checked element by element against values computed independently,
 // and every int outside the received elements (gaps between blocks, holes of a
-// strided type, the guard past the end) must be untouched.
+// strided type, the guard past the end) must be untouched, also on the rank
+// that gets a block of the wrong length (its blocks are undefined then).
 //
 // MPIX_STRESS_CALLS sets the number of calls (default 300, 60 under valgrind);
 // `make check-stress` runs the long form (5,000 calls, then 1,000 under valgrind).
@@ -116,8 +117,6 @@ void stress_call(int call, std::mt19937 &rng, const Comms &comms, const std::vec
     const Layout &L = layouts[rng() % layouts.size()];
     const int largest = std::vector<int>{0, 1, 3, 17, 130}[rng() % 5];
     bool in_place = rng() % 6 == 0;
-    // Every 23rd alltoallv sends one block one element too long: rank 0 to the last.
-    const bool wrong = v && !in_place && p > 1 && call % 23 == 0;
     const unsigned pattern = rng();
     auto count = [&](int s, int d) {  // elements s sends d; symmetric when in place
         if (!v)
@@ -125,6 +124,13 @@ void stress_call(int call, std::mt19937 &rng, const Comms &comms, const std::vec
         int a = in_place && s > d ? d : s, b = in_place && s > d ? s : d;
         return static_cast<int>((pattern ^ (a * 131u + b * 7u)) % (largest + 1));
     };
+    // Every 23rd alltoallv sends one block one element too long: rank 0 to the
+    // last. Not into an empty receive block through the MPI library's own
+    // collective (pmpi, and auto below 8 ranks): MPICH posts no receive for it,
+    // so the message stays queued and corrupts that communicator's later
+    // MPI_Alltoallv calls (README, "Errors").
+    const bool through_mpi = !std::strcmp(algo, "pmpi") || (!std::strcmp(algo, "auto") && p < 8);
+    const bool wrong = v && !in_place && p > 1 && call % 23 == 0 && !(through_mpi && count(0, p - 1) == 0);
     MPIX_Info *info;
     MPIX_Info_init(&info);
     MPIX_Info_set(info, v ? "alltoallv_algorithm" : "alltoall_algorithm", algo);
@@ -174,7 +180,7 @@ void stress_call(int call, std::mt19937 &rng, const Comms &comms, const std::vec
     // Expected content: every int -1 except the data of the received elements.
     std::vector<int> expect(recvbuf.size(), -1);
     for (int j = 0; j < p; ++j) {
-        if (hit && j == 0) {  // the long block's receive block: undefined (as MPI's), nothing past it
+        if (hit) {  // undefined receive blocks on the rank with the long block; nothing past them
             for (int e = 0; e < rc[j]; ++e)
                 for (std::size_t u = 0; u < L.offsets.size(); ++u) {
                     std::size_t at = static_cast<std::size_t>(rd[j] + e) * L.extent + L.offsets[u];
@@ -187,7 +193,6 @@ void stress_call(int call, std::mt19937 &rng, const Comms &comms, const std::vec
                 expect[static_cast<std::size_t>(rd[j] + e) * L.extent + L.offsets[u]] =
                     value(call, j, me, e, static_cast<int>(u));
     }
-    // A rank that got the long block still gets every other block.
     for (std::size_t i = 0; i < expect.size(); ++i)
         if (recvbuf[i] != expect[i]) {
             std::string counts;

@@ -97,7 +97,7 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, const UserSide 
     // A block of the wrong length is reported after every message has moved,
     // as MPI_ERR_TRUNCATE (longer) or MPI_ERR_COUNT (shorter): by the algorithms
     // that carry sizes in their messages, and by the completion helpers from the
-    // receive statuses. The other blocks are right, so they are delivered.
+    // receive statuses. The blocks that did arrive are unpacked (a staged side).
     int rc_class = rc;
     if (rc != MPI_SUCCESS)
         MPI_Error_class(rc, &rc_class);
@@ -109,12 +109,12 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, const UserSide 
     if (rc_class == MPI_ERR_TRUNCATE)
         return raise(xcomm->user, MPI_ERR_TRUNCATE, fn,
                      (std::string("a block sent to this rank is longer than its receive block (algorithm ") +
-                      algorithm->name + "); the other blocks were delivered")
+                      algorithm->name + "); this rank's receive blocks are undefined, the other ranks completed")
                          .c_str());
     if (rc_class == MPI_ERR_COUNT)
         return raise(xcomm->user, MPI_ERR_COUNT, fn,
                      (std::string("a block sent to this rank is shorter than its receive block (algorithm ") +
-                      algorithm->name + "); the other blocks were delivered")
+                      algorithm->name + "); this rank's receive blocks are undefined, the other ranks completed")
                          .c_str());
     if (rc != MPI_SUCCESS)
         return raise_internal(xcomm->user, rc, fn, algorithm->name);
