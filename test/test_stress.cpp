@@ -179,12 +179,12 @@ void stress_call(int call, std::mt19937 &rng, const Comms &comms, const std::vec
                 what + ": rank " + std::to_string(me) + " got class " + std::to_string(errclass) + " (" + text + ")");
     // Expected content: every int -1 except the data of the received elements.
     std::vector<int> expect(recvbuf.size(), -1);
+    std::vector<char> undefined(recvbuf.size(), 0);  // not compared: may be uninitialised bytes
     for (int j = 0; j < p; ++j) {
         if (hit) {  // undefined receive blocks on the rank with the long block; nothing past them
             for (int e = 0; e < rc[j]; ++e)
                 for (std::size_t u = 0; u < L.offsets.size(); ++u) {
-                    std::size_t at = static_cast<std::size_t>(rd[j] + e) * L.extent + L.offsets[u];
-                    expect[at] = recvbuf[at];
+                    undefined[static_cast<std::size_t>(rd[j] + e) * L.extent + L.offsets[u]] = 1;
                 }
             continue;
         }
@@ -194,7 +194,7 @@ void stress_call(int call, std::mt19937 &rng, const Comms &comms, const std::vec
                     value(call, j, me, e, static_cast<int>(u));
     }
     for (std::size_t i = 0; i < expect.size(); ++i)
-        if (recvbuf[i] != expect[i]) {
+        if (!undefined[i] && recvbuf[i] != expect[i]) {
             std::string counts;
             for (int j = 0; j < p; ++j)
                 counts += " " + std::to_string(rc[j]) + "@" + std::to_string(rd[j]);
