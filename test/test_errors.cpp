@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -159,6 +160,38 @@ void test_alltoall_errors()
     MPIX_CHECK_ALL("MPIX_Alltoall rejects bad input with the right class and writes nothing");
 }
 
+// Selects `name` for collective `coll` on xcomm.
+void select_row(MPIX_Comm *xcomm, const char *coll, const char *name)
+{
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    MPIX_Info_set(info, (std::string(coll) + "_algorithm").c_str(), name);
+    MPIX_Comm_set_info(xcomm, info);
+    MPIX_Info_free(&info);
+}
+
+// Runs body(xcomm, row, where) for every registry row of `coll`, on one node and
+// on emulated nodes of 2 ranks, through a user communicator whose errors return
+// (MPI_COMM_WORLD's handler is left as the caller set it).
+void on_every_row(const char *coll, const std::function<void(MPIX_Comm *, const char *, const std::string &)> &body)
+{
+    MPI_Comm user;
+    MPI_Comm_dup(MPI_COMM_WORLD, &user);
+    MPI_Comm_set_errhandler(user, MPI_ERRORS_RETURN);
+    for (int ppn : {0, 2}) {
+        MPIX_Comm *xcomm;
+        MPIX_Comm_init(&xcomm, user);
+        if (ppn)
+            MPIX_Comm_update_locality(xcomm, ppn);
+        for (int i = 0; const char *row = MPIX_Algorithm_name(coll, i); ++i) {
+            select_row(xcomm, coll, row);
+            body(xcomm, row, ppn ? ", nodes of 2 ranks" : ", one node");
+        }
+        MPIX_Comm_free(&xcomm);
+    }
+    MPI_Comm_free(&user);
+}
+
 // MPI_IN_PLACE as recvbuf (alone, or as both buffers) is MPI_ERR_BUFFER from every
 // registry row of both collectives, before anything is read or written.
 void test_in_place_recvbuf()
@@ -168,11 +201,7 @@ void test_in_place_recvbuf()
         const bool v = std::strcmp(coll, "alltoallv") == 0;
         const char *fn = v ? "MPIX_Alltoallv" : "MPIX_Alltoall";
         for (int i = 0; const char *name = MPIX_Algorithm_name(coll, i); ++i) {
-            MPIX_Info *info;
-            MPIX_Info_init(&info);
-            MPIX_Info_set(info, v ? "alltoallv_algorithm" : "alltoall_algorithm", name);
-            MPIX_Comm_set_info(f.xcomm, info);
-            MPIX_Info_free(&info);
+            select_row(f.xcomm, coll, name);
             for (bool both : {false, true}) {
                 const void *send = both ? MPI_IN_PLACE : static_cast<const void *>(f.sendbuf.data());
                 int rc = v ? MPIX_Alltoallv(send, f.counts.data(), f.displs.data(), MPI_INT, MPI_IN_PLACE,
@@ -190,16 +219,6 @@ void test_in_place_recvbuf()
     for (int x : f.sendbuf)
         MPIX_EXPECT(x == 5, "the send buffer changed");
     MPIX_CHECK_ALL("MPI_IN_PLACE as recvbuf: MPI_ERR_BUFFER from every algorithm");
-}
-
-// Selects `name` for collective `coll` on xcomm.
-void select_row(MPIX_Comm *xcomm, const char *coll, const char *name)
-{
-    MPIX_Info *info;
-    MPIX_Info_init(&info);
-    MPIX_Info_set(info, (std::string(coll) + "_algorithm").c_str(), name);
-    MPIX_Comm_set_info(xcomm, info);
-    MPIX_Info_free(&info);
 }
 
 // A derived datatype never committed, on either side, is MPI_ERR_TYPE from every
@@ -537,40 +556,23 @@ void mismatch_case(MPIX_Comm *xcomm, const char *algo, LongBlocks pattern, int s
 
 void test_block_size_mismatch()
 {
-    const int p = mpixtest::size();
-    if (p < 2) {
+    if (mpixtest::size() < 2) {
         MPIX_CHECK_ALL("block size mismatch (needs 2 ranks)");
         return;
     }
-    MPI_Comm user;
-    MPI_Comm_dup(MPI_COMM_WORLD, &user);
-    MPI_Comm_set_errhandler(user, MPI_ERRORS_RETURN);
-    for (int ppn : {0, 2}) {
-        MPIX_Comm *xcomm;
-        MPIX_Comm_init(&xcomm, user);
-        if (ppn)
-            MPIX_Comm_update_locality(xcomm, ppn);
-        const std::string where = ppn ? ", nodes of 2 ranks" : ", one node";
-        for (int i = 0; const char *algo = MPIX_Algorithm_name("alltoallv", i); ++i) {
-            MPIX_Info *info;
-            MPIX_Info_init(&info);
-            MPIX_Info_set(info, "alltoallv_algorithm", algo);
-            MPIX_Comm_set_info(xcomm, info);
-            MPIX_Info_free(&info);
-            for (LongBlocks pattern : {LongBlocks::one_pair, LongBlocks::into_last, LongBlocks::all_pairs})
-                for (int sent : {4, 2})
-                    mismatch_case(xcomm, algo, pattern, sent, 3, where);
-            // Empty against non-empty, both ways: schedules that skip empty messages
-            // must neither hang nor miss the block.
-            mismatch_case(xcomm, algo, LongBlocks::one_pair, 0, 3, where);
-            mismatch_case(xcomm, algo, LongBlocks::one_pair, 3, 0, where);
-            // MPI_COMM_WORLD returning must not change what the user communicator sees.
-            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-            mismatch_case(xcomm, algo, LongBlocks::one_pair, 4, 3, where + ", MPI_COMM_WORLD returning");
-            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-        }
-        MPIX_Comm_free(&xcomm);
-    }
+    on_every_row("alltoallv", [](MPIX_Comm *xcomm, const char *algo, const std::string &where) {
+        for (LongBlocks pattern : {LongBlocks::one_pair, LongBlocks::into_last, LongBlocks::all_pairs})
+            for (int sent : {4, 2})
+                mismatch_case(xcomm, algo, pattern, sent, 3, where);
+        // Empty against non-empty, both ways: schedules that skip empty messages
+        // must neither hang nor miss the block.
+        mismatch_case(xcomm, algo, LongBlocks::one_pair, 0, 3, where);
+        mismatch_case(xcomm, algo, LongBlocks::one_pair, 3, 0, where);
+        // MPI_COMM_WORLD returning must not change what the user communicator sees.
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        mismatch_case(xcomm, algo, LongBlocks::one_pair, 4, 3, where + ", MPI_COMM_WORLD returning");
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    });
     MPIX_CHECK_ALL("block size mismatch on every row: the receiver's error, no write past its blocks, no hang");
     // The library left MPI_COMM_WORLD's handler as it found it.
     MPI_Errhandler h;
@@ -578,7 +580,6 @@ void test_block_size_mismatch()
     MPIX_EXPECT(h == MPI_ERRORS_ARE_FATAL, "MPI_COMM_WORLD's error handler changed");
     MPI_Errhandler_free(&h);
     MPIX_CHECK_ALL("MPI_COMM_WORLD's error handler unchanged");
-    MPI_Comm_free(&user);
 }
 
 // MPIX_Alltoall with rank 0 passing a block one int longer (shorter) than the
@@ -594,36 +595,24 @@ void test_uniform_size_mismatch()
         MPIX_CHECK_ALL("uniform block size mismatch (needs 2 ranks)");
         return;
     }
-    MPI_Comm user;
-    MPI_Comm_dup(MPI_COMM_WORLD, &user);
-    MPI_Comm_set_errhandler(user, MPI_ERRORS_RETURN);
-    for (int ppn : {0, 2}) {
-        MPIX_Comm *xcomm;
-        MPIX_Comm_init(&xcomm, user);
-        if (ppn)
-            MPIX_Comm_update_locality(xcomm, ppn);
-        for (int i = 0; const char *algo = MPIX_Algorithm_name("alltoall", i); ++i) {
-            select_row(xcomm, "alltoall", algo);
-            for (int delta : {1, -1}) {
-                const int n = 3 + (me == 0 ? delta : 0);
-                std::vector<int> sb(n * p, me), rb(n * p + 4, -7);
-                if (std::getenv("MPIX_TEST_VERBOSE") && me == 0)
-                    std::fprintf(stderr, "case: %s %d ppn %d\n", algo, delta, ppn);
-                int err = MPIX_Alltoall(sb.data(), n, MPI_INT, rb.data(), n, MPI_INT, xcomm);
-                int cls = error_class(err);
-                std::string what = std::string(algo) + (delta > 0 ? ": rank 0's blocks longer" : ": rank 0's blocks shorter") +
-                                   (ppn ? ", nodes of 2" : ", one node");
-                MPIX_EXPECT(cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE || cls == MPI_ERR_COUNT,
-                            what + ": class " + std::to_string(cls));
-                MPIX_EXPECT(rb[n * p] == -7 && rb[n * p + 3] == -7, what + ": wrote past the receive buffer");
-                int reported = cls != MPI_SUCCESS, any = 0;
-                MPI_Allreduce(&reported, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-                MPIX_EXPECT(any, what + ": no rank reported the mismatch");
-            }
+    on_every_row("alltoall", [p, me](MPIX_Comm *xcomm, const char *algo, const std::string &where) {
+        for (int delta : {1, -1}) {
+            const int n = 3 + (me == 0 ? delta : 0);
+            std::vector<int> sb(n * p, me), rb(n * p + 4, -7);
+            std::string what =
+                std::string(algo) + (delta > 0 ? ": rank 0's blocks longer" : ": rank 0's blocks shorter") + where;
+            if (std::getenv("MPIX_TEST_VERBOSE") && me == 0)
+                std::fprintf(stderr, "case: %s\n", what.c_str());
+            int err = MPIX_Alltoall(sb.data(), n, MPI_INT, rb.data(), n, MPI_INT, xcomm);
+            int cls = error_class(err);
+            MPIX_EXPECT(cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE || cls == MPI_ERR_COUNT,
+                        what + ": class " + std::to_string(cls));
+            MPIX_EXPECT(rb[n * p] == -7 && rb[n * p + 3] == -7, what + ": wrote past the receive buffer");
+            int reported = cls != MPI_SUCCESS, any = 0;
+            MPI_Allreduce(&reported, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            MPIX_EXPECT(any, what + ": no rank reported the mismatch");
         }
-        MPIX_Comm_free(&xcomm);
-    }
-    MPI_Comm_free(&user);
+    });
     MPIX_CHECK_ALL("MPIX_Alltoall with unequal block sizes: reported, no abort, hang or overrun");
 }
 

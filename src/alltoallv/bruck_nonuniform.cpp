@@ -107,8 +107,7 @@ int two_phase_bruck(const Exchange &x)
         if (s == me)
             continue;
         if (arrived[s].bytes != x.recvbytes[s]) {
-            if (mismatch == MPI_SUCCESS)
-                mismatch = arrived[s].bytes > x.recvbytes[s] ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
+            note_mismatch(&mismatch, arrived[s].bytes > x.recvbytes[s] ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
             continue;
         }
         if (arrived[s].bytes)

@@ -198,22 +198,12 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
         // Completion: read each header (or the expected sizes) and point every
         // received position at its bytes.
         for (Round &rd : rounds) {
-            if (rd.posted && rd.in_bytes > 0) {
-                // Sizes known everywhere, yet the sender's differ (MPIX_Alltoall
-                // with unequal block sizes across ranks): report it, and carry
-                // on with the expected size (zeroed content) so that every later
-                // round still matches what its receivers expect.
-                const std::size_t want[1] = {rd.in_bytes};
-                int wrong = MPI_SUCCESS;
-                MPIX_CHECK(wait_all(1, &rd.recv_req, want, &wrong));
-                if (wrong != MPI_SUCCESS) {
-                    if (mismatch == MPI_SUCCESS)
-                        mismatch = wrong;
-                    std::memset(rd.in, 0, rd.in_bytes);
-                }
-            } else {
+            // Sizes known everywhere yet a sender's differ (MPIX_Alltoall with
+            // unequal block sizes across ranks): reported, the round goes on.
+            if (rd.posted && rd.in_bytes > 0)
+                MPIX_CHECK(wait_known_receive(&rd.recv_req, rd.in, rd.in_bytes, &mismatch));
+            else
                 MPIX_CHECK(MPI_Wait(&rd.recv_req, MPI_STATUS_IGNORE));
-            }
             const std::size_t head = rd.header ? (1 + rd.positions.size()) * sizeof(std::uint64_t) : 0;
             if (rd.header) {
                 if (rd.in_bytes < head)
@@ -234,10 +224,9 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                     return MPI_ERR_INTERN;
             } else if (expected(rd, &sizes) != rd.in_bytes) {
                 // Some final bundle does not have the size its receiver expects.
-                if (mismatch == MPI_SUCCESS)
-                    mismatch = rd.in_bytes > std::accumulate(sizes.begin(), sizes.end(), std::size_t(0))
-                                   ? MPI_ERR_TRUNCATE
-                                   : MPI_ERR_COUNT;
+                note_mismatch(&mismatch, rd.in_bytes > std::accumulate(sizes.begin(), sizes.end(), std::size_t(0))
+                                             ? MPI_ERR_TRUNCATE
+                                             : MPI_ERR_COUNT);
                 std::fill(sizes.begin(), sizes.end(), 0);
                 rd.in_bytes = 0;
             }

@@ -107,11 +107,6 @@ struct HopIo {
     std::vector<ScratchBytes> storage;  // received payloads (kept for the next hops)
 };
 
-void note(int *err, int rc)
-{
-    if (*err == MPI_SUCCESS)
-        *err = rc;
-}
 
 // One hop: sends every held item whose next hop is another rank, receives the
 // items listed in `incoming` (per previous hop), and leaves in `held` what this
@@ -246,7 +241,7 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
                 if (known == SizesKnown::nowhere)
                     return MPI_ERR_INTERN;
                 // A block's length is not its receive count: report, keep nothing.
-                note(mismatch, bytes[k] > total ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
+                note_mismatch(mismatch, bytes[k] > total ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
                 for (Item &it : m.items)
                     it.bytes = 0;
                 total = 0;
@@ -266,7 +261,7 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
         int wrong = MPI_SUCCESS;
         MPIX_CHECK(wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), &wrong));
         if (wrong != MPI_SUCCESS) {
-            note(mismatch, wrong);
+            note_mismatch(mismatch, wrong);
             for (const KnownRecv &r : known_recvs)
                 std::memset(r.data, 0, r.bytes);
         }
@@ -291,7 +286,7 @@ void deliver(const Exchange &x, std::vector<Item> &held, int *mismatch)
             continue;
         }
         if (it.bytes != x.recvbytes[it.s])
-            note(mismatch, it.bytes > x.recvbytes[it.s] ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
+            note_mismatch(mismatch, it.bytes > x.recvbytes[it.s] ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
         else if (it.bytes)
             std::memcpy(x.recv_block(it.s), it.data, it.bytes);
     }

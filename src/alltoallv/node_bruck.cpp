@@ -74,13 +74,6 @@ int get_plan(const Exchange &x, NodeBruckPlan **out)
     return MPI_SUCCESS;
 }
 
-// Notes the first size mismatch; later ones keep the first class.
-void note(int *err, int rc)
-{
-    if (*err == MPI_SUCCESS)
-        *err = rc;
-}
-
 }  // namespace
 
 int node_bruck_radix(std::uint64_t volume, int n, bool probed)
@@ -175,7 +168,7 @@ int node_bruck(const Exchange &x)
         };
         int rc = bundle_bruck(g, bundles, &arrived, &store);
         if (rc == MPI_ERR_TRUNCATE || rc == MPI_ERR_COUNT)
-            note(&mismatch, rc);
+            note_mismatch(&mismatch, rc);
         else
             MPIX_CHECK(rc);
     }
@@ -206,9 +199,9 @@ int node_bruck(const Exchange &x)
             return MPI_ERR_INTERN;
         // The block for me: at its destination already.
         if (sizes[0] > x.recvbytes[src])
-            note(&mismatch, MPI_ERR_TRUNCATE);
+            note_mismatch(&mismatch, MPI_ERR_TRUNCATE);
         else if (sizes[0] < x.recvbytes[src])
-            note(&mismatch, MPI_ERR_COUNT);
+            note_mismatch(&mismatch, MPI_ERR_COUNT);
         else if (sizes[0])
             std::memcpy(x.recv_block(src), b.data + at, sizes[0]);
         at += sizes[0];
@@ -288,19 +281,12 @@ int node_bruck(const Exchange &x)
     // chunk[h][d]: the data of all of node handled[h] for my local index d.
     std::vector<std::vector<Piece>> chunk(handled.size(), std::vector<Piece>(n, Piece{nullptr, 0}));
     for (std::size_t h = 0; h < handled.size(); ++h) {
-        if (uniform && in_bytes[h] > 0) {
-            // Unequal block sizes across ranks (MPIX_Alltoall): report it, carry
-            // on with the expected size (zeroed) so phase C still matches.
-            const std::size_t want[1] = {in_bytes[h]};
-            int wrong = MPI_SUCCESS;
-            MPIX_CHECK(wait_all(1, &recv_reqs[h], want, &wrong));
-            if (wrong != MPI_SUCCESS) {
-                note(&mismatch, wrong);
-                std::memset(in_data[h], 0, in_bytes[h]);
-            }
-        } else {
+        // Unequal block sizes across ranks (MPIX_Alltoall): reported, phase C
+        // still matches.
+        if (uniform && in_bytes[h] > 0)
+            MPIX_CHECK(wait_known_receive(&recv_reqs[h], in_data[h], in_bytes[h], &mismatch));
+        else
             MPIX_CHECK(MPI_Wait(&recv_reqs[h], MPI_STATUS_IGNORE));
-        }
         const int v = handled[h], nv = R.size_of(v);
         std::size_t at = 0;
         if (uniform)
@@ -352,7 +338,7 @@ int node_bruck(const Exchange &x)
         };
         int rc = bundle_bruck(g, bundles, &arrived, &store);
         if (rc == MPI_ERR_TRUNCATE || rc == MPI_ERR_COUNT)
-            note(&mismatch, rc);
+            note_mismatch(&mismatch, rc);
         else
             MPIX_CHECK(rc);
     }
@@ -362,7 +348,7 @@ int node_bruck(const Exchange &x)
         for (const Piece &pc : parts)
             got += pc.bytes;
         if (got != want) {
-            note(&mismatch, got > want ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
+            note_mismatch(&mismatch, got > want ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
             return;
         }
         std::size_t k = 0, at = 0;  // walk the parts as one byte string

@@ -127,8 +127,7 @@ int parlinna(const Exchange &x, bool coalesced)
         for (int s = 0; s < n; ++s) {
             int src = R->member(g, s);
             if (sizes[s][k] != x.recvbytes[src]) {
-                if (mismatch == MPI_SUCCESS)
-                    mismatch = sizes[s][k] > x.recvbytes[src] ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
+                note_mismatch(&mismatch, sizes[s][k] > x.recvbytes[src] ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
             } else if (sizes[s][k]) {
                 std::memcpy(x.recv_block(src), where[s][k], sizes[s][k]);
             }
@@ -198,7 +197,8 @@ int parlinna(const Exchange &x, bool coalesced)
         } else {
             for (int s = 0; s < nv; ++s) {
                 int src = R->member(v, s);
-                ops.push_back(Pending{window(step, s), relay, nullptr, x.recv_block(src), x.recvbytes[src], v, s, true});
+                ops.push_back(
+                    Pending{window(step, s), relay, nullptr, x.recv_block(src), x.recvbytes[src], v, s, true});
             }
         }
     }

@@ -197,8 +197,7 @@ int parlogna(const Exchange &x)
                     // and deliver none of this message's home blocks (which one is
                     // wrong is unknown). The forwarded blocks come last and their
                     // sizes travel in the header: they still go on, right.
-                    if (mismatch == MPI_SUCCESS)
-                        mismatch = in_bytes[k] > expected ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
+                    note_mismatch(&mismatch, in_bytes[k] > expected ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
                 }
                 const bool usable = expected == in_bytes[k];
                 if (!usable)

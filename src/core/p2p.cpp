@@ -1,6 +1,7 @@
 #include "core/p2p.hpp"
 
 #include <climits>
+#include <cstring>
 #include <map>
 
 #include "config.h"
@@ -234,6 +235,17 @@ int wait_all(int count, MPI_Request *reqs, const std::size_t *expected, int *mis
             first_error = rc;
     }
     return first_error;
+}
+
+int wait_known_receive(MPI_Request *req, char *buf, std::size_t bytes, int *mismatch)
+{
+    int wrong = MPI_SUCCESS;
+    int rc = wait_all(1, req, &bytes, &wrong);
+    if (wrong != MPI_SUCCESS) {
+        note_mismatch(mismatch, wrong);
+        std::memset(buf, 0, bytes);
+    }
+    return rc;
 }
 
 }  // namespace mpix

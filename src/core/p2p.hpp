@@ -68,6 +68,13 @@ int wait_all(int count, MPI_Request *reqs);
 // another length is noted in *mismatch, not returned; every request completes.
 int wait_all(int count, MPI_Request *reqs, const std::size_t *expected, int *mismatch);
 
+// Completes a receive posted for exactly `bytes` into `buf`, a size every rank
+// computes itself (uniform blocks): another length means the ranks passed
+// different block sizes. That is noted in *mismatch and `buf` is zeroed, so the
+// caller goes on with the expected size and later steps still match what their
+// receivers expect.
+int wait_known_receive(MPI_Request *req, char *buf, std::size_t bytes, int *mismatch);
+
 }  // namespace mpix
 
 #endif

@@ -101,20 +101,18 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, const UserSide 
     int rc_class = rc;
     if (rc != MPI_SUCCESS)
         MPI_Error_class(rc, &rc_class);
-    if (rc == MPI_SUCCESS || rc_class == MPI_ERR_TRUNCATE || rc_class == MPI_ERR_COUNT) {
+    const bool wrong_length = rc_class == MPI_ERR_TRUNCATE || rc_class == MPI_ERR_COUNT;
+    if (rc == MPI_SUCCESS || wrong_length) {
         int unpacked = finish_recv_side(recv, p, rb, xcomm->comm);
         if (rc == MPI_SUCCESS)
-            rc = rc_class = unpacked;
+            rc = unpacked;
     }
-    if (rc_class == MPI_ERR_TRUNCATE)
-        return raise(xcomm->user, MPI_ERR_TRUNCATE, fn,
-                     (std::string("a block sent to this rank is longer than its receive block (algorithm ") +
-                      algorithm->name + "); this rank's receive blocks are undefined, the other ranks completed")
-                         .c_str());
-    if (rc_class == MPI_ERR_COUNT)
-        return raise(xcomm->user, MPI_ERR_COUNT, fn,
-                     (std::string("a block sent to this rank is shorter than its receive block (algorithm ") +
-                      algorithm->name + "); this rank's receive blocks are undefined, the other ranks completed")
+    if (wrong_length)
+        return raise(xcomm->user, rc_class, fn,
+                     (std::string("a block sent to this rank is ") +
+                      (rc_class == MPI_ERR_TRUNCATE ? "longer" : "shorter") +
+                      " than its receive block (algorithm " + algorithm->name +
+                      "); this rank's receive blocks are undefined, the other ranks completed")
                          .c_str());
     if (rc != MPI_SUCCESS)
         return raise_internal(xcomm->user, rc, fn, algorithm->name);

@@ -171,8 +171,6 @@ static int alltoall_crs_unguarded(int send_nnz, const int *dest, int sendcount, 
         ok = pb.set(MPI_ERR_ARG, "recv_nnz is NULL");
     else if (*recv_nnz < 0)
         ok = pb.set(MPI_ERR_COUNT, "negative recv_nnz capacity");
-    else if (sendtype == MPI_DATATYPE_NULL || recvtype == MPI_DATATYPE_NULL)
-        ok = pb.set(MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL");
     else if (describe_type(sendtype, xcomm->comm, &sti, &type_problem) != MPI_SUCCESS ||
              describe_type(recvtype, xcomm->comm, &rti, &type_problem) != MPI_SUCCESS)
         ok = pb.set(MPI_ERR_TYPE, type_problem);
@@ -251,8 +249,6 @@ static int alltoallv_crs_unguarded(int send_nnz, int send_size, const int *dest,
         ok = pb.set(MPI_ERR_ARG, "recv_nnz or recv_size is NULL");
     else if (*recv_nnz < 0 || *recv_size < 0)
         ok = pb.set(MPI_ERR_COUNT, "negative recv_nnz or recv_size capacity");
-    else if (sendtype == MPI_DATATYPE_NULL || recvtype == MPI_DATATYPE_NULL)
-        ok = pb.set(MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL");
     else if (describe_type(sendtype, xcomm->comm, &sti, &type_problem) != MPI_SUCCESS ||
              describe_type(recvtype, xcomm->comm, &rti, &type_problem) != MPI_SUCCESS)
         ok = pb.set(MPI_ERR_TYPE, type_problem);
