@@ -51,6 +51,17 @@ int MPIX_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    const int rdispls[], MPI_Datatype recvtype, MPIX_Comm *xcomm);
 
 /**
+ * MPI-4 large-count MPIX_Alltoall: counts as MPI_Count. Same algorithms and
+ * checks; a count whose bytes or offsets exceed the address space is MPI_ERR_COUNT.
+ */
+int MPIX_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm);
+/** MPI-4 large-count MPIX_Alltoallv: counts as MPI_Count, displacements as MPI_Aint. */
+int MPIX_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPIX_Comm *xcomm);
+
+/**
  * Sparse dynamic data exchange, constant size: rank sends @p sendcount elements to each
  * of its @p send_nnz destinations @p dest; on return @p *recv_nnz sources @p src (ascending)
  * and their data in @p recvvals (recvcount elements each). On input @p *recv_nnz is the

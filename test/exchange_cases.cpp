@@ -159,7 +159,8 @@ std::string ExchangeCase::describe() const
     static const char *tn[] = {"int/int", "double/double", "vector/int", "int/vector"};
     std::ostringstream o;
     o << (uniform ? "alltoall " : "alltoallv ") << dn[(int)dist] << " " << ln[(int)layout] << " "
-      << tn[(int)types] << (in_place ? " in-place" : "") << " ppn=" << ppn << " seed=" << seed;
+      << tn[(int)types] << (in_place ? " in-place" : "") << (large_count ? " large-count" : "") << " ppn=" << ppn
+      << " seed=" << seed;
     return o.str();
 }
 
@@ -175,13 +176,15 @@ std::vector<ExchangeCase> exchange_cases(bool uniform)
         for (Layout l : layouts) {
             if (uniform && l != Layout::packed)
                 continue;  // MPI_Alltoall has no displacements
+            // Every third case goes through the large-count entry point (3 is
+            // coprime with the rotations of node sizes and datatypes).
             for (Types t : types) {
-                cases.push_back(ExchangeCase{uniform, d, l, t, false, ppns[n % 4], 1000 + n});
+                cases.push_back(ExchangeCase{uniform, d, l, t, false, ppns[n % 4], 1000 + n, n % 3 == 1});
                 ++n;
             }
             // MPI_IN_PLACE with the receive type (contiguous, and non-contiguous).
             Types inplace_type = (n % 2) ? Types::int_vector : Types::int_int;
-            cases.push_back(ExchangeCase{uniform, d, l, inplace_type, true, ppns[n % 4], 1000 + n});
+            cases.push_back(ExchangeCase{uniform, d, l, inplace_type, true, ppns[n % 4], 1000 + n, n % 3 == 1});
             ++n;
         }
     return cases;
@@ -223,10 +226,18 @@ bool run_exchange_case(MPIX_Comm *xcomm, MPI_Comm comm, const ExchangeCase &c, s
 
     int rc;
     const void *sbuf = c.in_place ? MPI_IN_PLACE : (const void *)send.buf();
-    if (c.uniform)
+    if (c.uniform && c.large_count)
+        rc = MPIX_Alltoall_c(sbuf, send.counts.empty() ? 0 : send.counts[0], send.t.type, recv.buf(),
+                             recv.counts[0], recv.t.type, xcomm);
+    else if (c.uniform)
         rc = MPIX_Alltoall(sbuf, send.counts.empty() ? 0 : send.counts[0], send.t.type, recv.buf(), recv.counts[0],
                            recv.t.type, xcomm);
-    else
+    else if (c.large_count) {
+        std::vector<MPI_Count> sc(send.counts.begin(), send.counts.end()), rc_(recv.counts.begin(), recv.counts.end());
+        std::vector<MPI_Aint> sd(send.displs.begin(), send.displs.end()), rd(recv.displs.begin(), recv.displs.end());
+        rc = MPIX_Alltoallv_c(sbuf, sc.data(), sd.data(), send.t.type, recv.buf(), rc_.data(), rd.data(),
+                              recv.t.type, xcomm);
+    } else
         rc = MPIX_Alltoallv(sbuf, send.counts.data(), send.displs.data(), send.t.type, recv.buf(), recv.counts.data(),
                             recv.displs.data(), recv.t.type, xcomm);
     bool ok = true;

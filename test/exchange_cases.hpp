@@ -28,6 +28,7 @@ struct ExchangeCase {
     bool in_place;
     int ppn;  // emulated node size, 0 = real nodes, < 0 = leave the comm's node map alone
     unsigned seed;
+    bool large_count = false;  // through MPIX_Alltoall(v)_c (MPI_Count counts, MPI_Aint displacements)
     std::string describe() const;
 };
 

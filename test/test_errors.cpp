@@ -394,6 +394,21 @@ void test_bad_environment()
     setenv("MPIX_ALLTOALLV_ALGORITHM", "bogus", 1);
     EXPECT_CLASS(MPIX_Comm_init(&x, MPI_COMM_WORLD), MPI_ERR_INFO_VALUE, "MPIX_Comm_init");
     unsetenv("MPIX_ALLTOALLV_ALGORITHM");
+    for (const char *bad : {"-1", "two", "", "4x", "99999999999"}) {
+        setenv("MPIX_PPN", bad, 1);
+        int rc = MPIX_Comm_init(&x, MPI_COMM_WORLD);
+        MPIX_EXPECT(error_class(rc) == MPI_ERR_INFO_VALUE && x == nullptr,
+                    std::string("MPIX_PPN=") + bad + ": class " + std::to_string(error_class(rc)));
+        MPIX_EXPECT(mpix_text(rc).find("MPIX_Comm_init: environment variable MPIX_PPN: ") == 0,
+                    std::string("MPIX_PPN=") + bad + ": the error text '" + mpix_text(rc) + "' does not name it");
+    }
+    // Ranks that disagree would build different node maps and wait on each other.
+    if (mpixtest::size() > 1) {
+        setenv("MPIX_PPN", mpixtest::rank() == 0 ? "1" : "2", 1);
+        EXPECT_CLASS(MPIX_Comm_init(&x, MPI_COMM_WORLD), MPI_ERR_INFO_VALUE, "MPIX_Comm_init");
+        MPIX_EXPECT(x == nullptr, "MPIX_Comm_init with MPIX_PPN differing between ranks returned a communicator");
+    }
+    unsetenv("MPIX_PPN");
     MPIX_CHECK_ALL("malformed MPIX_ environment variables are rejected at MPIX_Comm_init");
 }
 

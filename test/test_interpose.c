@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "mpix.h"
 
 static int rank, size;
@@ -91,6 +92,96 @@ static void test_alltoall_through_interposer(void)
     free(sb); free(rb);
 }
 
+#if MPIX_HAVE_LARGE_COUNT
+/* MPI_Alltoallv_c / MPI_Alltoall_c (MPI-4 large counts) go through mpix too: the
+ * trace file of the pairwise row proves it. */
+static void test_large_count_through_interposer(void)
+{
+    char prefix[64], file[96];
+    int job = 0;
+    if (rank == 0)
+        job = (int)getpid();
+    MPI_Bcast(&job, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    snprintf(prefix, sizeof prefix, "/tmp/mpix-interpose-c-%d", job);
+    snprintf(file, sizeof file, "%s.%d.jsonl", prefix, rank);
+    setenv("MPIX_TRACE", prefix, 1);
+    setenv("MPIX_ALLTOALLV_ALGORITHM", "pairwise", 1);
+    setenv("MPIX_ALLTOALL_ALGORITHM", "pairwise", 1);
+    MPI_Comm comm; /* a fresh communicator: its MPIX_Comm reads the environment */
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Count *sc = malloc(size * sizeof(MPI_Count)), *rc = malloc(size * sizeof(MPI_Count));
+    MPI_Aint *sd = malloc(size * sizeof(MPI_Aint)), *rd = malloc(size * sizeof(MPI_Aint));
+    long long *sb = malloc((3 * size + 1) * sizeof(long long)), *rb = malloc((4 * size + 1) * sizeof(long long));
+    MPI_Aint stot = 0, rtot = 0;
+    for (int j = 0; j < size; ++j) {
+        sc[j] = (rank + 2 * j) % 3;
+        rc[j] = (j + 2 * rank) % 3;
+        sd[j] = stot;
+        rd[j] = rtot + 1; /* gapped */
+        stot += sc[j];
+        rtot += rc[j] + 1;
+        for (MPI_Count e = 0; e < sc[j]; ++e)
+            sb[sd[j] + e] = rank * 1000LL + j * 10 + e;
+    }
+    for (MPI_Aint i = 0; i <= rtot; ++i)
+        rb[i] = -7;
+    int ok = MPI_Alltoallv_c(sb, sc, sd, MPI_LONG_LONG, rb, rc, rd, MPI_LONG_LONG, comm) == MPI_SUCCESS;
+    MPI_Aint pos = 0;
+    for (int j = 0; j < size; ++j) {
+        ok &= rb[pos] == -7;
+        for (MPI_Count e = 0; e < rc[j]; ++e)
+            ok &= rb[rd[j] + e] == j * 1000LL + rank * 10 + e;
+        pos = rd[j] + rc[j];
+    }
+    for (int j = 0; j < size; ++j)
+        sb[j] = rank * 100LL + j;
+    ok &= MPI_Alltoall_c(sb, 1, MPI_LONG_LONG, rb, 1, MPI_LONG_LONG, comm) == MPI_SUCCESS;
+    for (int j = 0; j < size; ++j)
+        ok &= rb[j] == j * 100LL + rank;
+    CU_ASSERT(global_ok(ok));
+    FILE *f = fopen(file, "r");
+    CU_ASSERT(global_ok(size == 1 || f != NULL));
+    if (f) {
+        fclose(f);
+        remove(file);
+    }
+    MPI_Comm_free(&comm);
+    unsetenv("MPIX_TRACE");
+    unsetenv("MPIX_ALLTOALLV_ALGORITHM");
+    unsetenv("MPIX_ALLTOALL_ALGORITHM");
+    free(sc); free(sd); free(rc); free(rd); free(sb); free(rb);
+}
+#endif
+
+/* MPIX_PPN reaches the drop-in: a communicator's first exchange reads it (a
+ * malformed value is that exchange's MPI_ERR_INFO_VALUE), and node_aware on the
+ * emulated nodes is right. */
+static void test_ppn_through_interposer(void)
+{
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    int *sb = malloc(size * sizeof(int)), *rb = malloc(size * sizeof(int));
+    for (int j = 0; j < size; ++j)
+        sb[j] = rank * 100 + j;
+    setenv("MPIX_PPN", "zero", 1);
+    int code = MPI_Alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, comm), cls = MPI_SUCCESS;
+    MPI_Error_class(code, &cls);
+    CU_ASSERT(global_ok(cls == MPI_ERR_INFO_VALUE));
+    MPI_Comm_free(&comm);
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    setenv("MPIX_PPN", "2", 1);
+    setenv("MPIX_ALLTOALL_ALGORITHM", "node_aware", 1);
+    int ok = MPI_Alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, comm) == MPI_SUCCESS;
+    for (int j = 0; j < size; ++j)
+        ok &= rb[j] == j * 100 + rank;
+    CU_ASSERT(global_ok(ok));
+    unsetenv("MPIX_PPN");
+    unsetenv("MPIX_ALLTOALL_ALGORITHM");
+    MPI_Comm_free(&comm);
+    free(sb); free(rb);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -100,6 +191,13 @@ int main(int argc, char **argv)
     CU_pSuite s = CU_add_suite("interpose", NULL, NULL);
     CU_add_test(s, "MPI_Alltoallv through libmpix_pmpi", test_alltoallv_through_interposer);
     CU_add_test(s, "MPI_Alltoall through libmpix_pmpi", test_alltoall_through_interposer);
+#if MPIX_HAVE_LARGE_COUNT
+    CU_add_test(s, "MPI_Alltoallv_c and MPI_Alltoall_c through libmpix_pmpi", test_large_count_through_interposer);
+#else
+    if (rank == 0)
+        printf("(this MPI library has no MPI_Alltoall_c/MPI_Alltoallv_c: nothing to intercept)\n");
+#endif
+    CU_add_test(s, "MPIX_PPN through libmpix_pmpi", test_ppn_through_interposer);
     CU_basic_set_mode(rank == 0 ? CU_BRM_VERBOSE : CU_BRM_SILENT);
     if (rank == 0)
         CU_basic_run_tests();

@@ -4,6 +4,7 @@
 // too). The maps are installed with the internal test hook
 // mpix::set_emulated_regions: this machine has one package, and hwloc's synthetic
 // topologies do not answer the binding query that real socket discovery uses.
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -131,11 +132,55 @@ void test_emulated_maps()
     MPIX_Comm_free(&xcomm);
 }
 
+// MPIX_PPN emulates nodes of that many consecutive ranks from MPIX_Comm_init on
+// (the drop-in's way: no code change), MPIX_Comm_update_locality(0) restores the
+// real map, and exchanges on the emulated nodes are right.
+void test_ppn_environment()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    for (int ppn : {1, 2, 3}) {
+        setenv("MPIX_PPN", std::to_string(ppn).c_str(), 1);
+        MPIX_Comm *xcomm = nullptr;
+        CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+        unsetenv("MPIX_PPN");
+        const mpix::Regions *r = nullptr;
+        MPIX_EXPECT(mpix::get_regions(xcomm, mpix::Locality::node, &r) == MPI_SUCCESS && r, "get_regions");
+        if (r)
+            MPIX_EXPECT(r->count == (p + ppn - 1) / ppn && r->my_region == me / ppn,
+                        "MPIX_PPN=" + std::to_string(ppn) + ": " + std::to_string(r->count) + " nodes, this rank on " +
+                            std::to_string(r->my_region));
+        std::string failure;
+        // ppn < 0 in the cases: keep the node map the environment installed.
+        for (const char *algorithm : {"node_aware", "node_bruck"}) {
+            int failures = 0;
+            for (const mpixtest::ExchangeCase &c0 : mpixtest::exchange_cases(false)) {
+                mpixtest::ExchangeCase c = c0;
+                c.ppn = -1;
+                MPIX_Info *info;
+                MPIX_Info_init(&info);
+                MPIX_Info_set(info, "alltoallv_algorithm", algorithm);
+                MPIX_Comm_set_info(xcomm, info);
+                MPIX_Info_free(&info);
+                std::string detail;
+                if (!mpixtest::run_exchange_case(xcomm, MPI_COMM_WORLD, c, &detail) && failures++ == 0)
+                    failure = detail;
+            }
+            MPIX_EXPECT(failures == 0, std::string(algorithm) + " with MPIX_PPN=" + std::to_string(ppn) + ": " + failure);
+        }
+        MPIX_Comm_update_locality(xcomm, 0);
+        MPIX_EXPECT(mpix::get_regions(xcomm, mpix::Locality::node, &r) == MPI_SUCCESS && r && r->count == 1,
+                    "MPIX_Comm_update_locality(0) after MPIX_PPN: the real node map (one node)");
+        MPIX_Comm_free(&xcomm);
+        MPIX_CHECK_ALL(("MPIX_PPN=" + std::to_string(ppn)).c_str());
+    }
+}
+
 void test_alltoall_layouts() { check_layouts(mpix::Collective::alltoall); }
 void test_alltoallv_layouts() { check_layouts(mpix::Collective::alltoallv); }
 
 const mpixtest::TestCase kTests[] = {
     {"emulated node and socket maps", test_emulated_maps},
+    {"MPIX_PPN emulates nodes from MPIX_Comm_init", test_ppn_environment},
     {"MPIX_Alltoall: every algorithm on uneven, round-robin, socket layouts", test_alltoall_layouts},
     {"MPIX_Alltoallv: every algorithm on uneven, round-robin, socket layouts", test_alltoallv_layouts},
 };

@@ -1,4 +1,5 @@
-// MPIX_Alltoallv: argument checks, then the shared byte-block path.
+// MPIX_Alltoallv and MPIX_Alltoallv_c: the caller's arguments, then the shared
+// checks and byte path (select/dispatch).
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "mpix.h"
@@ -6,36 +7,38 @@
 
 using namespace mpix;
 
-static int alltoallv_unguarded(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                               const int rdispls[], MPI_Datatype recvtype, MPIX_Comm *xcomm)
+namespace {
+
+template <class Count, class Displ>
+int alltoallv_entry(const char *fn, const void *sendbuf, const Count sendcounts[], const Displ sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const Count recvcounts[], const Displ rdispls[],
+                    MPI_Datatype recvtype, MPIX_Comm *xcomm)
 {
-    static const char *fn = "MPIX_Alltoallv";
-    if (!xcomm)
-        return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "xcomm is NULL");
-    bool in_place = sendbuf == MPI_IN_PLACE;
-    UserSide recv{static_cast<const char *>(recvbuf), recvcounts, rdispls, 0, recvtype, {}};
-    // MPI_IN_PLACE: the send side is the receive buffer's current content.
-    UserSide send = in_place ? recv
-                             : UserSide{static_cast<const char *>(sendbuf), sendcounts, sdispls, 0, sendtype, {}};
-    const char *why = nullptr;
-    int rc = check_user_side(recv, xcomm->size, true, &why);
-    if (rc == MPI_SUCCESS && !in_place)
-        rc = check_user_side(send, xcomm->size, true, &why);
-    if (rc != MPI_SUCCESS)
-        return raise(xcomm->user, rc, fn, why);
-    if (describe_type(recv.type, xcomm->comm, &recv.info, &why) != MPI_SUCCESS ||
-        describe_type(send.type, xcomm->comm, &send.info, &why) != MPI_SUCCESS)
-        return raise(xcomm->user, MPI_ERR_TYPE, fn, why);
-    return run_exchange(xcomm, Collective::alltoallv, fn, send, recv, in_place);
+    return guard_entry(xcomm ? xcomm->user : MPI_COMM_NULL, fn, [&] {
+        if (!xcomm)
+            return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "xcomm is NULL");
+        const bool in_place = sendbuf == MPI_IN_PLACE;
+        UserSide recv = UserSide::per_peer(recvbuf, recvcounts, rdispls, recvtype);
+        // MPI_IN_PLACE: the send side is the receive buffer's current content.
+        UserSide send = in_place ? recv : UserSide::per_peer(sendbuf, sendcounts, sdispls, sendtype);
+        return run_exchange(xcomm, Collective::alltoallv, fn, send, recv, in_place);
+    });
 }
+
+}  // namespace
 
 extern "C" int MPIX_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                               const int rdispls[], MPI_Datatype recvtype, MPIX_Comm *xcomm)
 {
-    return guard_entry(xcomm ? xcomm->user : MPI_COMM_NULL, "MPIX_Alltoallv", [&] {
-        return alltoallv_unguarded(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-                                   xcomm);
-    });
+    return alltoallv_entry("MPIX_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                           recvtype, xcomm);
+}
+
+extern "C" int MPIX_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                                const MPI_Aint rdispls[], MPI_Datatype recvtype, MPIX_Comm *xcomm)
+{
+    return alltoallv_entry("MPIX_Alltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                           rdispls, recvtype, xcomm);
 }

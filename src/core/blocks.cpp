@@ -102,7 +102,8 @@ int describe_type(MPI_Datatype type, MPI_Comm comm, TypeInfo *out, const char **
     }
     out->extent = extent;
     out->size = static_cast<std::size_t>(size);
-    out->contiguous = is_plain(type);
+    out->predefined = combiner == MPI_COMBINER_NAMED;
+    out->contiguous = out->predefined ? lb == 0 && extent == size : is_plain(type);
     return MPI_SUCCESS;
 }
 

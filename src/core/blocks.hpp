@@ -16,6 +16,7 @@ struct TypeInfo {
     MPI_Aint extent = 0;
     std::size_t size = 0;  // bytes of data per element
     bool contiguous = false;  // element data is `size` bytes at offset 0, in typemap order
+    bool predefined = false;  // a named (predefined) type: its handle never changes meaning
 };
 
 // Fills `out`; MPI_ERR_TYPE, with *why naming the problem, for MPI_DATATYPE_NULL,
@@ -46,21 +47,61 @@ struct BlockSide {
     bool stage();
 };
 
-// Per-peer element counts and displacements (in extents) of one side. For a uniform
-// side `counts`/`displs` are null and every peer has `uniform_count` at peer * count.
+// Per-peer element counts and displacements (in extents) of one side, as the
+// caller gave them: `int` arrays (MPI_Alltoallv), `MPI_Count`/`MPI_Aint` arrays
+// (MPI_Alltoallv_c), or one count for every peer at peer * count (MPI_Alltoall(_c)).
 struct UserSide {
-    const char *buf;
-    const int *counts;
-    const int *displs;
-    int uniform_count;
-    MPI_Datatype type;
+    enum class Form { uniform, per_peer, per_peer_large };
+    Form form = Form::uniform;
+    const char *buf = nullptr;
+    const int *counts = nullptr;
+    const int *displs = nullptr;
+    const MPI_Count *counts_c = nullptr;
+    const MPI_Aint *displs_c = nullptr;
+    MPI_Count uniform_count = 0;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
     TypeInfo info;
 
-    std::size_t count(int peer) const { return counts ? static_cast<std::size_t>(counts[peer]) : static_cast<std::size_t>(uniform_count); }
+    static UserSide uniform(const void *buf, MPI_Count count, MPI_Datatype type)
+    {
+        UserSide u;
+        u.buf = static_cast<const char *>(buf);
+        u.uniform_count = count;
+        u.type = type;
+        return u;
+    }
+    static UserSide per_peer(const void *buf, const int *counts, const int *displs, MPI_Datatype type)
+    {
+        UserSide u;
+        u.buf = static_cast<const char *>(buf);
+        u.form = Form::per_peer;
+        u.counts = counts;
+        u.displs = displs;
+        u.type = type;
+        return u;
+    }
+    static UserSide per_peer(const void *buf, const MPI_Count *counts, const MPI_Aint *displs, MPI_Datatype type)
+    {
+        UserSide u;
+        u.buf = static_cast<const char *>(buf);
+        u.form = Form::per_peer_large;
+        u.counts_c = counts;
+        u.displs_c = displs;
+        u.type = type;
+        return u;
+    }
+
+    // The caller's count for `peer`, as given (may be negative: check_user_side).
+    MPI_Count raw_count(int peer) const
+    {
+        return form == Form::per_peer ? counts[peer] : form == Form::per_peer_large ? counts_c[peer] : uniform_count;
+    }
+    std::size_t count(int peer) const { return static_cast<std::size_t>(raw_count(peer)); }
     MPI_Aint displ_bytes(int peer) const
     {
-        MPI_Aint d = displs ? static_cast<MPI_Aint>(displs[peer])
-                            : static_cast<MPI_Aint>(peer) * static_cast<MPI_Aint>(uniform_count);
+        MPI_Aint d = form == Form::per_peer         ? static_cast<MPI_Aint>(displs[peer])
+                     : form == Form::per_peer_large ? displs_c[peer]
+                                                    : static_cast<MPI_Aint>(peer) * static_cast<MPI_Aint>(uniform_count);
         return d * info.extent;
     }
 };

@@ -53,9 +53,17 @@ void refresh_hints(MPIX_Comm *xcomm)
     apply_hints(xcomm->info_values, &xcomm->hints);
 }
 
-// Reads MPIX_<KEY> for every key; the first malformed one is reported.
-int read_environment(std::map<std::string, std::string> *values, std::string *bad)
+// Reads MPIX_<KEY> for every key, and MPIX_PPN; the first malformed one is reported.
+int read_environment(std::map<std::string, std::string> *values, int *ppn, std::string *bad)
 {
+    if (const char *value = std::getenv("MPIX_PPN")) {
+        const char *why = nullptr;
+        int rc = parse_emulated_ppn(value, ppn, &why);
+        if (rc != MPI_SUCCESS) {
+            *bad = std::string("environment variable MPIX_PPN: ") + why;
+            return rc;
+        }
+    }
     for (const HintKey *k = hint_keys(); k->key; ++k) {
         std::string var = "MPIX_";
         for (const char *p = k->key; *p; ++p)
@@ -98,23 +106,31 @@ static int comm_init_unguarded(MPIX_Comm **xcomm, MPI_Comm comm)
     if (!x)
         return raise(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     std::string bad;
-    int env_rc = read_environment(&x->env_values, &bad);
+    int ppn = 0;
+    int env_rc = read_environment(&x->env_values, &ppn, &bad);
     // Collective from here on: every rank duplicates even if its environment is bad,
     // and the error is agreed so no rank is left waiting.
     rc = MPI_Comm_dup(comm, &x->comm);
     if (rc != MPI_SUCCESS)
         return raise_internal(comm, rc, fn, "MPI_Comm_dup");
     MPI_Comm_set_errhandler(x->comm, MPI_ERRORS_RETURN);
-    int local_bad = env_rc != MPI_SUCCESS, any_bad = 0;
-    rc = MPI_Allreduce(&local_bad, &any_bad, 1, MPI_INT, MPI_MAX, x->comm);
-    if (rc != MPI_SUCCESS || any_bad) {
+    // One reduction agrees on both: any rank's environment malformed, and MPIX_PPN
+    // equal everywhere (ranks with different node maps would wait on each other).
+    int local[3] = {env_rc != MPI_SUCCESS, ppn, -ppn}, agreed[3] = {0, 0, 0};
+    rc = MPI_Allreduce(local, agreed, 3, MPI_INT, MPI_MAX, x->comm);
+    const bool any_bad = rc == MPI_SUCCESS && agreed[0];
+    const bool ppn_differs = rc == MPI_SUCCESS && !any_bad && agreed[1] != -agreed[2];
+    if (rc != MPI_SUCCESS || any_bad || ppn_differs) {
         MPI_Comm_free(&x->comm);
         if (rc != MPI_SUCCESS)
             return raise_internal(comm, rc, fn, "MPI_Allreduce");
-        if (local_bad)
+        if (local[0])
             return raise(comm, env_rc, fn, bad.c_str());
-        return raise(comm, MPI_ERR_INFO_VALUE, fn, "a malformed MPIX_ environment variable on another rank");
+        if (any_bad)
+            return raise(comm, MPI_ERR_INFO_VALUE, fn, "a malformed MPIX_ environment variable on another rank");
+        return raise(comm, MPI_ERR_INFO_VALUE, fn, "environment variable MPIX_PPN differs between ranks");
     }
+    x->emulated_ppn = ppn;
     x->user = comm;
     MPI_Comm_size(x->comm, &x->size);
     MPI_Comm_rank(x->comm, &x->rank);

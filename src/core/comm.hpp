@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/blocks.hpp"
 #include "core/exchange.hpp"
 #include "core/hints.hpp"
 #include "topo/topology.hpp"
@@ -46,6 +47,15 @@ struct MPIX_Comm {
     // The registry name of the algorithm the last MPIX_Alltoall / MPIX_Alltoallv
     // ran (what `auto` picked), for the benchmark; indexed by Collective.
     const char *last_algorithm[mpix::kCollectives] = {};
+
+    // The descriptions of the last predefined datatypes a call used (their
+    // handles never change meaning), so a call need not ask MPI (select/dispatch).
+    struct NamedType {
+        MPI_Datatype type = MPI_DATATYPE_NULL;
+        mpix::TypeInfo info;
+    };
+    NamedType named_types[4];
+    int next_named_type = 0;
 };
 
 namespace mpix {

@@ -141,6 +141,17 @@ const HintKey *find_hint_key(const char *key)
     return nullptr;
 }
 
+int parse_emulated_ppn(const char *value, int *ppn, const char **why)
+{
+    long long v = 0;
+    if (!parse_integer(value, 0, &v)) {
+        *why = "value is not an integer >= 0 (ranks per emulated node; 0: the real nodes)";
+        return MPI_ERR_INFO_VALUE;
+    }
+    *ppn = static_cast<int>(v);
+    return MPI_SUCCESS;
+}
+
 int validate_hint(const char *key, const char *value, const char **why)
 {
     const HintKey *k = find_hint_key(key);
@@ -197,9 +208,12 @@ void apply_hints(const std::map<std::string, std::string> &values, Hints *h)
             continue;  // cannot happen: values are validated when set
         long long v = 0;
         switch (k->kind) {
-        case HintKind::algorithm:
-            h->algorithm[static_cast<int>(collective_of_algorithm_key(key))] = kv.second;
+        case HintKind::algorithm: {
+            const Collective c = collective_of_algorithm_key(key);
+            h->algorithm[static_cast<int>(c)] = kv.second;
+            h->row[static_cast<int>(c)] = kv.second == "auto" ? nullptr : find_algorithm(c, value);
             break;
+        }
         case HintKind::integer:
         case HintKind::size:
             if (k->kind == HintKind::integer ? !parse_integer(value, k->min_value, &v)

@@ -14,12 +14,17 @@ constexpr int kCollectives = 4;
 const char *collective_name(Collective c);
 bool collective_from_name(const char *name, Collective *out);
 
+struct Algorithm;  // select/registry.hpp
+
 enum class Locality { node, socket };
 enum class Inner { pairwise, nonblocking };
 
 // Typed hints, resolved per call: per-call info > comm info > environment > defaults.
 struct Hints {
     std::string algorithm[kCollectives] = {"auto", "auto", "auto", "auto"};
+    // The registry row each name above resolves to (nullptr: auto), so a call
+    // does not look it up by name.
+    const Algorithm *row[kCollectives] = {};
     int radix = 0;              // 0: the algorithm's default (e.g. ceil(sqrt(P)))
     int batch_size = 32;        // requests per direction in flight (MPICH's default)
     Locality locality = Locality::node;
@@ -53,6 +58,11 @@ const HintKey *find_hint_key(const char *key);
 // Checks a value for a key: MPI_SUCCESS, MPI_ERR_INFO_KEY or MPI_ERR_INFO_VALUE;
 // `why` receives a fixed text naming the problem.
 int validate_hint(const char *key, const char *value, const char **why);
+
+// MPIX_PPN (environment only, read by MPIX_Comm_init): ranks per emulated node,
+// an integer >= 0 (0: the real nodes), as MPIX_Comm_update_locality takes it.
+// MPI_SUCCESS or MPI_ERR_INFO_VALUE with `why` naming the problem.
+int parse_emulated_ppn(const char *value, int *ppn, const char **why);
 
 // Applies validated key/value strings onto typed hints.
 void apply_hints(const std::map<std::string, std::string> &values, Hints *hints);

@@ -1,5 +1,6 @@
 // Optional interposition library (libmpix_pmpi): defines MPI_Alltoall and
-// MPI_Alltoallv so an unmodified application runs them through mpix. Link it
+// MPI_Alltoallv (and MPI_Alltoall_c / MPI_Alltoallv_c where the MPI library has
+// them) so an unmodified application runs them through mpix. Link it
 // before the MPI library, or LD_PRELOAD it; choose algorithms with MPIX_*
 // environment variables. The MPIX_Comm for each communicator is created on its
 // first exchange and cached as an attribute, freed with the communicator.
@@ -7,6 +8,7 @@
 
 #include <mutex>
 
+#include "config.h"
 #include "mpix.h"
 
 namespace {
@@ -26,21 +28,37 @@ int xcomm_keyval()
     return keyval;
 }
 
-int xcomm_for(MPI_Comm comm, MPIX_Comm **out)
+// The MPIX_Comm of `comm`, created on its first exchange (collective, like the
+// exchange) and cached as an attribute; *out stays NULL where the MPI library
+// itself takes the call: MPI_COMM_NULL, an invalid handle (MPI reports it) and
+// intercommunicators. The cached case costs one attribute lookup.
+int route(MPI_Comm comm, MPIX_Comm **out)
 {
+    *out = nullptr;
+    if (comm == MPI_COMM_NULL)
+        return MPI_SUCCESS;
     int flag = 0;
     void *attr = nullptr;
-    int rc = MPI_Comm_get_attr(comm, xcomm_keyval(), &attr, &flag);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    if (MPI_Comm_get_attr(comm, xcomm_keyval(), &attr, &flag) != MPI_SUCCESS)
+        return MPI_SUCCESS;
     if (flag) {
         *out = static_cast<MPIX_Comm *>(attr);
         return MPI_SUCCESS;
     }
-    rc = MPIX_Comm_init(out, comm);  // collective, like the exchange that triggered it
+    int inter = 0;
+    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return MPI_SUCCESS;
+    MPIX_Comm *x = nullptr;
+    int rc = MPIX_Comm_init(&x, comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    return MPI_Comm_set_attr(comm, xcomm_keyval(), *out);
+    rc = MPI_Comm_set_attr(comm, xcomm_keyval(), x);
+    if (rc != MPI_SUCCESS) {
+        MPIX_Comm_free(&x);
+        return rc;
+    }
+    *out = x;
+    return MPI_SUCCESS;
 }
 
 }  // namespace
@@ -48,13 +66,12 @@ int xcomm_for(MPI_Comm comm, MPIX_Comm **out)
 extern "C" int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int inter = 0;
-    if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
-        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     MPIX_Comm *x = nullptr;
-    int rc = xcomm_for(comm, &x);
+    int rc = route(comm, &x);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (!x)
+        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return MPIX_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, x);
 }
 
@@ -62,12 +79,39 @@ extern "C" int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const 
                              void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                              MPI_Comm comm)
 {
-    int inter = 0;
-    if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
-        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     MPIX_Comm *x = nullptr;
-    int rc = xcomm_for(comm, &x);
+    int rc = route(comm, &x);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (!x)
+        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     return MPIX_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, x);
 }
+
+#if MPIX_HAVE_LARGE_COUNT
+extern "C" int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    MPIX_Comm *x = nullptr;
+    int rc = route(comm, &x);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!x)
+        return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return MPIX_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, x);
+}
+
+extern "C" int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                               MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                               const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    MPIX_Comm *x = nullptr;
+    int rc = route(comm, &x);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!x)
+        return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                                comm);
+    return MPIX_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, x);
+}
+#endif

@@ -1,8 +1,13 @@
 #include "select/dispatch.hpp"
 
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
 
+#include "config.h"
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "core/trace.hpp"
@@ -10,9 +15,13 @@
 
 namespace mpix {
 
-int check_user_side(const UserSide &side, int size, bool counts_needed, const char **why)
+namespace {
+
+// Validates one side's counts and datatype (before its type is described).
+int check_counts(const UserSide &side, int size, const char **why)
 {
-    if (counts_needed && (!side.counts || !side.displs)) {
+    if (side.form != UserSide::Form::uniform &&
+        (side.form == UserSide::Form::per_peer ? !side.counts || !side.displs : !side.counts_c || !side.displs_c)) {
         *why = "a count or displacement array is NULL";
         return MPI_ERR_ARG;
     }
@@ -20,37 +29,129 @@ int check_user_side(const UserSide &side, int size, bool counts_needed, const ch
         *why = "datatype is MPI_DATATYPE_NULL";
         return MPI_ERR_TYPE;
     }
-    if (side.counts) {
-        for (int p = 0; p < size; ++p)
-            if (side.counts[p] < 0) {
-                *why = "negative count";
-                return MPI_ERR_COUNT;
-            }
-    } else if (side.uniform_count < 0) {
-        *why = "negative count";
-        return MPI_ERR_COUNT;
+    const int peers = side.form == UserSide::Form::uniform ? 1 : size;
+    for (int p = 0; p < peers; ++p)
+        if (side.raw_count(p) < 0) {
+            *why = "negative count";
+            return MPI_ERR_COUNT;
+        }
+    return MPI_SUCCESS;
+}
+
+// Byte sizes and offsets must be representable: counts and displacements of the
+// large-count calls can overflow them once multiplied by the type's size or extent.
+int check_byte_range(const UserSide &side, int size, const char **why)
+{
+    if (side.form == UserSide::Form::per_peer)
+        return MPI_SUCCESS;  // int counts and displacements times an int size fit
+    const MPI_Count max_count =
+        side.info.size > 0 ? static_cast<MPI_Count>(PTRDIFF_MAX / static_cast<std::ptrdiff_t>(side.info.size))
+                           : PTRDIFF_MAX;
+    const MPI_Aint extent = side.info.extent < 0 ? -side.info.extent : side.info.extent;
+    const MPI_Aint max_displ = extent > 0 ? PTRDIFF_MAX / extent : PTRDIFF_MAX;
+    if (side.form == UserSide::Form::uniform) {
+        // Block j lies at j * count extents.
+        if (side.uniform_count > max_count ||
+            (side.uniform_count > 0 && static_cast<MPI_Count>(size) > max_displ / side.uniform_count)) {
+            *why = "P times the count times the datatype's size or extent exceeds the address space";
+            return MPI_ERR_COUNT;
+        }
+        return MPI_SUCCESS;
+    }
+    for (int p = 0; p < size; ++p) {
+        if (side.counts_c[p] > max_count) {
+            *why = "a count times the datatype's size exceeds the address space";
+            return MPI_ERR_COUNT;
+        }
+        if (side.displs_c[p] > max_displ || side.displs_c[p] < -max_displ) {
+            *why = "a displacement times the datatype's extent exceeds the address space";
+            return MPI_ERR_ARG;
+        }
     }
     return MPI_SUCCESS;
 }
 
-int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, const UserSide &send, const UserSide &recv,
-                 bool in_place)
+// describe_type, remembering predefined types on the communicator: a call with
+// MPI_DOUBLE then asks MPI nothing about it.
+int describe_type_memo(MPIX_Comm *xcomm, MPI_Datatype type, TypeInfo *out, const char **why)
 {
-    int p = xcomm->size;
-    // NULL buffers first: packing a non-contiguous send side would read from one.
-    auto has_data = [p](const UserSide &u) {
-        for (int q = 0; q < p; ++q)
-            if (u.count(q) > 0 && u.info.size > 0)
-                return true;
-        return false;
-    };
-    // MPI_IN_PLACE is a send-side marker; as recvbuf every row would write through it.
-    if (static_cast<const void *>(recv.buf) == MPI_IN_PLACE)
-        return raise(xcomm->user, MPI_ERR_BUFFER, fn, "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
-    if (!in_place && !send.buf && has_data(send))
-        return raise(xcomm->user, MPI_ERR_BUFFER, fn, "sendbuf is NULL");
-    if (!recv.buf && has_data(recv))
-        return raise(xcomm->user, MPI_ERR_BUFFER, fn, "recvbuf is NULL");
+    for (const auto &n : xcomm->named_types)
+        if (n.type == type && type != MPI_DATATYPE_NULL) {
+            *out = n.info;
+            return MPI_SUCCESS;
+        }
+    int rc = describe_type(type, xcomm->comm, out, why);
+    if (rc == MPI_SUCCESS && out->predefined) {
+        auto &slot = xcomm->named_types[xcomm->next_named_type];
+        xcomm->next_named_type = (xcomm->next_named_type + 1) % static_cast<int>(std::size(xcomm->named_types));
+        slot.type = type;
+        slot.info = *out;
+    }
+    return rc;
+}
+
+bool fits_int(MPI_Count v) { return v <= INT_MAX; }
+
+// Hands the caller's own arguments to the MPI library's collective. Sets
+// *passed = false, doing nothing, when the MPI library has no call that takes
+// them (large counts where it lacks MPI_Alltoall(v)_c).
+int call_mpi_collective(MPIX_Comm *xcomm, const UserSide &send, const UserSide &recv, bool in_place, bool *passed)
+{
+    *passed = true;
+    const void *sbuf = in_place ? MPI_IN_PLACE : static_cast<const void *>(send.buf);
+    void *rbuf = const_cast<char *>(recv.buf);
+    switch (recv.form) {
+    case UserSide::Form::uniform:
+        if (fits_int(send.uniform_count) && fits_int(recv.uniform_count))
+            return PMPI_Alltoall(sbuf, static_cast<int>(send.uniform_count), send.type, rbuf,
+                                 static_cast<int>(recv.uniform_count), recv.type, xcomm->comm);
+#if MPIX_HAVE_LARGE_COUNT
+        return PMPI_Alltoall_c(sbuf, send.uniform_count, send.type, rbuf, recv.uniform_count, recv.type,
+                               xcomm->comm);
+#else
+        break;
+#endif
+    case UserSide::Form::per_peer:
+        return PMPI_Alltoallv(sbuf, send.counts, send.displs, send.type, rbuf, recv.counts, recv.displs, recv.type,
+                              xcomm->comm);
+    case UserSide::Form::per_peer_large:
+#if MPIX_HAVE_LARGE_COUNT
+        return PMPI_Alltoallv_c(sbuf, send.counts_c, send.displs_c, send.type, rbuf, recv.counts_c, recv.displs_c,
+                                recv.type, xcomm->comm);
+#else
+        break;
+#endif
+    }
+    *passed = false;
+    return MPI_SUCCESS;
+}
+
+// The outcome of a call as the caller sees it. A block of the wrong length is
+// reported after every message has moved, as MPI_ERR_TRUNCATE (longer) or
+// MPI_ERR_COUNT (shorter): by the algorithms that carry sizes in their messages,
+// by the completion helpers from the receive statuses, or by the MPI library.
+int report(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc)
+{
+    if (rc == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    int rc_class = rc;
+    MPI_Error_class(rc, &rc_class);
+    if (rc_class == MPI_ERR_TRUNCATE || rc_class == MPI_ERR_COUNT)
+        return raise(xcomm->user, rc_class, fn,
+                     (std::string("a block sent to this rank is ") +
+                      (rc_class == MPI_ERR_TRUNCATE ? "longer" : "shorter") +
+                      " than its receive block (algorithm " + algorithm->name +
+                      "); this rank's receive blocks are undefined, the other ranks completed")
+                         .c_str());
+    return raise_internal(xcomm->user, rc, fn, algorithm->name);
+}
+
+// The byte path: user blocks as byte views, the algorithm, then unpacking;
+// returns what report() returns.
+int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorithm *algorithm, const UserSide &send,
+                  const UserSide &recv, bool in_place)
+{
+    const int p = xcomm->size;
     BlockSide sb, rb;
     int rc = make_send_side(send, p, in_place, xcomm->comm, &sb);
     if (rc != MPI_SUCCESS)
@@ -58,10 +159,8 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, const UserSide 
     rc = make_recv_side(recv, p, &rb);
     if (rc != MPI_SUCCESS)
         return raise_staging(xcomm->user, rc, fn, "the receive staging buffer");
-    if (sb.bytes[xcomm->rank] > rb.bytes[xcomm->rank])
-        return raise(xcomm->user, MPI_ERR_TRUNCATE, fn, "the block a rank sends itself exceeds its receive block");
 
-    Hints hints = resolve_hints(xcomm, nullptr);
+    const Hints &hints = xcomm->hints;
     Exchange x{};
     x.xcomm = xcomm;
     x.comm = xcomm->comm;
@@ -80,8 +179,6 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, const UserSide 
     int mismatch = MPI_SUCCESS;
     x.mismatch = &mismatch;
 
-    const Algorithm *algorithm = select_algorithm(c, x);
-    xcomm->last_algorithm[static_cast<int>(c)] = algorithm->name;
     std::unique_ptr<Trace> trace;
     if (!hints.trace.empty()) {
         trace.reset(new Trace(hints.trace + "." + std::to_string(x.rank) + ".jsonl", collective_name(c),
@@ -94,29 +191,80 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, const UserSide 
     }
     if (rc == MPI_SUCCESS)
         rc = mismatch;
-    // A block of the wrong length is reported after every message has moved,
-    // as MPI_ERR_TRUNCATE (longer) or MPI_ERR_COUNT (shorter): by the algorithms
-    // that carry sizes in their messages, and by the completion helpers from the
-    // receive statuses. The blocks that did arrive are unpacked (a staged side).
+    // The blocks that did arrive are unpacked (a staged side) also when some
+    // block had the wrong length.
     int rc_class = rc;
     if (rc != MPI_SUCCESS)
         MPI_Error_class(rc, &rc_class);
-    const bool wrong_length = rc_class == MPI_ERR_TRUNCATE || rc_class == MPI_ERR_COUNT;
-    if (rc == MPI_SUCCESS || wrong_length) {
+    if (rc == MPI_SUCCESS || rc_class == MPI_ERR_TRUNCATE || rc_class == MPI_ERR_COUNT) {
         int unpacked = finish_recv_side(recv, p, rb, xcomm->comm);
         if (rc == MPI_SUCCESS)
             rc = unpacked;
     }
-    if (wrong_length)
-        return raise(xcomm->user, rc_class, fn,
-                     (std::string("a block sent to this rank is ") +
-                      (rc_class == MPI_ERR_TRUNCATE ? "longer" : "shorter") +
-                      " than its receive block (algorithm " + algorithm->name +
-                      "); this rank's receive blocks are undefined, the other ranks completed")
-                         .c_str());
+    return report(xcomm, fn, algorithm, rc);
+}
+
+bool has_data(const UserSide &u, int p)
+{
+    if (u.info.size == 0)
+        return false;
+    if (u.form == UserSide::Form::uniform)
+        return u.uniform_count > 0;
+    for (int q = 0; q < p; ++q)
+        if (u.raw_count(q) > 0)
+            return true;
+    return false;
+}
+
+}  // namespace
+
+int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide send, UserSide recv, bool in_place)
+{
+    const int p = xcomm->size;
+    const char *why = nullptr;
+    int rc = check_counts(recv, p, &why);
+    if (rc == MPI_SUCCESS && !in_place)
+        rc = check_counts(send, p, &why);
     if (rc != MPI_SUCCESS)
-        return raise_internal(xcomm->user, rc, fn, algorithm->name);
-    return MPI_SUCCESS;
+        return raise(xcomm->user, rc, fn, why);
+    if (describe_type_memo(xcomm, recv.type, &recv.info, &why) != MPI_SUCCESS)
+        return raise(xcomm->user, MPI_ERR_TYPE, fn, why);
+    if (in_place)
+        send.info = recv.info;  // MPI_IN_PLACE: the send side is the receive buffer's current content
+    else if (describe_type_memo(xcomm, send.type, &send.info, &why) != MPI_SUCCESS)
+        return raise(xcomm->user, MPI_ERR_TYPE, fn, why);
+    rc = check_byte_range(recv, p, &why);
+    if (rc == MPI_SUCCESS && !in_place)
+        rc = check_byte_range(send, p, &why);
+    if (rc != MPI_SUCCESS)
+        return raise(xcomm->user, rc, fn, why);
+    // MPI_Alltoall requires equal type signatures; every block then has the same size.
+    if (c == Collective::alltoall && send.count(0) * send.info.size != recv.count(0) * recv.info.size)
+        return raise(xcomm->user, MPI_ERR_TRUNCATE, fn, "send and receive block sizes differ");
+    // MPI_IN_PLACE is a send-side marker; as recvbuf every row would write through it.
+    if (static_cast<const void *>(recv.buf) == MPI_IN_PLACE)
+        return raise(xcomm->user, MPI_ERR_BUFFER, fn, "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
+    // NULL buffers before anything reads them (packing a non-contiguous side would).
+    if (!in_place && !send.buf && has_data(send, p))
+        return raise(xcomm->user, MPI_ERR_BUFFER, fn, "sendbuf is NULL");
+    if (!recv.buf && has_data(recv, p))
+        return raise(xcomm->user, MPI_ERR_BUFFER, fn, "recvbuf is NULL");
+    const int me = xcomm->rank;
+    if (send.count(me) * send.info.size > recv.count(me) * recv.info.size)
+        return raise(xcomm->user, MPI_ERR_TRUNCATE, fn, "the block a rank sends itself exceeds its receive block");
+
+    const Algorithm *algorithm = select_algorithm(c, xcomm, xcomm->hints, send);
+    xcomm->last_algorithm[static_cast<int>(c)] = algorithm->name;
+    // The MPI library's own collective gets the caller's arguments as they are:
+    // calling it through mpix then costs what calling it directly costs. Tracing
+    // needs the byte path (it records the blocks).
+    if (algorithm->is_pass_through() && xcomm->hints.trace.empty()) {
+        bool passed = false;
+        rc = call_mpi_collective(xcomm, send, recv, in_place, &passed);
+        if (passed)
+            return report(xcomm, fn, algorithm, rc);
+    }
+    return run_byte_path(xcomm, c, fn, algorithm, send, recv, in_place);
 }
 
 }  // namespace mpix

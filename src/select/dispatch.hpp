@@ -1,4 +1,4 @@
-// Running one alltoall(v) call: selection, tracing, error reporting.
+// Running one alltoall(v) call: checks, selection, tracing, error reporting.
 #ifndef MPIX_SELECT_DISPATCH_HPP
 #define MPIX_SELECT_DISPATCH_HPP
 
@@ -7,13 +7,11 @@
 
 namespace mpix {
 
-// Validates the user's counts/types of one side: MPI_SUCCESS or an error class,
-// with `why` naming the problem.
-int check_user_side(const UserSide &side, int size, bool counts_needed, const char **why);
-
-// Turns two user sides into byte blocks, runs the selected algorithm, unpacks.
-int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, const UserSide &send, const UserSide &recv,
-                 bool in_place);
+// One MPIX_Alltoall(v)(_c) call from the caller's two sides (types not yet
+// described): validates them, selects the algorithm, and runs it, either as the
+// MPI library's own collective on the caller's arguments (pmpi) or on byte-block
+// views. Returns MPI_SUCCESS or the error raised on the user's communicator.
+int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide send, UserSide recv, bool in_place);
 
 }  // namespace mpix
 

@@ -123,6 +123,8 @@ constexpr int kCount = sizeof(kAlgorithms) / sizeof(kAlgorithms[0]);
 
 }  // namespace
 
+bool Algorithm::is_pass_through() const { return run == direct_pmpi; }
+
 const Algorithm *algorithm_at(Collective c, int index)
 {
     if (index < 0)
@@ -155,10 +157,10 @@ bool few_ranks_per_node(int size, int nnodes)
     return nnodes > 1 && size < kAutoAggregateRanksPerNode * nnodes;
 }
 
-int node_count(const Exchange &x)
+int node_count(MPIX_Comm *xcomm)
 {
     const Regions *nodes = nullptr;
-    return get_regions(x.xcomm, Locality::node, &nodes) == MPI_SUCCESS && nodes ? nodes->count : 1;
+    return get_regions(xcomm, Locality::node, &nodes) == MPI_SUCCESS && nodes ? nodes->count : 1;
 }
 
 // `auto` for MPIX_Alltoall: P, the node count and the block size, which MPI
@@ -167,13 +169,13 @@ int node_count(const Exchange &x)
 // 4 KiB, 1.03-2.0x its bound; one node of 16, 16 B to 64 KiB). On nodes of 1-3
 // ranks: small blocks log-time (HPDC'22 finds the crossover near a few hundred
 // bytes; the rotation-free variant copies least), bigger ones the library's own.
-const Algorithm *auto_alltoall(const Exchange &x)
+const Algorithm *auto_alltoall(MPIX_Comm *xcomm, std::size_t block_bytes)
 {
-    if (x.size < kAutoMinRanks)
+    if (xcomm->size < kAutoMinRanks)
         return find_algorithm(A2A, "nonblocking");
-    if (!few_ranks_per_node(x.size, node_count(x)))
+    if (!few_ranks_per_node(xcomm->size, node_count(xcomm)))
         return find_algorithm(A2A, "node_bruck");
-    if (x.block_bytes <= 256)
+    if (block_bytes <= 256)
         return find_algorithm(A2A, "bruck_zero_rotation");
     return find_algorithm(A2A, "pmpi");
 }
@@ -218,26 +220,27 @@ struct AgreedMean : CacheEntry {
     }
 };
 
-int agreed_mean(const Exchange &x, unsigned long long mine, unsigned long long *out)
+int agreed_mean(MPIX_Comm *xcomm, unsigned long long mine, unsigned long long *out)
 {
     const std::string key = "auto:alltoallv:agreed_mean";
-    AgreedMean *a = cached<AgreedMean>(x.xcomm, key);
+    AgreedMean *a = cached<AgreedMean>(xcomm, key);
     if (!a) {
         std::unique_ptr<AgreedMean> fresh(new AgreedMean());
         a = fresh.get();
-        x.xcomm->cache[key] = std::move(fresh);
+        xcomm->cache[key] = std::move(fresh);
     }
     if (a->pending != MPI_REQUEST_NULL) {
         MPIX_CHECK(MPI_Wait(&a->pending, MPI_STATUS_IGNORE));
         a->have = true;
     }
     if (!a->have) {
-        MPIX_CHECK(MPI_Allreduce(&mine, &a->result, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, x.comm));
+        MPIX_CHECK(MPI_Allreduce(&mine, &a->result, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm));
         a->have = true;
     }
     *out = a->result;
     a->contribution = mine;
-    return MPI_Iallreduce(&a->contribution, &a->result, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, x.comm, &a->pending);
+    return MPI_Iallreduce(&a->contribution, &a->result, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm,
+                          &a->pending);
 }
 
 }  // namespace
@@ -262,30 +265,28 @@ const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long ag
 
 namespace {
 
-const Algorithm *auto_alltoallv(const Exchange &x)
+const Algorithm *auto_alltoallv(MPIX_Comm *xcomm, const UserSide &send)
 {
-    const int nnodes = node_count(x);
+    const int nnodes = node_count(xcomm);
     unsigned long long agreed = 0;
-    if (auto_alltoallv_needs_mean(x.size, nnodes)) {
+    if (auto_alltoallv_needs_mean(xcomm->size, nnodes)) {
         unsigned long long sum = 0;
-        for (int j = 0; j < x.size; ++j)
-            if (j != x.rank)
-                sum += x.sendbytes[j];
-        if (agreed_mean(x, sum / static_cast<unsigned long long>(x.size - 1), &agreed) != MPI_SUCCESS)
+        for (int j = 0; j < xcomm->size; ++j)
+            if (j != xcomm->rank)
+                sum += send.count(j) * send.info.size;
+        if (agreed_mean(xcomm, sum / static_cast<unsigned long long>(xcomm->size - 1), &agreed) != MPI_SUCCESS)
             return find_algorithm(A2AV, "pmpi");
     }
-    return auto_alltoallv_rule(x.size, nnodes, agreed);
+    return auto_alltoallv_rule(xcomm->size, nnodes, agreed);
 }
 
 }  // namespace
 
-const Algorithm *select_algorithm(Collective c, const Exchange &x)
+const Algorithm *select_algorithm(Collective c, MPIX_Comm *xcomm, const Hints &hints, const UserSide &send)
 {
-    const std::string &name = x.hints->algorithm_for(c);
-    if (name != "auto")
-        if (const Algorithm *a = find_algorithm(c, name.c_str()))
-            return a;
-    return c == A2A ? auto_alltoall(x) : auto_alltoallv(x);
+    if (const Algorithm *a = hints.row[static_cast<int>(c)])
+        return a;
+    return c == A2A ? auto_alltoall(xcomm, send.count(0) * send.info.size) : auto_alltoallv(xcomm, send);
 }
 
 // `auto` for the sparse exchanges (MPIX_Alltoall(v)_crs):

@@ -3,6 +3,7 @@
 #ifndef MPIX_SELECT_REGISTRY_HPP
 #define MPIX_SELECT_REGISTRY_HPP
 
+#include "core/blocks.hpp"
 #include "core/exchange.hpp"
 #include "core/hints.hpp"
 
@@ -21,6 +22,10 @@ struct Algorithm {
     const char *summary;
     ExchangeFn run;         // alltoall / alltoallv
     SparseFn run_sparse;    // alltoall_crs / alltoallv_crs
+
+    // The MPI library's own collective: dispatch hands it the caller's own
+    // arguments, skipping the byte path (no staging, no per-call allocation).
+    bool is_pass_through() const;
 };
 
 // Enumerates algorithms of one collective in registry order; nullptr past the end.
@@ -29,7 +34,9 @@ const Algorithm *find_algorithm(Collective c, const char *name);
 
 // The algorithm a call runs: the resolved hint, or the `auto` rule. The rule uses
 // only values that are equal on every rank, so every rank picks the same one.
-const Algorithm *select_algorithm(Collective c, const Exchange &x);
+// `send` is the call's send side (the receive side for MPI_IN_PLACE), with its
+// type described. Called once per call on every rank (`auto` may start a reduction).
+const Algorithm *select_algorithm(Collective c, MPIX_Comm *xcomm, const Hints &hints, const UserSide &send);
 // `auto`'s rule for MPIX_Alltoallv, from values every rank agrees on: P, the number
 // of nodes (1 when unknown) and, only where auto_alltoallv_needs_mean says so, the
 // largest per-rank mean block in bytes (agreed one call late, off the call's path).

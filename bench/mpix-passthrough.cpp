@@ -1,0 +1,170 @@
+// mpix-passthrough: what the drop-in costs where it cannot help. Times, in one
+// run and interleaved call by call, the MPI library's own collective called
+// directly (PMPI_Alltoall(v)), the same call through mpix (MPIX_Alltoall(v)
+// with the `pmpi` row, or `auto` with --auto), and MPI_Alltoall(v) as the
+// application calls it: through the interposition library, which this program
+// is linked with. Reports the median over calls of the slowest rank per call,
+// and each path's time as a multiple of the direct call's (x columns).
+//
+//   mpiexec -n 2 bench/mpix-passthrough [--calls 1000] [--sizes 16,1024,65536] [--auto] [--alltoall]
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "mpix.h"
+
+namespace {
+
+struct Options {
+    int calls = 1000;
+    std::vector<long> sizes = {16, 256, 1024, 4096, 16384, 65536};
+    bool use_auto = false;
+    bool alltoall = false;
+};
+
+bool parse(int argc, char **argv, Options *o, std::string *err)
+{
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--auto") {
+            o->use_auto = true;
+        } else if (a == "--alltoall") {
+            o->alltoall = true;
+        } else if ((a == "--calls" || a == "--sizes") && i + 1 < argc) {
+            std::string v = argv[++i];
+            if (a == "--calls") {
+                o->calls = std::atoi(v.c_str());
+                if (o->calls < 1) {
+                    *err = "bad --calls " + v;
+                    return false;
+                }
+            } else {
+                o->sizes.clear();
+                for (std::size_t at = 0; at <= v.size();) {
+                    std::size_t comma = v.find(',', at);
+                    std::string item = v.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+                    char *end = nullptr;
+                    long s = std::strtol(item.c_str(), &end, 10);
+                    if (item.empty() || *end || s < 0) {
+                        *err = "bad --sizes item '" + item + "'";
+                        return false;
+                    }
+                    o->sizes.push_back(s);
+                    if (comma == std::string::npos)
+                        break;
+                    at = comma + 1;
+                }
+            }
+        } else {
+            *err = "unknown option " + a +
+                   " (usage: mpix-passthrough [--calls N] [--sizes a,b,...] [--auto] [--alltoall])";
+            return false;
+        }
+    }
+    return true;
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int p, me;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    Options o;
+    std::string err;
+    if (!parse(argc, argv, &o, &err)) {
+        if (me == 0)
+            std::fprintf(stderr, "mpix-passthrough: %s\n", err.c_str());
+        MPI_Finalize();
+        return 2;
+    }
+    MPIX_Comm *xcomm;
+    MPIX_Comm_init(&xcomm, MPI_COMM_WORLD);
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    MPIX_Info_set(info, o.alltoall ? "alltoall_algorithm" : "alltoallv_algorithm", o.use_auto ? "auto" : "pmpi");
+    MPIX_Comm_set_info(xcomm, info);
+    MPIX_Info_free(&info);
+    const char *coll = o.alltoall ? "MPI_Alltoall" : "MPI_Alltoallv";
+    if (me == 0) {
+        std::printf("# mpix-passthrough  P=%d  calls=%d  mpix row=%s  (median over calls of the slowest rank, us;\n"
+                    "#   the three variants interleaved call by call; interposed = %s through libmpix_pmpi)\n",
+                    p, o.calls, o.use_auto ? "auto" : "pmpi", coll);
+        std::printf("%10s %12s %12s %12s %10s %10s\n", "bytes", "mpi_direct", "mpix", "interposed", "mpix_x",
+                    "interp_x");
+    }
+    int failures = 0;
+    for (long bytes : o.sizes) {
+        std::vector<char> send(static_cast<std::size_t>(bytes) * p + 1), recv(send.size());
+        std::vector<int> counts(p, static_cast<int>(bytes)), displs(p);
+        for (int j = 0; j < p; ++j)
+            displs[j] = static_cast<int>(bytes * j);
+        for (std::size_t i = 0; i < send.size(); ++i)
+            send[i] = static_cast<char>(me * 31 + i);
+        std::vector<double> t[3];
+        auto run = [&](int variant) {
+            if (o.alltoall) {
+                int n = static_cast<int>(bytes);
+                if (variant == 0)
+                    return PMPI_Alltoall(send.data(), n, MPI_BYTE, recv.data(), n, MPI_BYTE, MPI_COMM_WORLD);
+                if (variant == 1)
+                    return MPIX_Alltoall(send.data(), n, MPI_BYTE, recv.data(), n, MPI_BYTE, xcomm);
+                return MPI_Alltoall(send.data(), n, MPI_BYTE, recv.data(), n, MPI_BYTE, MPI_COMM_WORLD);
+            }
+            if (variant == 0)
+                return PMPI_Alltoallv(send.data(), counts.data(), displs.data(), MPI_BYTE, recv.data(),
+                                      counts.data(), displs.data(), MPI_BYTE, MPI_COMM_WORLD);
+            if (variant == 1)
+                return MPIX_Alltoallv(send.data(), counts.data(), displs.data(), MPI_BYTE, recv.data(),
+                                      counts.data(), displs.data(), MPI_BYTE, xcomm);
+            return MPI_Alltoallv(send.data(), counts.data(), displs.data(), MPI_BYTE, recv.data(), counts.data(),
+                                 displs.data(), MPI_BYTE, MPI_COMM_WORLD);
+        };
+        const int warmup = std::max(10, o.calls / 10);
+        for (int c = -warmup; c < o.calls; ++c)
+            for (int variant = 0; variant < 3; ++variant) {
+                // Rotate the order so no variant always follows the same one.
+                int v = (variant + c) % 3;
+                if (v < 0)
+                    v += 3;
+                MPI_Barrier(MPI_COMM_WORLD);
+                double t0 = MPI_Wtime();
+                if (run(v) != MPI_SUCCESS)
+                    ++failures;
+                double mine = MPI_Wtime() - t0, slowest = 0;
+                MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+                if (c >= 0)
+                    t[v].push_back(slowest * 1e6);
+                // Every variant must deliver: block j of rank s is s's bytes j*bytes...
+                for (int s = 0; s < p && bytes > 0; ++s)
+                    for (long k = 0; k < bytes; k += std::max(1L, bytes / 7))
+                        if (recv[static_cast<std::size_t>(s * bytes + k)] !=
+                            static_cast<char>(s * 31 + me * bytes + k))
+                            ++failures;
+            }
+        double m[3] = {median(t[0]), median(t[1]), median(t[2])};
+        if (me == 0)
+            std::printf("%10ld %12.3f %12.3f %12.3f %10.3f %10.3f\n", bytes, m[0], m[1], m[2], m[1] / m[0],
+                        m[2] / m[0]);
+    }
+    int any = 0;
+    MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (me == 0 && any)
+        std::printf("# FAILED: %d wrong results or errors\n", any);
+    MPIX_Comm_free(&xcomm);
+    MPI_Finalize();
+    return any ? 1 : 0;
+}
