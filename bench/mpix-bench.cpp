@@ -17,9 +17,13 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "config.h"
+#ifdef __linux__
+#include <sched.h>
+#endif
 #include "core/comm.hpp"
 #include "harness_mix.hpp"
 #include "workload.hpp"
@@ -45,8 +49,9 @@ const char *const kUsage =
     "  --algo NAME[,NAME]|all|auto   registry algorithms to run (all = every one, then auto;\n"
     "                                all,-NAME drops one)\n"
     "  --size BYTES[,...]            S: block size scale (16,256,4096,65536)\n"
-    "  --dist uniform|normal|powerlaw|fft1|fft2|matrix:PATH|traffic:PATH   (uniform)\n"
-    "      uniform: block bytes uniform in 0..S; normal: mean S/2, sd S/8, clipped to 0..S;\n"
+    "  --dist uniform|equal|normal|powerlaw|fft1|fft2|matrix:PATH|traffic:PATH   (uniform)\n"
+    "      uniform: block bytes uniform in 0..S; equal: every block S bytes (osu_alltoallv's\n"
+    "      exchange); normal: mean S/2, sd S/8, clipped to 0..S;\n"
     "      powerlaw: S*x^2, x = (i+1)/P over a shuffled order of destinations;\n"
     "      fft1: ranks below ceil(0.625P) send S bytes (default 64 = 8 doubles) to the\n"
     "            first ceil(0.78125P) ranks, others nothing;\n"
@@ -65,6 +70,15 @@ const char *const kUsage =
     "  --baseline mpi|NAME|none      what speedup is relative to (mpi = MPI_Alltoall(v);\n"
     "                                crs collectives: the `personalized` backend)\n"
     "  --csv FILE --json FILE        machine-readable results (appended CSV keeps one header)\n"
+    "  --format table|osu            table (default), or the OSU micro-benchmarks' layout\n"
+    "                                (osu_alltoall / osu_alltoallv) for exactly one --algo: a\n"
+    "                                registry name, auto (the default there) or mpi (the MPI\n"
+    "                                library's own collective); alltoallv's default --dist: equal\n"
+    "  -m [MIN:]MAX  -i N  -x N  -f  -c   with --format osu, OSU's options: message sizes\n"
+    "                                (powers of two from MIN to MAX, default 1:1048576),\n"
+    "                                iterations and warm-up calls (default 1000 and 100, above\n"
+    "                                8 KiB 100 and 10), full (min, max, iterations columns),\n"
+    "                                validation column (Pass/Fail; any Fail exits 1)\n"
     "  --no-verify                   skip the check against the expected bytes\n"
     "  --list                        print the registry and exit\n"
     "  --help\n";
@@ -88,6 +102,12 @@ struct Options {
     std::vector<std::pair<std::string, std::string>> hints;  // --hint KEY=VALUE
     bool verify = true;
     bool list = false;
+    // --format osu and its OSU-style options (-m -i -x -f -c).
+    bool osu = false;
+    bool osu_full = false, osu_validate = false;
+    bool osu_range = false;  // sizes from -m (or its default): OSU's memory limit applies
+    std::string osu_option;  // the first OSU-style option given (refused without --format osu)
+    bool algo_given = false, dist_given = false, iters_given = false;
 };
 
 std::vector<std::string> split(const std::string &s, char sep)
@@ -128,6 +148,31 @@ bool parse_int_list(const std::string &s, std::vector<int> *out, long long min)
     return !out->empty();
 }
 
+// OSU's -m [MIN:]MAX (or MIN:): powers of two from MIN to MAX, MIN 0 giving 0 then 1.
+bool parse_osu_range(const std::string &v, std::vector<long long> *sizes)
+{
+    long long lo = 1, hi = 1 << 20;
+    std::size_t colon = v.find(':');
+    if (colon == std::string::npos) {
+        if (!parse_ll(v, &hi))
+            return false;
+    } else if (!parse_ll(v.substr(0, colon), &lo) ||
+               (colon + 1 < v.size() && !parse_ll(v.substr(colon + 1), &hi))) {
+        return false;
+    }
+    if (lo < 0 || hi < lo || hi > (1LL << 30))
+        return false;
+    sizes->clear();
+    long long s = lo;
+    if (s == 0) {
+        sizes->push_back(0);
+        s = 1;
+    }
+    for (; s <= hi; s *= 2)
+        sizes->push_back(s);
+    return !sizes->empty();
+}
+
 // Returns an error text, or empty on success.
 std::string parse(int argc, char **argv, Options *o)
 {
@@ -143,10 +188,18 @@ std::string parse(int argc, char **argv, Options *o)
         long long n;
         if (a == "--help" || a == "-h")
             return "help";
+        bool osu_style = a == "-m" || a == "--message-size" || a == "-i" || a == "--iterations" || a == "-x" ||
+                         a == "-f" || a == "--full" || a == "-c" || a == "--validation";
+        if (osu_style && o->osu_option.empty())
+            o->osu_option = a;
         if (a == "--list") {
             o->list = true;
         } else if (a == "--no-verify") {
             o->verify = false;
+        } else if (a == "-f" || a == "--full") {
+            o->osu_full = true;
+        } else if (a == "-c" || a == "--validation") {
+            o->osu_validate = true;
         } else if (!value(&v)) {
             return "unknown option or missing value: " + a;
         } else if (a == "--coll") {
@@ -154,6 +207,7 @@ std::string parse(int argc, char **argv, Options *o)
                 return "unknown collective " + v;
         } else if (a == "--algo") {
             o->algos = split(v, ',');
+            o->algo_given = true;
             if (o->algos.empty())
                 return "empty --algo";
         } else if (a == "--size") {
@@ -163,9 +217,19 @@ std::string parse(int argc, char **argv, Options *o)
                     return "bad --size " + t;
                 else
                     o->sizes.push_back(n);
+            o->osu_range = false;
+        } else if (a == "-m" || a == "--message-size") {
+            if (!parse_osu_range(v, &o->sizes))
+                return "bad " + a + " " + v + " ([MIN:]MAX, 0 <= MIN <= MAX <= 2^30)";
+            o->osu_range = true;
+        } else if (a == "--format") {
+            if (v != "table" && v != "osu")
+                return "unknown --format " + v + " (table or osu)";
+            o->osu = v == "osu";
         } else if (a == "--dist") {
             o->dist = v;
-            static const char *known[] = {"uniform", "normal", "powerlaw", "fft1", "fft2"};
+            o->dist_given = true;
+            static const char *known[] = {"uniform", "equal", "normal", "powerlaw", "fft1", "fft2"};
             bool ok = v.rfind("matrix:", 0) == 0 || v.rfind("traffic:", 0) == 0;
             for (const char *k : known)
                 ok = ok || v == k;
@@ -181,13 +245,14 @@ std::string parse(int argc, char **argv, Options *o)
             if (!parse_ll(v, &n) || n < 0 || n > 1 << 20)
                 return "bad --ppn " + v;
             o->ppn = (int)n;
-        } else if (a == "--iters") {
+        } else if (a == "--iters" || a == "-i" || a == "--iterations") {
             if (!parse_ll(v, &n) || n < 1 || n > 1000000)
-                return "bad --iters " + v;
+                return "bad " + a + " " + v;
             o->iters = (int)n;
-        } else if (a == "--warmup") {
+            o->iters_given = true;
+        } else if (a == "--warmup" || a == "-x") {
             if (!parse_ll(v, &n) || n < 0 || n > 1000000)
-                return "bad --warmup " + v;
+                return "bad " + a + " " + v;
             o->warmup = (int)n;
         } else if (a == "--seed") {
             if (!parse_ll(v, &n) || n < 0)
@@ -223,6 +288,36 @@ std::string parse(int argc, char **argv, Options *o)
         } else {
             return "unknown option " + a;
         }
+    }
+    if (!o->osu_option.empty() && !o->osu)
+        return o->osu_option + " is an OSU-style option: use it with --format osu (or see --help)";
+    if (o->osu) {
+        if (o->coll != Collective::alltoall && o->coll != Collective::alltoallv)
+            return "--format osu: --coll alltoall or alltoallv (OSU has no crs benchmark)";
+        if (!o->algo_given)
+            o->algos = {"auto"};
+        if (o->algos.size() != 1 || o->algos[0] == "all" || o->algos[0][0] == '-')
+            return "--format osu measures one algorithm per run: --algo NAME, auto or mpi (not all or a list)";
+        if (o->radix.size() > 1 || (!o->radix.empty() && o->radix[0] == -1) || o->batch.size() > 1 ||
+            (!o->batch.empty() && o->batch[0] == -1))
+            return "--format osu measures one parameter set per run: one --radix and one --batch value";
+        if (!o->csv.empty() || !o->json.empty())
+            return "--format osu writes OSU's layout only: --csv and --json need the table format";
+        if (o->osu_validate && !o->verify)
+            return "-c (validation) needs the verification that --no-verify turns off";
+        if (o->sizes.empty()) {
+            parse_osu_range("1:1048576", &o->sizes);
+            o->osu_range = true;
+        }
+        if (o->coll == Collective::alltoallv && !o->dist_given)
+            o->dist = "equal";  // osu_alltoallv: every block the same size
+        // Without -i / -x: OSU's defaults by size (iters_for / warmup_for), natively;
+        // under SMPI, where simulated time is deterministic, 1 and 0.
+        if (!o->iters_given)
+            o->iters = MPIX_SMPI ? 1 : -1;
+        if (o->warmup < 0)
+            o->warmup = MPIX_SMPI ? 0 : -1;
+        return "";
     }
     if (o->sizes.empty()) {
         if (o->dist == "fft1")
@@ -299,6 +394,10 @@ struct Row {
     double median = 0, min = 0, max = 0, speedup = 0;
     std::string verified;
     double bound = 0;  // us, the exchange's lower bound (simulated runs only; 0: none)
+    // --format osu: OSU's statistics, each rank's mean over the timed calls, then the
+    // mean, min and max of those over ranks (rank 0 only).
+    double osu_avg = 0, osu_min = 0, osu_max = 0;
+    int iters = 0;
 };
 
 // The lower bound of one size's exchange on the simulated platform (sim/bound.hpp).
@@ -314,6 +413,13 @@ public:
     int run();
 
 private:
+    int setup();
+    int prepare(long long s, Layout *l);
+    int run_table();
+    int run_osu();
+    // Timed and untimed calls per parameter set: the options, or OSU's defaults by size.
+    int iters_for(long long s) const { return o_.iters >= 0 ? o_.iters : s > 8192 ? 100 : 1000; }
+    int warmup_for(long long s) const { return o_.warmup >= 0 ? o_.warmup : s > 8192 ? 10 : 100; }
     bool crs() const { return o_.coll == Collective::alltoall_crs || o_.coll == Collective::alltoallv_crs; }
     bool uniform() const { return o_.coll == Collective::alltoall || o_.coll == Collective::alltoall_crs; }
     std::string layout_for(long long s, Layout *l);
@@ -592,7 +698,8 @@ bool Bench::measure(const std::string &label, const std::string &algo, int radix
         fill(l, crs(), me_, sbuf_.ptr, rbuf_.ptr);
     std::vector<double> times;
     int ok = 1;
-    for (int it = 0; it < o_.warmup + o_.iters; ++it) {
+    const int warmup = warmup_for(s), iters = iters_for(s);
+    for (int it = 0; it < warmup + iters; ++it) {
         MPI_Barrier(world_);
         double t0 = MPI_Wtime();
         int rc = call(algo, radix, batch, l, s, mpi);
@@ -601,9 +708,18 @@ bool Bench::measure(const std::string &label, const std::string &algo, int radix
             ok = 0;
         if (it == 0 && verify && ok)
             ok = check(l, s) ? 1 : 0;
-        if (it >= o_.warmup)
+        if (it >= warmup)
             times.push_back(t);
     }
+    if (o_.osu) {
+        // OSU: this rank's mean, then the mean, min and max over ranks.
+        double mean = std::accumulate(times.begin(), times.end(), 0.0) / (double)times.size() * 1e6;
+        MPI_Reduce(&mean, &row->osu_avg, 1, MPI_DOUBLE, MPI_SUM, 0, world_);
+        MPI_Reduce(&mean, &row->osu_min, 1, MPI_DOUBLE, MPI_MIN, 0, world_);
+        MPI_Reduce(&mean, &row->osu_max, 1, MPI_DOUBLE, MPI_MAX, 0, world_);
+        row->osu_avg /= p_;
+    }
+    row->iters = iters;
     std::vector<double> slowest(times.size());
     MPI_Allreduce(times.data(), slowest.data(), (int)times.size(), MPI_DOUBLE, MPI_MAX, world_);
     int all_ok;
@@ -691,6 +807,16 @@ std::string params_text(int radix, int batch, const Options &o)
 
 int Bench::run()
 {
+    int rc = setup();
+    if (rc == 0)
+        rc = o_.osu ? run_osu() : run_table();
+    MPI_Comm_free(&world_);
+    return rc;
+}
+
+// The baseline's communicator, the library's node communicators, the workload.
+int Bench::setup()
+{
     MPI_Comm_dup(MPI_COMM_WORLD, &world_);
     // Nodes as the library sees them (real, or emulated by --ppn).
     const mpix::Regions *regions = nullptr;
@@ -715,7 +841,33 @@ int Bench::run()
             std::fprintf(stderr, "mpix-bench: rank %d: %s\n", me_, err.c_str());
         return 2;
     }
+    return 0;
+}
 
+// This rank's layout for size s, and buffers for it; 2 when any rank cannot.
+int Bench::prepare(long long s, Layout *l)
+{
+    std::string err = layout_for(s, l);
+    int bad = err.empty() ? 0 : 1, any_bad;
+    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, world_);
+    if (any_bad) {
+        if (bad)
+            std::fprintf(stderr, "mpix-bench: rank %d: %s\n", me_, err.c_str());
+        return 2;
+    }
+    long long sbytes = std::max(l->sbytes, l->crs_sbytes), rbytes = std::max(l->rbytes, l->crs_rbytes);
+    // Under SMPI large buffers are shared between simulated ranks (memory of
+    // one process holds all P ranks); their content is then meaningless.
+    int big = sbytes + rbytes > (64LL << 20) / std::max(1, p_ / 64) ? 1 : 0, any_big = 0;
+    MPI_Allreduce(&big, &any_big, 1, MPI_INT, MPI_MAX, world_);
+    shared_ = MPIX_SMPI && any_big;
+    sbuf_.allocate((std::size_t)sbytes, shared_);
+    rbuf_.allocate((std::size_t)rbytes, shared_);
+    return 0;
+}
+
+int Bench::run_table()
+{
     // Algorithms to run, in registry order; `auto` last.
     std::vector<const mpix::Algorithm *> algos;
     bool with_auto = false;
@@ -784,22 +936,8 @@ int Bench::run()
     };
     for (long long s : o_.sizes) {
         Layout l;
-        err = layout_for(s, &l);
-        bad = err.empty() ? 0 : 1;
-        MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, world_);
-        if (any_bad) {
-            if (bad)
-                std::fprintf(stderr, "mpix-bench: rank %d: %s\n", me_, err.c_str());
+        if (prepare(s, &l))
             return 2;
-        }
-        long long sbytes = std::max(l.sbytes, l.crs_sbytes), rbytes = std::max(l.rbytes, l.crs_rbytes);
-        // Under SMPI large buffers are shared between simulated ranks (memory of
-        // one process holds all P ranks); their content is then meaningless.
-        int big = sbytes + rbytes > (64LL << 20) / std::max(1, p_ / 64) ? 1 : 0, any_big = 0;
-        MPI_Allreduce(&big, &any_big, 1, MPI_INT, MPI_MAX, world_);
-        shared_ = MPIX_SMPI && any_big;
-        sbuf_.allocate((std::size_t)sbytes, shared_);
-        rbuf_.allocate((std::size_t)rbytes, shared_);
 
         SizeBound sb;
         bool have_bound = bound_for(s, &sb);
@@ -841,7 +979,98 @@ int Bench::run()
         }
     }
     emit(rows);
-    MPI_Comm_free(&world_);
+    return all_ok ? 0 : 1;
+}
+
+// --format osu: the OSU micro-benchmarks' osu_alltoall / osu_alltoallv layout, one
+// algorithm, rows printed as they are measured. Columns as OSU 7.x prints them:
+// size left-aligned in 10, numbers right-aligned in 18 with 2 decimals,
+// Iterations in 12, Validation in 18.
+int Bench::run_osu()
+{
+    const std::string &name = o_.algos[0];
+    const mpix::Algorithm *a = nullptr;
+    if (name != "mpi" && name != "auto" && !(a = mpix::find_algorithm(o_.coll, name.c_str()))) {
+        if (me_ == 0)
+            std::fprintf(stderr, "mpix-bench: no %s algorithm named %s (see --list; or auto, mpi)\n",
+                         mpix::collective_name(o_.coll), name.c_str());
+        return 2;
+    }
+    const bool alltoall = o_.coll == Collective::alltoall;
+    const char *mpi_name = alltoall ? "MPI_Alltoall" : "MPI_Alltoallv";
+    int radix = a && reads(a, "radix") && !o_.radix.empty() ? o_.radix[0] : 0;
+    int batch = a && reads(a, "batch_size") && !o_.batch.empty() ? o_.batch[0] : 0;
+    // OSU's memory limit for its size range: a buffer of size * P bytes at most 512 MiB.
+    const long long mem_limit = 512LL << 20;
+    std::vector<long long> sizes;
+    for (long long s : o_.sizes)
+        if (!o_.osu_range || s * p_ <= mem_limit)
+            sizes.push_back(s);
+    if (me_ == 0 && sizes.size() < o_.sizes.size())
+        std::fprintf(stderr,
+                     "mpix-bench: sizes above %lld bytes left out: size x %d ranks exceeds 512 MiB per buffer"
+                     " (OSU's default limit; --size lists sizes without it)\n",
+                     sizes.empty() ? 0LL : sizes.back(), p_);
+
+    if (me_ == 0) {
+        std::printf("\n# OSU MPI %s Personalized Exchange Latency Test\n", alltoall ? "All-to-All" : "All-to-Allv");
+        if (name == "mpi")
+            std::printf("# mpix algorithm: mpi (%s itself on a duplicate of MPI_COMM_WORLD, no mpix)\n", mpi_name);
+        else if (name == "auto")
+            std::printf("# mpix algorithm: auto (the library's pick per size, listed below the table)%s%s\n",
+                        o_.hints.empty() ? "" : "  params: ", o_.hints.empty() ? "" : params_text(0, 0, o_).c_str());
+        else
+            std::printf("# mpix algorithm: %s  params: %s\n", a->name, params_text(radix, batch, o_).c_str());
+        std::printf("# mpix-bench --format osu: P=%d nodes=%d ppn=%d dist=%s seed=%llu%s; latency: each rank's"
+                    " mean over the timed calls, averaged (min, max) over ranks\n",
+                    p_, nodes_, ppn_, alltoall ? "equal" : o_.dist.c_str(), o_.seed,
+                    MPIX_SMPI ? " (SimGrid SMPI)" : "");
+        std::printf("# Datatype: MPI_BYTE.\n");
+        std::printf("%-*s%*s", 10, "# Size", 18, "Avg Latency(us)");
+        if (o_.osu_full)
+            std::printf("%*s%*s%*s", 18, "Min Latency(us)", 18, "Max Latency(us)", 12, "Iterations");
+        if (o_.osu_validate)
+            std::printf("%*s", 18, "Validation");
+        std::printf("\n");
+        std::fflush(stdout);
+    }
+    bool all_ok = true;
+    std::vector<std::pair<long long, std::string>> picks;
+    for (long long s : sizes) {
+        Layout l;
+        if (prepare(s, &l))
+            return 2;
+        Row row;
+        bool ok = name == "mpi" ? measure(mpi_name, "", 0, 0, l, s, &row)
+                                : measure(name, name, radix, batch, l, s, &row);
+        all_ok &= ok;
+        if (name == "auto")
+            picks.emplace_back(s, picked(l, s));
+        if (me_ != 0)
+            continue;
+        std::printf("%-*lld%*.*f", 10, s, 18, 2, row.osu_avg);
+        if (o_.osu_full)
+            std::printf("%*.*f%*.*f%*d", 18, 2, row.osu_min, 18, 2, row.osu_max, 12, row.iters);
+        if (o_.osu_validate)
+            std::printf("%*s", 18, row.verified == "yes" ? "Pass" : row.verified == "FAILED" ? "Fail" : "Skipped");
+        std::printf("\n");
+        std::fflush(stdout);
+        if (!ok)
+            std::fprintf(stderr, "mpix-bench: %s size %lld: a wrong byte or an error code on some rank\n",
+                         name.c_str(), s);
+    }
+    if (me_ == 0 && !picks.empty()) {
+        // Runs of sizes with the same pick: "1-64 nonblocking, 128-1048576 scattered".
+        std::string text;
+        for (std::size_t i = 0, j; i < picks.size(); i = j) {
+            for (j = i + 1; j < picks.size() && picks[j].second == picks[i].second;)
+                ++j;
+            text += (text.empty() ? "" : ", ") + std::to_string(picks[i].first) +
+                    (j - 1 > i ? "-" + std::to_string(picks[j - 1].first) : "") + " " + picks[i].second;
+        }
+        std::printf("# mpix auto picked: %s\n", text.c_str());
+        std::fflush(stdout);
+    }
     return all_ok ? 0 : 1;
 }
 
@@ -952,6 +1181,78 @@ void list_registry()
     }
 }
 
+#if !MPIX_SMPI
+// Cores the ranks of this host may run on: the union of their affinity masks
+// (hardware_concurrency where the mask cannot be read).
+int host_cores(MPI_Comm host)
+{
+    int have = 1, all_have = 0;
+#ifdef __linux__
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    have = sched_getaffinity(0, sizeof set, &set) == 0 ? 1 : 0;
+    MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, host);
+    if (all_have) {
+        const int words = (int)(sizeof set / sizeof(unsigned long));
+        std::vector<unsigned long> mine(words), any(words);
+        std::memcpy(mine.data(), &set, sizeof set);
+        MPI_Allreduce(mine.data(), any.data(), words, MPI_UNSIGNED_LONG, MPI_BOR, host);
+        std::memcpy(&set, any.data(), sizeof set);
+        return CPU_COUNT(&set);
+    }
+#else
+    (void)have;
+    (void)all_have;
+    (void)host;
+#endif
+    return (int)std::max(1u, std::thread::hardware_concurrency());
+}
+
+// More ranks than cores on a host: a rank waits for the scheduler's tick, and
+// native times measure that, not the network. Rank 0 says so once on stderr.
+void warn_oversubscribed(int me)
+{
+    MPI_Comm host;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+    int mine[3] = {0, 0, 0};  // host leader, its ranks, its cores
+    int host_rank;
+    MPI_Comm_rank(host, &host_rank);
+    MPI_Comm_size(host, &mine[1]);
+    mine[2] = host_cores(host);
+    mine[0] = host_rank == 0;
+    MPI_Comm_free(&host);
+    int p;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    std::vector<int> all(me == 0 ? 3 * (std::size_t)p : 0);
+    MPI_Gather(mine, 3, MPI_INT, all.data(), 3, MPI_INT, 0, MPI_COMM_WORLD);
+    if (me != 0)
+        return;
+    int hosts = 0, crowded = 0, worst = -1;
+    for (int r = 0; r < p; ++r) {
+        const int *h = &all[3 * (std::size_t)r];
+        if (!h[0])
+            continue;
+        ++hosts;
+        if (h[1] <= h[2])
+            continue;
+        ++crowded;
+        if (worst < 0 || (double)h[1] / h[2] > (double)all[3 * worst + 1] / all[3 * worst + 2])
+            worst = r;
+    }
+    if (worst < 0)
+        return;
+    const char *tail = "native timings measure the scheduler, not the network";
+    if (hosts == 1)
+        std::fprintf(stderr, "mpix-bench: warning: %d ranks share %d %s on this host; %s\n", all[3 * worst + 1],
+                     all[3 * worst + 2], all[3 * worst + 2] == 1 ? "core" : "cores", tail);
+    else
+        std::fprintf(stderr, "mpix-bench: warning: %d ranks share %d %s on a host (%d of %d hosts have more ranks"
+                     " than cores); %s\n", all[3 * worst + 1], all[3 * worst + 2],
+                     all[3 * worst + 2] == 1 ? "core" : "cores", crowded, hosts, tail);
+    std::fflush(stderr);
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char **argv)
@@ -979,6 +1280,9 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "mpix-bench: MPIX_Comm_init failed\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+#if !MPIX_SMPI
+    warn_oversubscribed(me);  // SimGrid's time does not depend on the host's cores
+#endif
     if (o.ppn > 0)
         MPIX_Comm_update_locality(xcomm, o.ppn);
     int rc;

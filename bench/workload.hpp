@@ -47,6 +47,8 @@ public:
         int p = p_;
         if (dist_ == "uniform")
             return (std::size_t)(mix(seed, src, dst) % (unsigned long long)(s + 1));
+        if (dist_ == "equal")  // every block S bytes, as osu_alltoallv sends
+            return (std::size_t)s;
         if (dist_ == "normal") {
             std::uint64_t h = mix(seed, src, dst);
             double u1 = unit(h) + 1e-12, u2 = unit(mix(h, 17, 3));

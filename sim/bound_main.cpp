@@ -26,7 +26,7 @@ const char *const kUsage =
     "  PLATFORM  a name in sim/platforms or a path to a platform .xml (with its .hosts)\n"
     "  NP        ranks, placed as sim/run places them (rank r on line r of the .hosts file)\n"
     "  --coll    alltoall: S bytes per block; alltoallv (default): --dist bytes\n"
-    "  --dist    uniform (default), normal, powerlaw, fft1, fft2, matrix:PATH, traffic:PATH\n"
+    "  --dist    uniform (default), equal, normal, powerlaw, fft1, fft2, matrix:PATH, traffic:PATH\n"
     "            (mpix-bench's workloads, same formulas and seed)\n"
     "  --size    block size scale(s) S (default 16)\n"
     "  --o       seconds per message on each side (default: $SIM_O or 1e-6, as sim/run)\n";

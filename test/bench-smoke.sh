@@ -31,6 +31,32 @@ if awk -F, 'NR > 1 && ($13 != "yes" || $14 != "" || $15 != "")' "$tmp/out.csv" |
     echo "unverified rows, or a bound outside a simulation"; exit 1
 fi
 grep -q '"speedup_vs_mpi"' "$tmp/out.json"
+# --format osu: OSU's layout for one algorithm, sizes 1..64, full and validation columns.
+for coll in alltoall alltoallv; do
+    case $coll in alltoall) title=All-to-All algo=pairwise ;; *) title=All-to-Allv algo=parlogna ;; esac
+    $run --format osu --coll $coll --algo $algo -m 1:64 -i 2 -x 1 -f -c >"$tmp/osu" 2>"$tmp/osu.err"
+    grep -qx "# OSU MPI $title Personalized Exchange Latency Test" "$tmp/osu" || { echo "osu $coll: no title"; exit 1; }
+    grep -q "^# mpix algorithm: $algo" "$tmp/osu" || { echo "osu $coll: no algorithm line"; exit 1; }
+    grep -qx '# Size *Avg Latency(us) *Min Latency(us) *Max Latency(us) *Iterations *Validation' "$tmp/osu" ||
+        { echo "osu $coll: no column header"; exit 1; }
+    # One row per size: size, three latencies with 2 decimals, 2 iterations, Pass.
+    rows=$(awk '!/^#/ && NF { ok = NF == 6 && $1 ~ /^[0-9]+$/ && $5 == 2 && $6 == "Pass"
+                              for (i = 2; i <= 4; ++i) ok = ok && $i ~ /^[0-9]+[.][0-9][0-9]$/
+                              printf "%s%s", ok ? " " : " BAD:", $1 }' "$tmp/osu")
+    test "$rows" = " 1 2 4 8 16 32 64" || { echo "osu $coll rows:$rows"; cat "$tmp/osu"; exit 1; }
+done
+# More ranks than cores: one warning on stderr (this test runs 4 ranks), none otherwise.
+if [ "$(nproc)" -lt 4 ]; then
+    test "$(grep -c '^mpix-bench: warning: 4 ranks share [0-9]* cores* on this host' "$tmp/osu.err")" -eq 1 ||
+        { echo "no oversubscription warning at 4 ranks on $(nproc) cores"; exit 1; }
+elif grep 'ranks share' "$tmp/osu.err"; then
+    echo "oversubscription warning on $(nproc) cores"; exit 1
+fi
+if $run --format osu --algo all -m 1:2 >/dev/null 2>&1; then echo "--format osu --algo all accepted"; exit 1; fi
+if $run --format osu --algo pairwise,linear -m 1:2 >/dev/null 2>&1; then
+    echo "--format osu with two algorithms accepted"; exit 1
+fi
+if $run -f --size 16 >/dev/null 2>&1; then echo "-f without --format osu accepted"; exit 1; fi
 # Bad input is refused with a non-zero exit.
 if $run --dist nosuch >/dev/null 2>&1; then echo "bad --dist accepted"; exit 1; fi
 if $run --dist traffic:/nonexistent >/dev/null 2>&1; then echo "missing traffic file accepted"; exit 1; fi
