@@ -38,32 +38,38 @@ int check_counts(const UserSide &side, int size, const char **why)
     return MPI_SUCCESS;
 }
 
+// a * b fits a signed pointer-sized integer (no division on the call's path).
+bool product_fits(MPI_Aint a, MPI_Aint b)
+{
+    MPI_Aint product;
+    return !__builtin_mul_overflow(a, b, &product);
+}
+
 // Byte sizes and offsets must be representable: counts and displacements of the
-// large-count calls can overflow them once multiplied by the type's size or extent.
+// large-count calls (and P times a uniform block) can overflow them once
+// multiplied by the type's size or extent.
 int check_byte_range(const UserSide &side, int size, const char **why)
 {
     if (side.form == UserSide::Form::per_peer)
         return MPI_SUCCESS;  // int counts and displacements times an int size fit
-    const MPI_Count max_count =
-        side.info.size > 0 ? static_cast<MPI_Count>(PTRDIFF_MAX / static_cast<std::ptrdiff_t>(side.info.size))
-                           : PTRDIFF_MAX;
-    const MPI_Aint extent = side.info.extent < 0 ? -side.info.extent : side.info.extent;
-    const MPI_Aint max_displ = extent > 0 ? PTRDIFF_MAX / extent : PTRDIFF_MAX;
+    const MPI_Aint type_size = static_cast<MPI_Aint>(side.info.size);
     if (side.form == UserSide::Form::uniform) {
         // Block j lies at j * count extents.
-        if (side.uniform_count > max_count ||
-            (side.uniform_count > 0 && static_cast<MPI_Count>(size) > max_displ / side.uniform_count)) {
+        MPI_Aint span = 0;
+        if (!product_fits(side.uniform_count, type_size) ||
+            __builtin_mul_overflow(static_cast<MPI_Aint>(size), side.uniform_count, &span) ||
+            !product_fits(span, side.info.extent)) {
             *why = "P times the count times the datatype's size or extent exceeds the address space";
             return MPI_ERR_COUNT;
         }
         return MPI_SUCCESS;
     }
     for (int p = 0; p < size; ++p) {
-        if (side.counts_c[p] > max_count) {
+        if (!product_fits(side.counts_c[p], type_size)) {
             *why = "a count times the datatype's size exceeds the address space";
             return MPI_ERR_COUNT;
         }
-        if (side.displs_c[p] > max_displ || side.displs_c[p] < -max_displ) {
+        if (!product_fits(side.displs_c[p], side.info.extent)) {
             *why = "a displacement times the datatype's extent exceeds the address space";
             return MPI_ERR_ARG;
         }
@@ -218,7 +224,7 @@ bool has_data(const UserSide &u, int p)
 
 }  // namespace
 
-int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide send, UserSide recv, bool in_place)
+int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
 {
     const int p = xcomm->size;
     const char *why = nullptr;
@@ -229,7 +235,7 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide send, 
         return raise(xcomm->user, rc, fn, why);
     if (describe_type_memo(xcomm, recv.type, &recv.info, &why) != MPI_SUCCESS)
         return raise(xcomm->user, MPI_ERR_TYPE, fn, why);
-    if (in_place)
+    if (in_place || send.type == recv.type)
         send.info = recv.info;  // MPI_IN_PLACE: the send side is the receive buffer's current content
     else if (describe_type_memo(xcomm, send.type, &send.info, &why) != MPI_SUCCESS)
         return raise(xcomm->user, MPI_ERR_TYPE, fn, why);
@@ -258,11 +264,11 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide send, 
     // The MPI library's own collective gets the caller's arguments as they are:
     // calling it through mpix then costs what calling it directly costs. Tracing
     // needs the byte path (it records the blocks).
-    if (algorithm->is_pass_through() && xcomm->hints.trace.empty()) {
+    if (algorithm->pass_through && xcomm->hints.trace.empty()) {
         bool passed = false;
         rc = call_mpi_collective(xcomm, send, recv, in_place, &passed);
         if (passed)
-            return report(xcomm, fn, algorithm, rc);
+            return rc == MPI_SUCCESS ? MPI_SUCCESS : report(xcomm, fn, algorithm, rc);
     }
     return run_byte_path(xcomm, c, fn, algorithm, send, recv, in_place);
 }

@@ -22,10 +22,10 @@ struct Algorithm {
     const char *summary;
     ExchangeFn run;         // alltoall / alltoallv
     SparseFn run_sparse;    // alltoall_crs / alltoallv_crs
-
     // The MPI library's own collective: dispatch hands it the caller's own
-    // arguments, skipping the byte path (no staging, no per-call allocation).
-    bool is_pass_through() const;
+    // arguments, skipping the byte path (no staging, no per-call allocation);
+    // `run` is its byte-path form (tracing, counts MPI cannot take).
+    bool pass_through = false;
 };
 
 // Enumerates algorithms of one collective in registry order; nullptr past the end.
