@@ -132,6 +132,10 @@ static int comm_init_unguarded(MPIX_Comm **xcomm, MPI_Comm comm)
     }
     x->emulated_ppn = ppn;
     x->user = comm;
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    x->world_available = initialized && !finalized;
     MPI_Comm_size(x->comm, &x->size);
     MPI_Comm_rank(x->comm, &x->rank);
     void *ub = nullptr;

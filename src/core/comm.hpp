@@ -48,6 +48,13 @@ struct MPIX_Comm {
     // ran (what `auto` picked), for the benchmark; indexed by Collective.
     const char *last_algorithm[mpix::kCollectives] = {};
 
+    // MPI_COMM_WORLD exists (MPI_Init'ed, not finalized) since MPIX_Comm_init.
+    bool world_available = false;
+    // The per-peer byte sizes and offsets of a call's two sides, lent to each
+    // call so that it allocates none (calls on one MPIX_Comm do not overlap).
+    std::vector<std::size_t> spare_bytes[2];
+    std::vector<MPI_Aint> spare_displs[2];
+
     // The descriptions of the last predefined datatypes a call used (their
     // handles never change meaning), so a call need not ask MPI (select/dispatch).
     struct NamedType {

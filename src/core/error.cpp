@@ -159,19 +159,11 @@ WorldHandlerOverride &world_override()
     return state;
 }
 
-bool world_available()
-{
-    int initialized = 0, finalized = 0;
-    MPI_Initialized(&initialized);
-    MPI_Finalized(&finalized);
-    return initialized && !finalized;
-}
-
 }  // namespace
 
-WorldErrorsReturn::WorldErrorsReturn()
+WorldErrorsReturn::WorldErrorsReturn(bool world_available)
 {
-    if (!world_available())  // the Sessions model alone has no MPI_COMM_WORLD
+    if (!world_available)  // the Sessions model alone has no MPI_COMM_WORLD
         return;
     WorldHandlerOverride &w = world_override();
     std::lock_guard<std::mutex> guard(w.lock);

@@ -42,7 +42,9 @@ int raise_staging(MPI_Comm comm, int mpi_errcode, const char *func, const char *
 // MPI_COMM_WORLD's handler while an mpix call runs on another thread.
 class WorldErrorsReturn {
 public:
-    WorldErrorsReturn();
+    // `world_available`: MPI_COMM_WORLD exists (the World model, between MPI_Init
+    // and MPI_Finalize), known to the MPIX_Comm since its init.
+    explicit WorldErrorsReturn(bool world_available);
     ~WorldErrorsReturn();
     WorldErrorsReturn(const WorldErrorsReturn &) = delete;
     WorldErrorsReturn &operator=(const WorldErrorsReturn &) = delete;

@@ -152,6 +152,27 @@ int report(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc)
     return raise_internal(xcomm->user, rc, fn, algorithm->name);
 }
 
+// The communicator's spare per-peer vectors, swapped into a call's two sides for
+// its duration (no allocation once they have grown to P).
+class LentViews {
+public:
+    LentViews(MPIX_Comm *xcomm, BlockSide *send, BlockSide *recv) : xcomm_(xcomm), send_(send), recv_(recv) { swap(); }
+    ~LentViews() { swap(); }
+    LentViews(const LentViews &) = delete;
+    LentViews &operator=(const LentViews &) = delete;
+
+private:
+    void swap()
+    {
+        send_->bytes.swap(xcomm_->spare_bytes[0]);
+        send_->displs.swap(xcomm_->spare_displs[0]);
+        recv_->bytes.swap(xcomm_->spare_bytes[1]);
+        recv_->displs.swap(xcomm_->spare_displs[1]);
+    }
+    MPIX_Comm *xcomm_;
+    BlockSide *send_, *recv_;
+};
+
 // The byte path: user blocks as byte views, the algorithm, then unpacking;
 // returns what report() returns.
 int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorithm *algorithm, const UserSide &send,
@@ -159,6 +180,7 @@ int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorith
 {
     const int p = xcomm->size;
     BlockSide sb, rb;
+    LentViews lent(xcomm, &sb, &rb);
     int rc = make_send_side(send, p, in_place, xcomm->comm, &sb);
     if (rc != MPI_SUCCESS)
         return raise_staging(xcomm->user, rc, fn, "the send staging buffer");
@@ -192,7 +214,7 @@ int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorith
         x.trace = trace.get();
     }
     {
-        WorldErrorsReturn world_returns;  // a truncated receive must come back here, not abort
+        WorldErrorsReturn world_returns(xcomm->world_available);  // a truncated receive must come back here
         rc = algorithm->run(x);
     }
     if (rc == MPI_SUCCESS)

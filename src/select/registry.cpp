@@ -148,6 +148,25 @@ namespace {
 constexpr int kAutoMinRanks = 8;
 constexpr int kAutoAggregateRanksPerNode = 4;  // fewer per node on average: no node aggregation
 
+// The rows `auto` picks, looked up by name once (the registry is read-only).
+struct AutoRows {
+    const Algorithm *a2a_bruck_zero_rotation = find_algorithm(A2A, "bruck_zero_rotation");
+    const Algorithm *a2a_node_bruck = find_algorithm(A2A, "node_bruck");
+    const Algorithm *a2a_nonblocking = find_algorithm(A2A, "nonblocking");
+    const Algorithm *a2a_pmpi = find_algorithm(A2A, "pmpi");
+    const Algorithm *a2av_node_bruck = find_algorithm(A2AV, "node_bruck");
+    const Algorithm *a2av_nonblocking = find_algorithm(A2AV, "nonblocking");
+    const Algorithm *a2av_parlogna = find_algorithm(A2AV, "parlogna");
+    const Algorithm *a2av_pmpi = find_algorithm(A2AV, "pmpi");
+    const Algorithm *a2av_two_phase_bruck = find_algorithm(A2AV, "two_phase_bruck");
+};
+
+const AutoRows &auto_rows()
+{
+    static const AutoRows rows;
+    return rows;
+}
+
 // True when nodes hold too few ranks (1-3 on average) for node_bruck to
 // aggregate: it would then send about P/n messages per rank between nodes.
 bool few_ranks_per_node(int size, int nnodes)
@@ -170,12 +189,12 @@ int node_count(MPIX_Comm *xcomm)
 const Algorithm *auto_alltoall(MPIX_Comm *xcomm, std::size_t block_bytes)
 {
     if (xcomm->size < kAutoMinRanks)
-        return find_algorithm(A2A, "nonblocking");
+        return auto_rows().a2a_nonblocking;
     if (!few_ranks_per_node(xcomm->size, node_count(xcomm)))
-        return find_algorithm(A2A, "node_bruck");
+        return auto_rows().a2a_node_bruck;
     if (block_bytes <= 256)
-        return find_algorithm(A2A, "bruck_zero_rotation");
-    return find_algorithm(A2A, "pmpi");
+        return auto_rows().a2a_bruck_zero_rotation;
+    return auto_rows().a2a_pmpi;
 }
 
 // `auto` for MPIX_Alltoallv, from values every rank agrees on without a
@@ -251,14 +270,14 @@ bool auto_alltoallv_needs_mean(int size, int nnodes)
 const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long agreed_mean)
 {
     if (size < kAutoMinRanks)
-        return find_algorithm(A2AV, "nonblocking");
+        return auto_rows().a2av_nonblocking;
     if (!auto_alltoallv_needs_mean(size, nnodes))
-        return find_algorithm(A2AV, "node_bruck");
+        return auto_rows().a2av_node_bruck;
     if (agreed_mean <= kAutoBruckMaxMean)
-        return find_algorithm(A2AV, "two_phase_bruck");
+        return auto_rows().a2av_two_phase_bruck;
     if (agreed_mean <= kAutoParlognaMaxMean)
-        return find_algorithm(A2AV, "parlogna");
-    return find_algorithm(A2AV, "pmpi");
+        return auto_rows().a2av_parlogna;
+    return auto_rows().a2av_pmpi;
 }
 
 namespace {
@@ -273,7 +292,7 @@ const Algorithm *auto_alltoallv(MPIX_Comm *xcomm, const UserSide &send)
             if (j != xcomm->rank)
                 sum += send.count(j) * send.info.size;
         if (agreed_mean(xcomm, sum / static_cast<unsigned long long>(xcomm->size - 1), &agreed) != MPI_SUCCESS)
-            return find_algorithm(A2AV, "pmpi");
+            return auto_rows().a2av_pmpi;
     }
     return auto_alltoallv_rule(xcomm->size, nnodes, agreed);
 }
