@@ -200,12 +200,13 @@ const Algorithm *auto_alltoall(MPIX_Comm *xcomm, std::size_t block_bytes)
 // `auto` for MPIX_Alltoallv, from values every rank agrees on without a
 // collective on the call's path (README, "Which algorithm when"; SimGrid on
 // 16-core nodes, bench/results):
-//  - fewer than 8 ranks: `nonblocking`, every receive posted at once. It beat the
-//    MPI library's own at every size measured (native MPICH 4.0.2, P=2: 0.69 against
-//    0.77 us at 16 B, 3.6 against 6.0 us at 16 KiB, 19-32 against 47-49 us at
-//    256 KiB; SimGrid, one node, P=4 and 7: 6.01 against 6.21 and 12.01 against
-//    12.21 us) and, posting a receive for every block, it reports a block sent
-//    where none is expected, which MPICH's own leaves queued on the communicator;
+//  - fewer than 8 ranks: `nonblocking`, every receive posted at once. Against the
+//    MPI library's own, interleaved call by call (bench/mpix-passthrough, MPICH
+//    4.0.2, P=2): 1.14x its time at 16 B (about 60 ns of mpix), 1.02-1.05x at
+//    4 KiB, 0.60x at 64 KiB; SimGrid, one node, P=4 and 7: 6.01 against 6.21 and
+//    12.01 against 12.21 us. Posting a receive for every block, it reports a
+//    block sent where none is expected, which MPICH's own leaves queued on the
+//    communicator;
 //  - one node, or nodes of 4+ ranks on average: `node_bruck`, at every block size.
 //    It was fastest at every measured point (P=256 on 16 nodes: 16 B to 8 KiB,
 //    1.04-2.0x its bound; one node of 16: 16 B to 64 KiB). It needs no agreed
