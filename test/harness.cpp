@@ -86,4 +86,13 @@ int run_suite(int argc, char **argv, const char *suite_name, const TestCase *tes
     return total == 0 ? 0 : 1;
 }
 
+void select_row(MPIX_Comm *xcomm, const char *coll, const char *name)
+{
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    MPIX_Info_set(info, (std::string(coll) + "_algorithm").c_str(), name);
+    MPIX_Comm_set_info(xcomm, info);
+    MPIX_Info_free(&info);
+}
+
 }  // namespace mpixtest

@@ -37,6 +37,10 @@ int run_suite(int argc, char **argv, const char *suite, const TestCase *tests, i
 void exchange_and_check(MPIX_Comm *xcomm, bool alltoall, const std::function<int(int, int)> &bytes,
                         const std::string &what);
 
+// Selects registry row `name` of collective `coll` ("alltoall", ...) on xcomm
+// (replaces the communicator's hints).
+void select_row(MPIX_Comm *xcomm, const char *coll, const char *name);
+
 }  // namespace mpixtest
 
 #define MPIX_CHECK_ALL(what) mpixtest::agree((what), __FILE__, __LINE__)

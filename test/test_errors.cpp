@@ -160,15 +160,7 @@ void test_alltoall_errors()
     MPIX_CHECK_ALL("MPIX_Alltoall rejects bad input with the right class and writes nothing");
 }
 
-// Selects `name` for collective `coll` on xcomm.
-void select_row(MPIX_Comm *xcomm, const char *coll, const char *name)
-{
-    MPIX_Info *info;
-    MPIX_Info_init(&info);
-    MPIX_Info_set(info, (std::string(coll) + "_algorithm").c_str(), name);
-    MPIX_Comm_set_info(xcomm, info);
-    MPIX_Info_free(&info);
-}
+using mpixtest::select_row;
 
 // Runs body(xcomm, row, where) for every registry row of `coll`, on one node and
 // on emulated nodes of 2 ranks, through a user communicator whose errors return
@@ -202,17 +194,25 @@ void test_in_place_recvbuf()
         const char *fn = v ? "MPIX_Alltoallv" : "MPIX_Alltoall";
         for (int i = 0; const char *name = MPIX_Algorithm_name(coll, i); ++i) {
             select_row(f.xcomm, coll, name);
-            for (bool both : {false, true}) {
-                const void *send = both ? MPI_IN_PLACE : static_cast<const void *>(f.sendbuf.data());
-                int rc = v ? MPIX_Alltoallv(send, f.counts.data(), f.displs.data(), MPI_INT, MPI_IN_PLACE,
-                                            f.counts.data(), f.displs.data(), MPI_INT, f.xcomm)
-                           : MPIX_Alltoall(send, 2, MPI_INT, MPI_IN_PLACE, 2, MPI_INT, f.xcomm);
-                MPIX_EXPECT(error_class(rc) == MPI_ERR_BUFFER,
-                            std::string(fn) + " " + name + (both ? " (both buffers in place)" : "") +
-                                ": recvbuf MPI_IN_PLACE gave class " + std::to_string(error_class(rc)));
-                MPIX_EXPECT(!mpix::error_strings_supported() || error_text(rc).find(fn) != std::string::npos,
-                            std::string(fn) + " " + name + ": error string does not name the function");
-            }
+            for (bool large : {false, true})
+                for (bool both : {false, true}) {
+                    const void *send = both ? MPI_IN_PLACE : static_cast<const void *>(f.sendbuf.data());
+                    const std::vector<MPI_Count> counts_c(f.counts.begin(), f.counts.end());
+                    const std::vector<MPI_Aint> displs_c(f.displs.begin(), f.displs.end());
+                    int rc = v && large ? MPIX_Alltoallv_c(send, counts_c.data(), displs_c.data(), MPI_INT,
+                                                           MPI_IN_PLACE, counts_c.data(), displs_c.data(), MPI_INT,
+                                                           f.xcomm)
+                             : v        ? MPIX_Alltoallv(send, f.counts.data(), f.displs.data(), MPI_INT, MPI_IN_PLACE,
+                                                         f.counts.data(), f.displs.data(), MPI_INT, f.xcomm)
+                             : large    ? MPIX_Alltoall_c(send, 2, MPI_INT, MPI_IN_PLACE, 2, MPI_INT, f.xcomm)
+                                        : MPIX_Alltoall(send, 2, MPI_INT, MPI_IN_PLACE, 2, MPI_INT, f.xcomm);
+                    const std::string call = std::string(fn) + (large ? "_c" : "");
+                    MPIX_EXPECT(error_class(rc) == MPI_ERR_BUFFER,
+                                call + " " + name + (both ? " (both buffers in place)" : "") +
+                                    ": recvbuf MPI_IN_PLACE gave class " + std::to_string(error_class(rc)));
+                    MPIX_EXPECT(mpix_text(rc).find(call + ": ") == 0,
+                                call + " " + name + ": MPIX_Error_string gave '" + mpix_text(rc) + "'");
+                }
         }
     }
     MPIX_Comm_set_info(f.xcomm, nullptr);
@@ -257,6 +257,19 @@ void test_uncommitted_types()
                 MPIX_EXPECT(error_class(rc) == MPI_ERR_TYPE, what + " gave class " + std::to_string(error_class(rc)));
                 MPIX_EXPECT(mpix_text(rc).find(fn + ": datatype is not committed") == 0,
                             what + ": MPIX_Error_string gave '" + mpix_text(rc) + "'");
+                // The large-count form of the dense collectives, on the same row.
+                const std::vector<MPI_Count> ones_c(ones.begin(), ones.end());
+                const std::vector<MPI_Aint> displs_c(displs.begin(), displs.end());
+                if (!std::strcmp(coll, "alltoall") || !std::strcmp(coll, "alltoallv")) {
+                    int rc_c = !std::strcmp(coll, "alltoall")
+                                   ? MPIX_Alltoall_c(f.sendbuf.data(), 1, st, f.recvbuf.data(), 1, rt, f.xcomm)
+                                   : MPIX_Alltoallv_c(f.sendbuf.data(), ones_c.data(), displs_c.data(), st,
+                                                      f.recvbuf.data(), ones_c.data(), displs_c.data(), rt, f.xcomm);
+                    MPIX_EXPECT(error_class(rc_c) == MPI_ERR_TYPE &&
+                                    mpix_text(rc_c).find(fn + "_c: datatype is not committed") == 0,
+                                fn + "_c " + name + ": class " + std::to_string(error_class(rc_c)) + ", '" +
+                                    mpix_text(rc_c) + "'");
+                }
             }
         }
     }
@@ -519,7 +532,7 @@ const char *pattern_name(LongBlocks pattern)
 // Blocks of 3 ints everywhere, except the pattern's wrong pairs: `sent` ints
 // sent, `expected` ints expected (either may be 0, which many schedules skip).
 void mismatch_case(MPIX_Comm *xcomm, const char *algo, LongBlocks pattern, int sent, int expected,
-                   const std::string &where)
+                   const std::string &where, bool large_count = false)
 {
     const int p = mpixtest::size(), me = mpixtest::rank();
     std::vector<int> sc(p, 3), rc(p, 3), sd(p), rd(p);
@@ -541,8 +554,12 @@ void mismatch_case(MPIX_Comm *xcomm, const char *algo, LongBlocks pattern, int s
                        " ints sent where " + std::to_string(expected) + " are expected" + where;
     if (std::getenv("MPIX_TEST_VERBOSE") && me == 0)  // names the case a hang is in
         std::fprintf(stderr, "case: %s\n", what.c_str());
-    int err = MPIX_Alltoallv(sb.data(), sc.data(), sd.data(), MPI_INT, rb.data(), rc.data(), rd.data(), MPI_INT,
-                             xcomm);
+    const std::vector<MPI_Count> sc_c(sc.begin(), sc.end()), rc_c(rc.begin(), rc.end());
+    const std::vector<MPI_Aint> sd_c(sd.begin(), sd.end()), rd_c(rd.begin(), rd.end());
+    int err = large_count ? MPIX_Alltoallv_c(sb.data(), sc_c.data(), sd_c.data(), MPI_INT, rb.data(), rc_c.data(),
+                                             rd_c.data(), MPI_INT, xcomm)
+                          : MPIX_Alltoallv(sb.data(), sc.data(), sd.data(), MPI_INT, rb.data(), rc.data(), rd.data(),
+                                           MPI_INT, xcomm);
     int want = receives_wrong ? (sent > expected ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT) : MPI_SUCCESS;
     // The MPI library's own collective (MPICH's included) does not report a
     // short block, nor a block sent where none is expected (it posts no receive
@@ -554,7 +571,8 @@ void mismatch_case(MPIX_Comm *xcomm, const char *algo, LongBlocks pattern, int s
     if (err != MPI_SUCCESS && error_class(err) == want) {
         std::string text = mpix_text(err);
         const char *says = want == MPI_ERR_TRUNCATE ? "longer than its receive block" : "shorter than its receive block";
-        MPIX_EXPECT(text.find("MPIX_Alltoallv: ") == 0 && text.find(says) != std::string::npos &&
+        MPIX_EXPECT(text.find(large_count ? "MPIX_Alltoallv_c: " : "MPIX_Alltoallv: ") == 0 &&
+                        text.find(says) != std::string::npos &&
                         text.find(algo) != std::string::npos,
                     what + ": MPIX_Error_string gave '" + text + "'");
     }
@@ -583,6 +601,8 @@ void test_block_size_mismatch()
         // must neither hang nor miss the block.
         mismatch_case(xcomm, algo, LongBlocks::one_pair, 0, 3, where);
         mismatch_case(xcomm, algo, LongBlocks::one_pair, 3, 0, where);
+        // The large-count entry point (pmpi: MPI_Alltoallv_c), MPI_COMM_WORLD fatal.
+        mismatch_case(xcomm, algo, LongBlocks::one_pair, 4, 3, where + ", MPIX_Alltoallv_c", true);
         // MPI_COMM_WORLD returning must not change what the user communicator sees.
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         mismatch_case(xcomm, algo, LongBlocks::one_pair, 4, 3, where + ", MPI_COMM_WORLD returning");

@@ -21,17 +21,25 @@ static int global_ok(int ok)
     return all;
 }
 
-static void test_alltoallv_through_interposer(void)
+/* Sets MPIX_TRACE to a prefix unique to this job (same on every rank) and
+ * writes this rank's trace file name into `file`. */
+static void trace_to(const char *base, char *file, size_t len)
 {
-    /* The trace file proves the call went through mpix (pairwise traces rounds). */
-    char prefix[64], file[96];
+    char prefix[64];
     int job = 0;
     if (rank == 0)
         job = (int)getpid();
     MPI_Bcast(&job, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    snprintf(prefix, sizeof prefix, "/tmp/mpix-interpose-%d", job);
-    snprintf(file, sizeof file, "%s.%d.jsonl", prefix, rank);
+    snprintf(prefix, sizeof prefix, "%s-%d", base, job);
+    snprintf(file, len, "%s.%d.jsonl", prefix, rank);
     setenv("MPIX_TRACE", prefix, 1);
+}
+
+static void test_alltoallv_through_interposer(void)
+{
+    /* The trace file proves the call went through mpix (pairwise traces rounds). */
+    char file[96];
+    trace_to("/tmp/mpix-interpose", file, sizeof file);
     setenv("MPIX_ALLTOALLV_ALGORITHM", "pairwise", 1);
     int *sc = malloc(size * sizeof(int)), *sd = malloc(size * sizeof(int));
     int *rc = malloc(size * sizeof(int)), *rd = malloc(size * sizeof(int));
@@ -97,14 +105,8 @@ static void test_alltoall_through_interposer(void)
  * trace file of the pairwise row proves it. */
 static void test_large_count_through_interposer(void)
 {
-    char prefix[64], file[96];
-    int job = 0;
-    if (rank == 0)
-        job = (int)getpid();
-    MPI_Bcast(&job, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    snprintf(prefix, sizeof prefix, "/tmp/mpix-interpose-c-%d", job);
-    snprintf(file, sizeof file, "%s.%d.jsonl", prefix, rank);
-    setenv("MPIX_TRACE", prefix, 1);
+    char file[96];
+    trace_to("/tmp/mpix-interpose-c", file, sizeof file);
     setenv("MPIX_ALLTOALLV_ALGORITHM", "pairwise", 1);
     setenv("MPIX_ALLTOALL_ALGORITHM", "pairwise", 1);
     MPI_Comm comm; /* a fresh communicator: its MPIX_Comm reads the environment */

@@ -98,14 +98,7 @@ bool check_recv(const char *block, std::size_t bytes, int src, int dst, std::str
     return true;
 }
 
-void select_row(MPIX_Comm *xcomm, const char *coll, const char *name)
-{
-    MPIX_Info *info;
-    MPIX_Info_init(&info);
-    MPIX_Info_set(info, (std::string(coll) + "_algorithm").c_str(), name);
-    MPIX_Comm_set_info(xcomm, info);
-    MPIX_Info_free(&info);
-}
+using mpixtest::select_row;
 
 // Rounded up to whole pages, plus a page: room for the guards between blocks.
 std::size_t slot(std::size_t bytes) { return (bytes + 4095) / 4096 * 4096 + 4096; }
