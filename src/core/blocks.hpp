@@ -91,7 +91,7 @@ struct UserSide {
         return u;
     }
 
-    // The caller's count for `peer`, as given (may be negative: check_user_side).
+    // The caller's count for `peer`, as given (may be negative: run_exchange rejects it).
     MPI_Count raw_count(int peer) const
     {
         return form == Form::per_peer ? counts[peer] : form == Form::per_peer_large ? counts_c[peer] : uniform_count;
