@@ -35,7 +35,7 @@
 #endif
 #include "mpix.h"
 #include "select/registry.hpp"
-#include "sparse/sparse.hpp"
+#include "select/sparse_dispatch.hpp"
 #include "topo/topology.hpp"
 
 namespace {
@@ -742,7 +742,7 @@ std::string Bench::picked(const Layout &l, long long s)
     mpix::Hints hints = mpix::resolve_hints(xcomm_, nullptr);
     const mpix::Algorithm *a;
     if (crs()) {
-        // The same statistics the library's rule agrees on (src/sparse/entry.cpp).
+        // The same statistics the library's rule agrees on (src/select/sparse_dispatch.cpp).
         const mpix::Regions *reg = nullptr;
         long long max_remote_sends = 0;
         int count = 0;

@@ -80,6 +80,56 @@ int MPIX_Alltoallv_crs(int send_nnz, int send_size, const int *dest, const int *
                        int *recv_nnz, int *recv_size, int *src, int *recvcounts, int *rdispls,
                        MPI_Datatype recvtype, void *recvvals, MPIX_Info *xinfo, MPIX_Comm *xcomm);
 
+/** Opaque persistent request (MPIX_Alltoall(v)_init, MPIX_Neighbor_alltoallv_init). */
+typedef struct MPIX_Request MPIX_Request;
+/** Opaque neighbour topology: in and out neighbour lists over an ::MPIX_Comm. */
+typedef struct MPIX_Topo MPIX_Topo;
+
+/**
+ * Persistent MPIX_Alltoall (collective, as MPI_Alltoall_init): validates the
+ * arguments, selects the algorithm (per-call hints in @p xinfo, may be NULL) and
+ * precomputes its schedule, staging and sizes once. The buffers are those given
+ * here; every MPIX_Start exchanges their current contents.
+ */
+int MPIX_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm, MPIX_Info *xinfo,
+                       MPIX_Request **request);
+/** Persistent MPIX_Alltoallv (collective); counts and displacements are copied at init. */
+int MPIX_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype, MPIX_Comm *xcomm,
+                        MPIX_Info *xinfo, MPIX_Request **request);
+/** Starts an inactive persistent request (every rank starts its requests in the same order). */
+int MPIX_Start(MPIX_Request *request);
+/** Completes a started request (returns at once for an inactive one); @p status may be MPI_STATUS_IGNORE. */
+int MPIX_Wait(MPIX_Request *request, MPI_Status *status);
+/** @p *flag = 1 when the started request has completed (then as MPIX_Wait). */
+int MPIX_Test(MPIX_Request *request, int *flag, MPI_Status *status);
+/** Frees an inactive request and sets @p *request to NULL; an active one gives MPI_ERR_REQUEST. */
+int MPIX_Request_free(MPIX_Request **request);
+
+/**
+ * A neighbour topology (collective over @p xcomm, as MPI_Dist_graph_create_adjacent):
+ * this rank receives from @p sources and sends to @p destinations, in that order
+ * (repeats and self loops allowed). Weights may be MPI_UNWEIGHTED; they are not used.
+ */
+int MPIX_Topo_init(int indegree, const int sources[], const int sourceweights[], int outdegree,
+                   const int destinations[], const int destweights[], MPIX_Comm *xcomm,
+                   MPIX_Topo **topo);
+/** Frees @p *topo and sets it to NULL. */
+int MPIX_Topo_free(MPIX_Topo **topo);
+
+/** As MPI_Neighbor_alltoallv over @p topo: block i of the send side goes to destinations[i]. */
+int MPIX_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype, MPIX_Topo *topo,
+                            MPIX_Comm *xcomm);
+/** Persistent MPIX_Neighbor_alltoallv (collective); backend from the hint neighbor_alltoallv_algorithm. */
+int MPIX_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                 const int rdispls[], MPI_Datatype recvtype, MPIX_Topo *topo,
+                                 MPIX_Comm *xcomm, MPIX_Info *xinfo, MPIX_Request **request);
+
 /**
  * The full text of an error code an mpix call returned ("MPIX_Alltoallv: a block
  * sent to this rank is longer than its receive block (algorithm linear); ..."),
@@ -92,7 +142,7 @@ int MPIX_Error_string(int errorcode, char *string, int *resultlen);
 
 /**
  * Enumerates the algorithm registry: @p collective is "alltoall", "alltoallv",
- * "alltoall_crs" or "alltoallv_crs"; returns NULL past the last index.
+ * "alltoall_crs", "alltoallv_crs" or "neighbor_alltoallv"; returns NULL past the last index.
  */
 const char *MPIX_Algorithm_name(const char *collective, int index);
 

@@ -18,7 +18,7 @@
 #include "harness.hpp"
 #include "mpix.h"
 #include "select/registry.hpp"
-#include "sparse/sparse.hpp"
+#include "select/sparse_dispatch.hpp"
 #include "topo/topology.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// MPIX_Comm and MPIX_Info: the public object functions.
+// MPIX_Comm internals: tags, hints, topology drops (the public functions are in api/comm.cpp).
 #include "core/comm.hpp"
 
 #include <algorithm>
@@ -18,7 +18,9 @@ int allocate_tags(MPIX_Comm *xcomm)
     // flight between two ranks before it could collide (an exchange cannot end on
     // one rank before every other rank has sent it its data, so ranks are at most
     // one call apart).
-    int slots = xcomm->tag_ub / kTagsPerCall - 1;
+    // The lower half of the tag space: persistent requests keep tags from the
+    // upper half for their lifetime (core/request.cpp).
+    int slots = xcomm->tag_ub / kTagsPerCall / 2 - 1;
     int tag = kTagsPerCall * (1 + xcomm->next_tag);
     xcomm->next_tag = (xcomm->next_tag + 1) % slots;
     return tag;
@@ -28,7 +30,7 @@ Hints resolve_hints(const MPIX_Comm *xcomm, const MPIX_Info *call_info)
 {
     Hints h = xcomm->hints;
     if (call_info)
-        apply_hints(call_info->values, &h);
+        apply_hints(call_info->values, xcomm->lookup, &h);
     return h;
 }
 
@@ -44,17 +46,14 @@ void drop_topology(MPIX_Comm *xcomm)
     }
 }
 
-namespace {
-
 void refresh_hints(MPIX_Comm *xcomm)
 {
     xcomm->hints = Hints();
-    apply_hints(xcomm->env_values, &xcomm->hints);
-    apply_hints(xcomm->info_values, &xcomm->hints);
+    apply_hints(xcomm->env_values, xcomm->lookup, &xcomm->hints);
+    apply_hints(xcomm->info_values, xcomm->lookup, &xcomm->hints);
 }
 
-// Reads MPIX_<KEY> for every key, and MPIX_PPN; the first malformed one is reported.
-int read_environment(std::map<std::string, std::string> *values, int *ppn, std::string *bad)
+int read_environment(AlgorithmLookup lookup, std::map<std::string, std::string> *values, int *ppn, std::string *bad)
 {
     if (const char *value = std::getenv("MPIX_PPN")) {
         const char *why = nullptr;
@@ -72,7 +71,7 @@ int read_environment(std::map<std::string, std::string> *values, int *ppn, std::
         if (!value)
             continue;
         const char *why = nullptr;
-        int rc = validate_hint(k->key, value, &why);
+        int rc = validate_hint(k->key, value, lookup, &why);
         if (rc != MPI_SUCCESS) {
             *bad = "environment variable " + var + ": " + why;
             return rc;
@@ -82,201 +81,5 @@ int read_environment(std::map<std::string, std::string> *values, int *ppn, std::
     return MPI_SUCCESS;
 }
 
-}  // namespace
 }  // namespace mpix
 
-using namespace mpix;
-
-static int comm_init_unguarded(MPIX_Comm **xcomm, MPI_Comm comm)
-{
-    static const char *fn = "MPIX_Comm_init";
-    if (!xcomm)
-        return raise(comm, MPI_ERR_ARG, fn, "xcomm is NULL");
-    *xcomm = nullptr;
-    if (comm == MPI_COMM_NULL)
-        return raise(MPI_COMM_NULL, MPI_ERR_COMM, fn, "comm is MPI_COMM_NULL");
-    int inter = 0;
-    int rc = MPI_Comm_test_inter(comm, &inter);
-    if (rc != MPI_SUCCESS)
-        return raise(MPI_COMM_NULL, MPI_ERR_COMM, fn, "comm is not a valid communicator");
-    if (inter)
-        return raise(comm, MPI_ERR_COMM, fn, "intercommunicators are not supported");
-
-    std::unique_ptr<MPIX_Comm> x(new (std::nothrow) MPIX_Comm());
-    if (!x)
-        return raise(comm, MPI_ERR_NO_MEM, fn, "out of memory");
-    std::string bad;
-    int ppn = 0;
-    int env_rc = read_environment(&x->env_values, &ppn, &bad);
-    // Collective from here on: every rank duplicates even if its environment is bad,
-    // and the error is agreed so no rank is left waiting.
-    rc = MPI_Comm_dup(comm, &x->comm);
-    if (rc != MPI_SUCCESS)
-        return raise_internal(comm, rc, fn, "MPI_Comm_dup");
-    MPI_Comm_set_errhandler(x->comm, MPI_ERRORS_RETURN);
-    // One reduction agrees on both: any rank's environment malformed, and MPIX_PPN
-    // equal everywhere (ranks with different node maps would wait on each other).
-    int local[3] = {env_rc != MPI_SUCCESS, ppn, -ppn}, agreed[3] = {0, 0, 0};
-    rc = MPI_Allreduce(local, agreed, 3, MPI_INT, MPI_MAX, x->comm);
-    const bool any_bad = rc == MPI_SUCCESS && agreed[0];
-    const bool ppn_differs = rc == MPI_SUCCESS && !any_bad && agreed[1] != -agreed[2];
-    if (rc != MPI_SUCCESS || any_bad || ppn_differs) {
-        MPI_Comm_free(&x->comm);
-        if (rc != MPI_SUCCESS)
-            return raise_internal(comm, rc, fn, "MPI_Allreduce");
-        if (local[0])
-            return raise(comm, env_rc, fn, bad.c_str());
-        if (any_bad)
-            return raise(comm, MPI_ERR_INFO_VALUE, fn, "a malformed MPIX_ environment variable on another rank");
-        return raise(comm, MPI_ERR_INFO_VALUE, fn, "environment variable MPIX_PPN differs between ranks");
-    }
-    x->emulated_ppn = ppn;
-    x->user = comm;
-    int initialized = 0, finalized = 0;
-    MPI_Initialized(&initialized);
-    MPI_Finalized(&finalized);
-    x->world_available = initialized && !finalized;
-    MPI_Comm_size(x->comm, &x->size);
-    MPI_Comm_rank(x->comm, &x->rank);
-    void *ub = nullptr;
-    int flag = 0;
-    MPI_Comm_get_attr(x->comm, MPI_TAG_UB, &ub, &flag);
-    if (flag && ub)
-        x->tag_ub = *static_cast<int *>(ub);
-    refresh_hints(x.get());
-    *xcomm = x.release();
-    return MPI_SUCCESS;
-}
-
-extern "C" int MPIX_Comm_init(MPIX_Comm **xcomm, MPI_Comm comm)
-{
-    return guard_entry(comm, "MPIX_Comm_init", [&] { return comm_init_unguarded(xcomm, comm); });
-}
-
-extern "C" int MPIX_Comm_free(MPIX_Comm **xcomm)
-{
-    if (!xcomm || !*xcomm)
-        return raise(MPI_COMM_NULL, MPI_ERR_ARG, "MPIX_Comm_free", "xcomm is NULL");
-    MPIX_Comm *x = *xcomm;
-    // Caches (windows, sub-communicators) are freed collectively, in key order.
-    x->cache.clear();
-    for (auto &r : x->regions)
-        r.reset();
-    int rc = MPI_Comm_free(&x->comm);
-    delete x;
-    *xcomm = nullptr;
-    return rc == MPI_SUCCESS ? MPI_SUCCESS : raise_internal(MPI_COMM_NULL, rc, "MPIX_Comm_free", "MPI_Comm_free");
-}
-
-static int comm_topo_init_unguarded(MPIX_Comm *xcomm)
-{
-    static const char *fn = "MPIX_Comm_topo_init";
-    if (!xcomm)
-        return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "xcomm is NULL");
-    const Regions *r = nullptr;
-    int rc = get_regions(xcomm, Locality::node, &r);
-    if (rc == MPI_SUCCESS)
-        rc = get_regions(xcomm, Locality::socket, &r);
-    return rc == MPI_SUCCESS ? rc : raise_internal(xcomm->user, rc, fn, "topology discovery");
-}
-
-extern "C" int MPIX_Comm_topo_init(MPIX_Comm *xcomm)
-{
-    return guard_entry(xcomm ? xcomm->user : MPI_COMM_NULL, "MPIX_Comm_topo_init",
-                       [&] { return comm_topo_init_unguarded(xcomm); });
-}
-
-extern "C" int MPIX_Comm_update_locality(MPIX_Comm *xcomm, int ppn)
-{
-    static const char *fn = "MPIX_Comm_update_locality";
-    if (!xcomm)
-        return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "xcomm is NULL");
-    if (ppn < 0)
-        return raise(xcomm->user, MPI_ERR_ARG, fn, "ppn is negative");
-    if (ppn == xcomm->emulated_ppn)
-        return MPI_SUCCESS;
-    drop_topology(xcomm);
-    xcomm->emulated_ppn = ppn;
-    return MPI_SUCCESS;
-}
-
-static int comm_set_info_unguarded(MPIX_Comm *xcomm, const MPIX_Info *info)
-{
-    if (!xcomm)
-        return raise(MPI_COMM_NULL, MPI_ERR_ARG, "MPIX_Comm_set_info", "xcomm is NULL");
-    if (info)
-        xcomm->info_values = info->values;
-    else
-        xcomm->info_values.clear();
-    refresh_hints(xcomm);
-    return MPI_SUCCESS;
-}
-
-extern "C" int MPIX_Comm_set_info(MPIX_Comm *xcomm, const MPIX_Info *info)
-{
-    return guard_entry(xcomm ? xcomm->user : MPI_COMM_NULL, "MPIX_Comm_set_info",
-                       [&] { return comm_set_info_unguarded(xcomm, info); });
-}
-
-extern "C" int MPIX_Info_init(MPIX_Info **info)
-{
-    if (!info)
-        return raise(MPI_COMM_NULL, MPI_ERR_ARG, "MPIX_Info_init", "info is NULL");
-    *info = new (std::nothrow) MPIX_Info();
-    if (!*info)
-        return raise(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPIX_Info_init", "out of memory");
-    return MPI_SUCCESS;
-}
-
-extern "C" int MPIX_Info_free(MPIX_Info **info)
-{
-    if (!info || !*info)
-        return raise(MPI_COMM_NULL, MPI_ERR_ARG, "MPIX_Info_free", "info is NULL");
-    delete *info;
-    *info = nullptr;
-    return MPI_SUCCESS;
-}
-
-static int info_set_unguarded(MPIX_Info *info, const char *key, const char *value)
-{
-    static const char *fn = "MPIX_Info_set";
-    if (!info)
-        return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "info is NULL");
-    if (!key)
-        return raise(MPI_COMM_NULL, MPI_ERR_INFO_KEY, fn, "key is NULL");
-    const char *why = nullptr;
-    int rc = validate_hint(key, value, &why);
-    if (rc != MPI_SUCCESS) {
-        // Only valid key names go into the text: error strings are memoised.
-        std::string problem = rc == MPI_ERR_INFO_KEY ? std::string(why)
-                                                     : std::string("key '") + key + "': " + why;
-        return raise(MPI_COMM_NULL, rc, fn, problem.c_str());
-    }
-    info->values[key] = value;
-    return MPI_SUCCESS;
-}
-
-extern "C" int MPIX_Info_set(MPIX_Info *info, const char *key, const char *value)
-{
-    return guard_entry(MPI_COMM_NULL, "MPIX_Info_set", [&] { return info_set_unguarded(info, key, value); });
-}
-
-extern "C" int MPIX_Info_get(const MPIX_Info *info, const char *key, int valuelen, char *value,
-                             int *flag)
-{
-    static const char *fn = "MPIX_Info_get";
-    if (!info || !flag)
-        return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "info or flag is NULL");
-    if (!key || !find_hint_key(key))
-        return raise(MPI_COMM_NULL, MPI_ERR_INFO_KEY, fn, "unknown hint key");
-    if (valuelen < 0 || (valuelen > 0 && !value))
-        return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "value buffer is NULL or valuelen negative");
-    auto it = info->values.find(key);
-    *flag = it != info->values.end();
-    if (*flag && valuelen > 0) {
-        size_t n = std::min(static_cast<size_t>(valuelen - 1), it->second.size());
-        std::memcpy(value, it->second.data(), n);
-        value[n] = '\0';
-    }
-    return MPI_SUCCESS;
-}

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -27,6 +28,8 @@ struct CacheEntry {
 
 }  // namespace mpix
 
+struct MPIX_Request;  // core/request.hpp
+
 struct MPIX_Comm {
     MPI_Comm user = MPI_COMM_NULL;  // the caller's communicator: errors are raised here
     MPI_Comm comm = MPI_COMM_NULL;  // private duplicate: all library traffic
@@ -36,6 +39,7 @@ struct MPIX_Comm {
     int next_tag = 0;
 
     mpix::Hints hints;                                   // environment + comm info, resolved
+    mpix::AlgorithmLookup lookup = nullptr;              // select's find_algorithm, set by MPIX_Comm_init
     std::map<std::string, std::string> env_values;        // validated MPIX_<KEY> variables
     std::map<std::string, std::string> info_values;       // MPIX_Comm_set_info
 
@@ -63,6 +67,13 @@ struct MPIX_Comm {
     };
     NamedType named_types[4];
     int next_named_type = 0;
+
+    // Persistent requests and neighbour topologies made on this comm and not yet
+    // freed: they point to it, so MPIX_Comm_free refuses while any remains.
+    int live_objects = 0;
+    // Started persistent requests of the deferred kind, in start order (core/request.hpp).
+    std::deque<MPIX_Request *> deferred;
+    int next_persistent_tag = 0;
 };
 
 namespace mpix {
@@ -73,6 +84,12 @@ int allocate_tags(MPIX_Comm *xcomm);
 
 // The typed hints of one call: comm-level hints overridden by `call_info` (may be null).
 Hints resolve_hints(const MPIX_Comm *xcomm, const MPIX_Info *call_info);
+
+// Re-resolves xcomm->hints from the environment and comm info values.
+void refresh_hints(MPIX_Comm *xcomm);
+// Reads MPIX_<KEY> for every key, and MPIX_PPN; the first malformed one is
+// reported in `bad` with its MPI error class returned.
+int read_environment(AlgorithmLookup lookup, std::map<std::string, std::string> *values, int *ppn, std::string *bad);
 
 // Cached per-comm data, by key; nullptr if absent.
 template <class T>

@@ -207,10 +207,3 @@ int raise_staging(MPI_Comm comm, int mpi_errcode, const char *func, const char *
 }
 
 }  // namespace mpix
-
-extern "C" int MPIX_Error_string(int errorcode, char *string, int *resultlen)
-{
-    if (!string || !resultlen)
-        return mpix::raise(MPI_COMM_NULL, MPI_ERR_ARG, "MPIX_Error_string", "string or resultlen is NULL");
-    return mpix::error_string(errorcode, string, resultlen);
-}

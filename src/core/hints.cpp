@@ -1,18 +1,18 @@
 #include "core/hints.hpp"
 
+#include <mpi.h>
+
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 
-#include "select/registry.hpp"
-
 namespace mpix {
 
 namespace {
 
-const char *const kCollectiveNames[kCollectives] = {"alltoall", "alltoallv", "alltoall_crs",
-                                                    "alltoallv_crs"};
+const char *const kCollectiveNames[kCollectives] = {"alltoall", "alltoallv", "alltoall_crs", "alltoallv_crs",
+                                                    "neighbor_alltoallv"};
 
 const HintKey kKeys[] = {
     {"alltoall_algorithm", HintKind::algorithm, 0, "registry name or auto", "auto",
@@ -23,6 +23,8 @@ const HintKey kKeys[] = {
      "backend for MPIX_Alltoall_crs"},
     {"alltoallv_crs_algorithm", HintKind::algorithm, 0, "registry name or auto", "auto",
      "backend for MPIX_Alltoallv_crs"},
+    {"neighbor_alltoallv_algorithm", HintKind::algorithm, 0, "registry name or auto", "auto",
+     "backend for MPIX_Neighbor_alltoallv(_init)"},
     {"radix", HintKind::integer, 2, "integer >= 2 (clamped to P)", "ceil(sqrt(P)); node_bruck: from the bytes",
      "radix of Bruck-family and ParLogNa exchanges (node_bruck: of its rounds inside a node)"},
     {"batch_size", HintKind::integer, 1, "integer >= 1", "32",
@@ -152,7 +154,7 @@ int parse_emulated_ppn(const char *value, int *ppn, const char **why)
     return MPI_SUCCESS;
 }
 
-int validate_hint(const char *key, const char *value, const char **why)
+int validate_hint(const char *key, const char *value, AlgorithmLookup lookup, const char **why)
 {
     const HintKey *k = find_hint_key(key);
     if (!k) {
@@ -167,7 +169,7 @@ int validate_hint(const char *key, const char *value, const char **why)
     bool b;
     switch (k->kind) {
     case HintKind::algorithm:
-        if (!std::strcmp(value, "auto") || find_algorithm(collective_of_algorithm_key(key), value))
+        if (!std::strcmp(value, "auto") || lookup(collective_of_algorithm_key(key), value))
             return MPI_SUCCESS;
         *why = "unknown algorithm name for this collective";
         return MPI_ERR_INFO_VALUE;
@@ -198,7 +200,7 @@ int validate_hint(const char *key, const char *value, const char **why)
     return MPI_ERR_INFO_VALUE;
 }
 
-void apply_hints(const std::map<std::string, std::string> &values, Hints *h)
+void apply_hints(const std::map<std::string, std::string> &values, AlgorithmLookup lookup, Hints *h)
 {
     for (const auto &kv : values) {
         const char *key = kv.first.c_str();
@@ -211,7 +213,7 @@ void apply_hints(const std::map<std::string, std::string> &values, Hints *h)
         case HintKind::algorithm: {
             const Collective c = collective_of_algorithm_key(key);
             h->algorithm[static_cast<int>(c)] = kv.second;
-            h->row[static_cast<int>(c)] = kv.second == "auto" ? nullptr : find_algorithm(c, value);
+            h->row[static_cast<int>(c)] = kv.second == "auto" ? nullptr : lookup(c, value);
             break;
         }
         case HintKind::integer:

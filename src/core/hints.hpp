@@ -9,19 +9,22 @@
 
 namespace mpix {
 
-enum class Collective { alltoall = 0, alltoallv = 1, alltoall_crs = 2, alltoallv_crs = 3 };
-constexpr int kCollectives = 4;
+enum class Collective { alltoall = 0, alltoallv = 1, alltoall_crs = 2, alltoallv_crs = 3, neighbor_alltoallv = 4 };
+constexpr int kCollectives = 5;
 const char *collective_name(Collective c);
 bool collective_from_name(const char *name, Collective *out);
 
 struct Algorithm;  // select/registry.hpp
+// How core finds a registry row by name without including select/: the api
+// layer passes select's find_algorithm (include arrows point down only).
+using AlgorithmLookup = const Algorithm *(*)(Collective c, const char *name);
 
 enum class Locality { node, socket };
 enum class Inner { pairwise, nonblocking };
 
 // Typed hints, resolved per call: per-call info > comm info > environment > defaults.
 struct Hints {
-    std::string algorithm[kCollectives] = {"auto", "auto", "auto", "auto"};
+    std::string algorithm[kCollectives] = {"auto", "auto", "auto", "auto", "auto"};
     // The registry row each name above resolves to (nullptr: auto), so a call
     // does not look it up by name.
     const Algorithm *row[kCollectives] = {};
@@ -57,7 +60,7 @@ const HintKey *find_hint_key(const char *key);
 
 // Checks a value for a key: MPI_SUCCESS, MPI_ERR_INFO_KEY or MPI_ERR_INFO_VALUE;
 // `why` receives a fixed text naming the problem.
-int validate_hint(const char *key, const char *value, const char **why);
+int validate_hint(const char *key, const char *value, AlgorithmLookup lookup, const char **why);
 
 // MPIX_PPN (environment only, read by MPIX_Comm_init): ranks per emulated node,
 // an integer >= 0 (0: the real nodes), as MPIX_Comm_update_locality takes it.
@@ -65,7 +68,7 @@ int validate_hint(const char *key, const char *value, const char **why);
 int parse_emulated_ppn(const char *value, int *ppn, const char **why);
 
 // Applies validated key/value strings onto typed hints.
-void apply_hints(const std::map<std::string, std::string> &values, Hints *hints);
+void apply_hints(const std::map<std::string, std::string> &values, AlgorithmLookup lookup, Hints *hints);
 
 }  // namespace mpix
 

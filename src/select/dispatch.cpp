@@ -10,6 +10,7 @@
 #include "config.h"
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/request.hpp"
 #include "core/trace.hpp"
 #include "select/registry.hpp"
 
@@ -248,6 +249,8 @@ bool has_data(const UserSide &u, int p)
 
 int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
 {
+    if (!xcomm->deferred.empty())
+        run_deferred(xcomm);  // started persistent exchanges run first, in call order
     const int p = xcomm->size;
     const char *why = nullptr;
     int rc = check_counts(recv, p, &why);

@@ -352,12 +352,3 @@ const Algorithm *select_sparse_algorithm(Collective c, const Hints &hints, int s
 }
 
 }  // namespace mpix
-
-extern "C" const char *MPIX_Algorithm_name(const char *collective, int index)
-{
-    mpix::Collective c;
-    if (!mpix::collective_from_name(collective, &c))
-        return nullptr;
-    const mpix::Algorithm *a = mpix::algorithm_at(c, index);
-    return a ? a->name : nullptr;
-}

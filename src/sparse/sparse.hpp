@@ -84,11 +84,6 @@ int sparse_rma(const SparseExchange &x);
 int sparse_personalized_locality(const SparseExchange &x);
 int sparse_nonblocking_locality(const SparseExchange &x);
 
-// What the sparse `auto` rule agrees on (collective over comm): the most
-// messages any rank sends to ranks of other regions, for these destinations.
-int agreed_max_remote_sends(const int *dests, std::size_t ndests, const Regions *reg, MPI_Comm comm,
-                            long long *max_sends);
-
 }  // namespace mpix
 
 #endif

@@ -3,16 +3,13 @@
 // values in source order, nothing written past the caller's capacities.
 #include <algorithm>
 #include <cstring>
-#include <numeric>
 #include <vector>
 
 #include "core/blocks.hpp"
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "mpix.h"
-#include "select/registry.hpp"
-#include "sparse/sparse.hpp"
-#include "topo/topology.hpp"
+#include "select/sparse_dispatch.hpp"
 
 using namespace mpix;
 
@@ -42,114 +39,6 @@ bool check_dests(int nnz, const int *dest, int size, Problem *pb)
         seen[dest[i]] = 1;
     }
     return true;
-}
-
-}  // namespace
-
-// The statistic `auto` agrees on when aggregation by node is an option: the
-// largest number of messages one rank sends to other nodes.
-int mpix::agreed_max_remote_sends(const int *dests, std::size_t ndests, const Regions *reg, MPI_Comm comm,
-                                  long long *max_sends)
-{
-    long long mine = 0;
-    for (std::size_t i = 0; i < ndests; ++i)
-        if (reg->region_of[dests[i]] != reg->my_region)
-            ++mine;
-    return MPI_Allreduce(&mine, max_sends, 1, MPI_LONG_LONG, MPI_MAX, comm);
-}
-
-namespace {
-
-// Runs the selected backend; fills the inbox sorted by source (`order`).
-int run_sparse(MPIX_Comm *xcomm, Collective c, const char *fn, SparseExchange &x, const Hints &hints,
-               std::vector<std::size_t> *order)
-{
-    x.xcomm = xcomm;
-    x.comm = xcomm->comm;
-    x.size = xcomm->size;
-    x.rank = xcomm->rank;
-    x.tag = allocate_tags(xcomm);
-    x.hints = &hints;
-    const Algorithm *a = nullptr;
-    int rc = MPI_SUCCESS;
-    if (hints.algorithm_for(c) == "auto" && !hints.crs_recv_nnz_known) {
-        const Regions *reg = nullptr;
-        rc = get_regions(xcomm, hints.locality, &reg);
-        if (rc != MPI_SUCCESS)
-            return raise_internal(xcomm->user, rc, fn, "topology");
-        long long max_remote_sends = 0;
-        if (sparse_auto_needs_stats(reg->count)) {  // else nothing to aggregate: no statistics
-            std::vector<int> dests;
-            for (const SparseMessage &m : x.sends)
-                dests.push_back(m.dest);
-            rc = agreed_max_remote_sends(dests.data(), dests.size(), reg, x.comm, &max_remote_sends);
-            if (rc != MPI_SUCCESS)
-                return raise_internal(xcomm->user, rc, fn, "auto");
-        }
-        a = select_sparse_algorithm(c, hints, x.size, reg->count, max_remote_sends);
-    } else {
-        a = select_sparse_algorithm(c, hints, x.size, 0);
-    }
-    rc = a->run_sparse(x);
-    if (rc != MPI_SUCCESS)
-        return raise_internal(xcomm->user, rc, fn, a->name);
-    const SparseInbox &in = *x.inbox;
-    order->resize(in.count());
-    std::iota(order->begin(), order->end(), std::size_t(0));
-    std::stable_sort(order->begin(), order->end(),
-                     [&](std::size_t i, std::size_t j) { return in.source[i] < in.source[j]; });
-    return MPI_SUCCESS;
-}
-
-// Messages as byte ranges: in place for contiguous types, else packed.
-int make_messages(int nnz, const int *dest, const char *vals, const int *counts, const int *displs, int count,
-                  MPI_Datatype type, const TypeInfo &ti, MPI_Comm comm, ScratchBytes *staging,
-                  std::vector<SparseMessage> *out)
-{
-    out->resize(nnz);
-    std::size_t total = 0;
-    for (int i = 0; i < nnz; ++i)
-        total += static_cast<std::size_t>(counts ? counts[i] : count) * ti.size;
-    if (!ti.contiguous && !staging->resize(total))
-        return MPI_ERR_NO_MEM;
-    std::size_t at = 0;
-    for (int i = 0; i < nnz; ++i) {
-        std::size_t n = static_cast<std::size_t>(counts ? counts[i] : count);
-        MPI_Aint d = static_cast<MPI_Aint>(displs ? displs[i] : static_cast<long long>(i) * count) * ti.extent;
-        SparseMessage &m = (*out)[i];
-        m.dest = dest[i];
-        m.bytes = n * ti.size;
-        if (ti.contiguous) {
-            m.data = vals + d;
-        } else {
-            MPIX_CHECK(pack_elements(vals + d, n, type, ti, staging->data() + at, comm));
-            m.data = staging->data() + at;
-            at += m.bytes;
-        }
-    }
-    return MPI_SUCCESS;
-}
-
-// What both entry points do once their arguments are checked: messages from the
-// send side (alltoall_crs: every message is `count` elements), the selected
-// backend, and what arrived in `inbox`, sorted by source through `order`.
-// Errors are raised here.
-int exchange_messages(MPIX_Comm *xcomm, MPIX_Info *xinfo, Collective c, const char *fn, int recv_nnz_cap,
-                      int nnz, const int *dest, const void *vals, const int *counts, const int *displs, int count,
-                      MPI_Datatype type, const TypeInfo &ti, SparseInbox *inbox, std::vector<std::size_t> *order)
-{
-    Hints hints = resolve_hints(xcomm, xinfo);
-    ScratchBytes staging;
-    SparseExchange x{};
-    x.uniform = c == Collective::alltoall_crs;
-    x.block_bytes = x.uniform ? static_cast<std::size_t>(count) * ti.size : 0;
-    x.known_recv_nnz = hints.crs_recv_nnz_known ? recv_nnz_cap : -1;
-    x.inbox = inbox;
-    int rc = make_messages(nnz, dest, static_cast<const char *>(vals), counts, displs, count, type, ti, xcomm->comm,
-                           &staging, &x.sends);
-    if (rc != MPI_SUCCESS)
-        return raise_staging(xcomm->user, rc, fn, "the packed sendvals");
-    return run_sparse(xcomm, c, fn, x, hints, order);
 }
 
 }  // namespace
