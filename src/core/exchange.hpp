@@ -13,6 +13,38 @@ struct MPIX_Comm;
 namespace mpix {
 
 class Trace;
+struct Exchange;
+
+// What a persistent request's algorithm keeps from init to every start: the
+// sizes it would otherwise exchange on every call, persistent point-to-point
+// requests, schedules. Made by the row's `prepare` (select/registry.hpp) at
+// init, collectively, from the request's byte views (their sizes are final,
+// their contents not yet).
+class ExchangePlan {
+public:
+    virtual ~ExchangePlan() = default;
+    // A plan whose messages are all known at init may post them at start and
+    // complete them later (true nonblocking); the others leave these alone and
+    // their row's `run` runs whole on every start with x.plan set.
+    virtual bool posts_at_start() const { return false; }
+    virtual int post(const Exchange &x)
+    {
+        (void)x;
+        return MPI_ERR_INTERN;
+    }
+    // *done once every message of the started exchange completed.
+    virtual int test(const Exchange &x, bool *done)
+    {
+        (void)x;
+        *done = true;
+        return MPI_ERR_INTERN;
+    }
+    virtual int complete(const Exchange &x)
+    {
+        (void)x;
+        return MPI_ERR_INTERN;
+    }
+};
 
 // Block j of the send side is sendbytes[j] bytes at sendbuf + sdispls[j]; block j of
 // the receive side is recvbytes[j] bytes at recvbuf + rdispls[j]. Displacements are
@@ -40,6 +72,10 @@ struct Exchange {
     // helpers, instead of stopping the schedule: the peers still expect every
     // later step, so the algorithm runs to its end and dispatch reports it.
     int *mismatch;
+    // Persistent requests only: what the row's `prepare` made at init (nullptr
+    // for a one-off call, or for a row without `prepare`). The row's `run`
+    // then uses it instead of exchanging sizes.
+    ExchangePlan *plan = nullptr;
 
     const char *send_block(int peer) const { return sendbuf + sdispls[peer]; }
     char *recv_block(int peer) const { return recvbuf + rdispls[peer]; }

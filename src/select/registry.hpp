@@ -3,6 +3,8 @@
 #ifndef MPIX_SELECT_REGISTRY_HPP
 #define MPIX_SELECT_REGISTRY_HPP
 
+#include <memory>
+
 #include "core/blocks.hpp"
 #include "core/exchange.hpp"
 #include "core/hints.hpp"
@@ -13,6 +15,9 @@ struct SparseExchange;  // defined in sparse/sparse.hpp
 
 using ExchangeFn = int (*)(const Exchange &);
 using SparseFn = int (*)(const SparseExchange &);
+// Collective, at a persistent request's init: what every start reuses (sizes,
+// schedules, persistent requests); see ExchangePlan in core/exchange.hpp.
+using PrepareFn = int (*)(const Exchange &, std::unique_ptr<ExchangePlan> *plan);
 
 struct Algorithm {
     const char *name;
@@ -26,6 +31,10 @@ struct Algorithm {
     // arguments, skipping the byte path (no staging, no per-call allocation);
     // `run` is its byte-path form (tracing, counts MPI cannot take).
     bool pass_through = false;
+    // Persistent requests (MPIX_Alltoall(v)_init): nullptr when nothing can be
+    // computed ahead (the request then replays `run` with checks, selection,
+    // byte views and staging done once).
+    PrepareFn prepare = nullptr;
 };
 
 // Enumerates algorithms of one collective in registry order; nullptr past the end.
