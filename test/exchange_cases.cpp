@@ -50,7 +50,12 @@ SideType make_type(char kind)
     return t;
 }
 
-int value(int src, int dst, long idx) { return (int)((src * 7919L + dst * 131L + idx * 3L + 1) & 0x3fffffff); }
+// `gen`: the start of a persistent request (0 for a one-off call), so every
+// start carries other data.
+int value(int src, int dst, long idx, int gen = 0)
+{
+    return (int)((src * 7919L + dst * 131L + idx * 3L + 1 + gen * 40503L) & 0x3fffffff);
+}
 
 // Items (vector elements, or ints/doubles) from src to dst.
 int items(const ExchangeCase &c, int p, int src, int dst)
@@ -108,11 +113,11 @@ void layout(Side &s, int p, Layout l, bool uniform)
                 std::fill_n(s.is_data.begin() + s.offset(peer, e, k), s.comp_size(), 1);
 }
 
-void put(Side &s, int peer, int src, int dst)
+void put(Side &s, int peer, int src, int dst, int gen = 0)
 {
     for (int e = 0; e < s.counts[peer]; ++e)
         for (int k = 0; k < s.t.ncomp; ++k) {
-            int v = value(src, dst, (long)e * s.t.ncomp + k);
+            int v = value(src, dst, (long)e * s.t.ncomp + k, gen);
             unsigned char *at = s.mem.data() + s.offset(peer, e, k);
             if (s.t.is_double) {
                 double d = v;
@@ -123,11 +128,11 @@ void put(Side &s, int peer, int src, int dst)
         }
 }
 
-bool verify(const Side &s, int peer, int src, int dst, std::string *detail)
+bool verify(const Side &s, int peer, int src, int dst, std::string *detail, int gen = 0)
 {
     for (int e = 0; e < s.counts[peer]; ++e)
         for (int k = 0; k < s.t.ncomp; ++k) {
-            int want = value(src, dst, (long)e * s.t.ncomp + k);
+            int want = value(src, dst, (long)e * s.t.ncomp + k, gen);
             const unsigned char *at = s.mem.data() + s.offset(peer, e, k);
             long got;
             if (s.t.is_double) {
@@ -141,13 +146,133 @@ bool verify(const Side &s, int peer, int src, int dst, std::string *detail)
             }
             if (got != want) {
                 std::ostringstream o;
-                o << "block from rank " << src << " element " << e << "." << k << ": got " << got << ", expected "
+                o << (gen ? "start " + std::to_string(gen) + ": " : std::string()) << "block from rank " << src
+                  << " element " << e << "." << k << ": got " << got << ", expected "
                   << want;
                 *detail = o.str();
                 return false;
             }
         }
     return true;
+}
+
+// The receive buffer's data as sent, and every other byte still a guard.
+bool check_received(const Side &recv, int p, int me, int gen, std::string *detail)
+{
+    for (int j = 0; j < p; ++j)
+        if (!verify(recv, j, j, me, detail, gen))
+            return false;
+    for (size_t b = 0; b < recv.mem.size(); ++b)
+        if (!recv.is_data[b] && recv.mem[b] != kGuard) {
+            *detail = (gen ? "start " + std::to_string(gen) + ": " : std::string()) + "guard byte " +
+                      std::to_string((long)b - (long)kFrontGuard) + " of the receive buffer changed";
+            return false;
+        }
+    return true;
+}
+
+// One blocking call.
+bool run_once(MPIX_Comm *xcomm, const ExchangeCase &c, int p, int me, Side &send, Side &recv, std::string *detail)
+{
+    std::vector<unsigned char> send_before = send.mem;
+    int rc;
+    const void *sbuf = c.in_place ? MPI_IN_PLACE : (const void *)send.buf();
+    if (c.uniform && c.large_count)
+        rc = MPIX_Alltoall_c(sbuf, send.counts.empty() ? 0 : send.counts[0], send.t.type, recv.buf(),
+                             recv.counts[0], recv.t.type, xcomm);
+    else if (c.uniform)
+        rc = MPIX_Alltoall(sbuf, send.counts.empty() ? 0 : send.counts[0], send.t.type, recv.buf(), recv.counts[0],
+                           recv.t.type, xcomm);
+    else if (c.large_count) {
+        std::vector<MPI_Count> sc(send.counts.begin(), send.counts.end()), rc_(recv.counts.begin(), recv.counts.end());
+        std::vector<MPI_Aint> sd(send.displs.begin(), send.displs.end()), rd(recv.displs.begin(), recv.displs.end());
+        rc = MPIX_Alltoallv_c(sbuf, sc.data(), sd.data(), send.t.type, recv.buf(), rc_.data(), rd.data(),
+                              recv.t.type, xcomm);
+    } else
+        rc = MPIX_Alltoallv(sbuf, send.counts.data(), send.displs.data(), send.t.type, recv.buf(), recv.counts.data(),
+                            recv.displs.data(), recv.t.type, xcomm);
+    if (rc != MPI_SUCCESS) {
+        *detail = "call returned error " + std::to_string(rc);
+        return false;
+    }
+    if (!check_received(recv, p, me, 0, detail))
+        return false;
+    if (send.mem != send_before) {
+        *detail = "send buffer changed";
+        return false;
+    }
+    return true;
+}
+
+// A persistent request: init once (the count arrays are then scribbled over:
+// the request must have copied them), then c.starts starts with new send data
+// each time in the same buffers, completed by MPIX_Wait or an MPIX_Test loop.
+bool run_persistent(MPIX_Comm *xcomm, const ExchangeCase &c, int p, int me, Side &send, Side &recv,
+                    MPIX_Info *xinfo, std::string *detail)
+{
+    MPIX_Request *req = nullptr;
+    const void *sbuf = c.in_place ? MPI_IN_PLACE : (const void *)send.buf();
+    std::vector<int> sc = send.counts, sd = send.displs, rc_ = recv.counts, rd = recv.displs;
+    if (c.in_place)
+        sc = rc_, sd = rd;
+    int rc = c.uniform ? MPIX_Alltoall_init(sbuf, sc.empty() ? 0 : sc[0], send.t.type, recv.buf(), rc_[0],
+                                            recv.t.type, xcomm, xinfo, &req)
+                       : MPIX_Alltoallv_init(sbuf, sc.data(), sd.data(), send.t.type, recv.buf(), rc_.data(),
+                                             rd.data(), recv.t.type, xcomm, xinfo, &req);
+    if (rc != MPI_SUCCESS) {
+        *detail = "init returned error " + std::to_string(rc);
+        return false;
+    }
+    std::fill(sc.begin(), sc.end(), -1);
+    std::fill(sd.begin(), sd.end(), -1);
+    std::fill(rc_.begin(), rc_.end(), -1);
+    std::fill(rd.begin(), rd.end(), -1);
+    bool ok = true;
+    for (int gen = 1; gen <= c.starts; ++gen) {
+        // New contents, same buffers.
+        std::fill(recv.mem.begin(), recv.mem.end(), kGuard);
+        for (int j = 0; j < p; ++j) {
+            if (c.in_place)
+                put(recv, j, me, j, gen);
+            else
+                put(send, j, me, j, gen);
+        }
+        std::vector<unsigned char> send_before = send.mem;
+        rc = MPIX_Start(req);
+        if (rc == MPI_SUCCESS && gen % 2 == 0) {
+            int flag = 0;
+            while (rc == MPI_SUCCESS && !flag)
+                rc = MPIX_Test(req, &flag, MPI_STATUS_IGNORE);
+        } else if (rc == MPI_SUCCESS) {
+            MPI_Status status;
+            rc = MPIX_Wait(req, &status);
+            if (rc == MPI_SUCCESS && status.MPI_ERROR != MPI_SUCCESS) {
+                *detail = "MPIX_Wait's status holds an error";
+                ok = false;
+                break;
+            }
+        }
+        if (rc != MPI_SUCCESS) {
+            *detail = "start " + std::to_string(gen) + " returned error " + std::to_string(rc);
+            ok = false;
+            break;
+        }
+        // Wrong data: noted, and the remaining starts still run (the other
+        // ranks expect them).
+        std::string wrong;
+        if (!check_received(recv, p, me, gen, &wrong) ||
+            (send.mem != send_before && !(wrong = "start " + std::to_string(gen) + ": send buffer changed").empty())) {
+            if (ok)
+                *detail = wrong;
+            ok = false;
+        }
+    }
+    if (MPIX_Request_free(&req) != MPI_SUCCESS || req != nullptr) {
+        if (ok)
+            *detail = "MPIX_Request_free failed";
+        ok = false;
+    }
+    return ok;
 }
 
 }  // namespace
@@ -159,7 +284,8 @@ std::string ExchangeCase::describe() const
     static const char *tn[] = {"int/int", "double/double", "vector/int", "int/vector"};
     std::ostringstream o;
     o << (uniform ? "alltoall " : "alltoallv ") << dn[(int)dist] << " " << ln[(int)layout] << " "
-      << tn[(int)types] << (in_place ? " in-place" : "") << (large_count ? " large-count" : "") << " ppn=" << ppn
+      << tn[(int)types] << (in_place ? " in-place" : "") << (large_count && !starts ? " large-count" : "")
+      << (starts ? " persistent x" + std::to_string(starts) : "") << " ppn=" << ppn
       << " seed=" << seed;
     return o.str();
 }
@@ -190,7 +316,8 @@ std::vector<ExchangeCase> exchange_cases(bool uniform)
     return cases;
 }
 
-bool run_exchange_case(MPIX_Comm *xcomm, MPI_Comm comm, const ExchangeCase &c, std::string *detail)
+bool run_exchange_case(MPIX_Comm *xcomm, MPI_Comm comm, const ExchangeCase &c, std::string *detail,
+                       MPIX_Info *xinfo)
 {
     int p, me;
     MPI_Comm_size(comm, &p);
@@ -222,40 +349,8 @@ bool run_exchange_case(MPIX_Comm *xcomm, MPI_Comm comm, const ExchangeCase &c, s
         for (int j = 0; j < p; ++j)
             put(send, j, me, j);
     }
-    std::vector<unsigned char> send_before = send.mem;
-
-    int rc;
-    const void *sbuf = c.in_place ? MPI_IN_PLACE : (const void *)send.buf();
-    if (c.uniform && c.large_count)
-        rc = MPIX_Alltoall_c(sbuf, send.counts.empty() ? 0 : send.counts[0], send.t.type, recv.buf(),
-                             recv.counts[0], recv.t.type, xcomm);
-    else if (c.uniform)
-        rc = MPIX_Alltoall(sbuf, send.counts.empty() ? 0 : send.counts[0], send.t.type, recv.buf(), recv.counts[0],
-                           recv.t.type, xcomm);
-    else if (c.large_count) {
-        std::vector<MPI_Count> sc(send.counts.begin(), send.counts.end()), rc_(recv.counts.begin(), recv.counts.end());
-        std::vector<MPI_Aint> sd(send.displs.begin(), send.displs.end()), rd(recv.displs.begin(), recv.displs.end());
-        rc = MPIX_Alltoallv_c(sbuf, sc.data(), sd.data(), send.t.type, recv.buf(), rc_.data(), rd.data(),
-                              recv.t.type, xcomm);
-    } else
-        rc = MPIX_Alltoallv(sbuf, send.counts.data(), send.displs.data(), send.t.type, recv.buf(), recv.counts.data(),
-                            recv.displs.data(), recv.t.type, xcomm);
-    bool ok = true;
-    if (rc != MPI_SUCCESS) {
-        *detail = "call returned error " + std::to_string(rc);
-        ok = false;
-    }
-    for (int j = 0; ok && j < p; ++j)
-        ok = verify(recv, j, j, me, detail);
-    for (size_t b = 0; ok && b < recv.mem.size(); ++b)
-        if (!recv.is_data[b] && recv.mem[b] != kGuard) {
-            *detail = "guard byte " + std::to_string((long)b - (long)kFrontGuard) + " of the receive buffer changed";
-            ok = false;
-        }
-    if (ok && send.mem != send_before) {
-        *detail = "send buffer changed";
-        ok = false;
-    }
+    bool ok = c.starts > 0 ? run_persistent(xcomm, c, p, me, send, recv, xinfo, detail)
+                           : run_once(xcomm, c, p, me, send, recv, detail);
     if (!ok)
         *detail = c.describe() + ": " + *detail;
     if (send.t.owned)

@@ -29,6 +29,9 @@ struct ExchangeCase {
     int ppn;  // emulated node size, 0 = real nodes, < 0 = leave the comm's node map alone
     unsigned seed;
     bool large_count = false;  // through MPIX_Alltoall(v)_c (MPI_Count counts, MPI_Aint displacements)
+    // > 0: a persistent request (MPIX_Alltoall(v)_init) started this many times,
+    // with other send data each time, every result checked (large_count unused).
+    int starts = 0;
     std::string describe() const;
 };
 
@@ -36,8 +39,9 @@ struct ExchangeCase {
 std::vector<ExchangeCase> exchange_cases(bool uniform);
 
 // Runs one case with the algorithm currently selected on `xcomm` (hints set by the
-// caller). Returns true if this rank saw correct results; `detail` says what failed.
-bool run_exchange_case(MPIX_Comm *xcomm, MPI_Comm comm, const ExchangeCase &c, std::string *detail);
+// caller; a persistent case passes them to its init as `xinfo`, may be null). Returns true if this rank saw correct results; `detail` says what failed.
+bool run_exchange_case(MPIX_Comm *xcomm, MPI_Comm comm, const ExchangeCase &c, std::string *detail,
+                       MPIX_Info *xinfo = nullptr);
 
 // Runs every `stride`-th case of `collective` for `algorithm` with extra hints
 // (key=value pairs); returns the number of failed cases on this rank and the

@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "mpix.h"
 #include "select/dispatch.hpp"
+#include "select/persistent.hpp"
 
 using namespace mpix;
 
@@ -34,4 +35,19 @@ extern "C" int MPIX_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
                                MPI_Count recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm)
 {
     return alltoall_entry("MPIX_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm);
+}
+
+extern "C" int MPIX_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                  int recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm, MPIX_Info *xinfo,
+                                  MPIX_Request **request)
+{
+    static const char *fn = "MPIX_Alltoall_init";
+    return guard_entry(xcomm ? xcomm->user : MPI_COMM_NULL, fn, [&] {
+        if (!xcomm)
+            return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "xcomm is NULL");
+        const bool in_place = sendbuf == MPI_IN_PLACE;
+        UserSide recv = UserSide::uniform(recvbuf, recvcount, recvtype);
+        UserSide send = in_place ? recv : UserSide::uniform(sendbuf, sendcount, sendtype);
+        return init_persistent_exchange(xcomm, Collective::alltoall, fn, send, recv, in_place, xinfo, request);
+    });
 }

@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "mpix.h"
 #include "select/dispatch.hpp"
+#include "select/persistent.hpp"
 
 using namespace mpix;
 
@@ -41,4 +42,19 @@ extern "C" int MPIX_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[
 {
     return alltoallv_entry("MPIX_Alltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                            rdispls, recvtype, xcomm);
+}
+
+extern "C" int MPIX_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                                   MPI_Datatype recvtype, MPIX_Comm *xcomm, MPIX_Info *xinfo, MPIX_Request **request)
+{
+    static const char *fn = "MPIX_Alltoallv_init";
+    return guard_entry(xcomm ? xcomm->user : MPI_COMM_NULL, fn, [&] {
+        if (!xcomm)
+            return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "xcomm is NULL");
+        const bool in_place = sendbuf == MPI_IN_PLACE;
+        UserSide recv = UserSide::per_peer(recvbuf, recvcounts, rdispls, recvtype);
+        UserSide send = in_place ? recv : UserSide::per_peer(sendbuf, sendcounts, sdispls, sendtype);
+        return init_persistent_exchange(xcomm, Collective::alltoallv, fn, send, recv, in_place, xinfo, request);
+    });
 }

@@ -166,9 +166,16 @@ int make_send_side(const UserSide &user, int size, bool force_copy, MPI_Comm com
     }
     if (!out->stage())
         return MPI_ERR_NO_MEM;
+    return pack_send_side(user, size, comm, out);
+}
+
+int pack_send_side(const UserSide &user, int size, MPI_Comm comm, BlockSide *side)
+{
+    if (!side->staged)
+        return MPI_SUCCESS;
     for (int p = 0; p < size; ++p)
         MPIX_CHECK(pack_elements(user.buf + user.displ_bytes(p), user.count(p), user.type, user.info,
-                                 out->base + out->displs[p], comm));
+                                 side->base + side->displs[p], comm));
     return MPI_SUCCESS;
 }
 

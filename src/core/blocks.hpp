@@ -110,6 +110,9 @@ struct UserSide {
 // (MPI_IN_PLACE: the data also lives in the receive buffer) always packed.
 // MPI_ERR_NO_MEM when the packed copy cannot be allocated.
 int make_send_side(const UserSide &user, int size, bool force_copy, MPI_Comm comm, BlockSide *out);
+// Packs the user's current send data again into a staged side made by
+// make_send_side (persistent requests, at every start); nothing if not staged.
+int pack_send_side(const UserSide &user, int size, MPI_Comm comm, BlockSide *side);
 // Receive side: in place if contiguous, else a staging buffer to unpack later
 // (MPI_ERR_NO_MEM when it cannot be allocated).
 int make_recv_side(const UserSide &user, int size, BlockSide *out);

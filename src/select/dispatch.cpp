@@ -133,6 +133,8 @@ int call_mpi_collective(MPIX_Comm *xcomm, const UserSide &send, const UserSide &
     return MPI_SUCCESS;
 }
 
+}  // namespace
+
 // The outcome of a call as the caller sees it. A block of the wrong length is
 // reported after every message has moved, as MPI_ERR_TRUNCATE (longer) or
 // MPI_ERR_COUNT (shorter): by the algorithms that carry sizes in their messages,
@@ -152,6 +154,8 @@ int report(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc)
                          .c_str());
     return raise_internal(xcomm->user, rc, fn, algorithm->name);
 }
+
+namespace {
 
 // The communicator's spare per-peer vectors, swapped into a call's two sides for
 // its duration (no allocation once they have grown to P).
@@ -247,10 +251,8 @@ bool has_data(const UserSide &u, int p)
 
 }  // namespace
 
-int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
+int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
 {
-    if (!xcomm->deferred.empty())
-        run_deferred(xcomm);  // started persistent exchanges run first, in call order
     const int p = xcomm->size;
     const char *why = nullptr;
     int rc = check_counts(recv, p, &why);
@@ -283,7 +285,16 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
     const int me = xcomm->rank;
     if (send.count(me) * send.info.size > recv.count(me) * recv.info.size)
         return raise(xcomm->user, MPI_ERR_TRUNCATE, fn, "the block a rank sends itself exceeds its receive block");
+    return MPI_SUCCESS;
+}
 
+int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
+{
+    if (!xcomm->deferred.empty())
+        run_deferred(xcomm);  // started persistent exchanges run first, in call order
+    int rc = check_exchange(xcomm, c, fn, send, recv, in_place);
+    if (rc != MPI_SUCCESS)
+        return rc;
     const Algorithm *algorithm = select_algorithm(c, xcomm, xcomm->hints, send);
     xcomm->last_algorithm[static_cast<int>(c)] = algorithm->name;
     // The MPI library's own collective gets the caller's arguments as they are:

@@ -14,6 +14,17 @@ namespace mpix {
 // views. Returns MPI_SUCCESS or the error raised on the user's communicator.
 int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place);
 
+// The checks run_exchange starts with (also those of a persistent init):
+// counts, datatypes (described into `info`), byte ranges, buffers. Returns
+// MPI_SUCCESS or the error raised on the user's communicator.
+int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place);
+
+struct Algorithm;
+// An algorithm's return code as the caller sees it: MPI_SUCCESS, a block-length
+// mismatch (MPI_ERR_TRUNCATE / MPI_ERR_COUNT) or an internal error naming the
+// algorithm, raised on the user's communicator.
+int report(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc);
+
 }  // namespace mpix
 
 #endif
