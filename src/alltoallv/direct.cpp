@@ -2,10 +2,12 @@
 
 #include <climits>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/p2p.hpp"
+#include "core/request.hpp"
 #include "core/trace.hpp"
 
 namespace mpix {
@@ -56,7 +58,110 @@ int post_window(const Exchange &x, int first, int last, std::vector<MPI_Request>
     return wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch);
 }
 
+// A persistent request's direct exchange: every receive and send a persistent
+// point-to-point request made at init (MPI_Recv_init / MPI_Send_init on tags
+// the request keeps), so a start is one MPI_Startall and the exchange
+// progresses as MPI requests do, between MPIX_Start and MPIX_Wait.
+class PostedDirectPlan : public ExchangePlan {
+public:
+    ~PostedDirectPlan() override
+    {
+        for (MPI_Request &r : reqs_)
+            if (r != MPI_REQUEST_NULL)
+                MPI_Request_free(&r);
+    }
+    bool posts_at_start() const override { return true; }
+
+    int post(const Exchange &x) override
+    {
+        copy_self_block(x);
+        done_.assign(reqs_.size(), 0);
+        for (std::size_t k = 0; k < send_peers_.size(); ++k)
+            trace_step(x, static_cast<int>(k) + 1, send_peers_[k], recv_peers_[k]);
+        return reqs_.empty() ? MPI_SUCCESS : MPI_Startall(static_cast<int>(reqs_.size()), reqs_.data());
+    }
+
+    int test(const Exchange &x, bool *done) override { return progress(x, false, done); }
+
+    int complete(const Exchange &x) override
+    {
+        bool done = false;
+        return progress(x, true, &done);
+    }
+
+    std::vector<int> send_peers_, recv_peers_;
+    std::vector<MPI_Request> reqs_;
+    std::vector<std::size_t> expected_;
+
+private:
+    int progress(const Exchange &x, bool wait, bool *done)
+    {
+        int first_error = MPI_SUCCESS;
+        *done = true;
+        for (std::size_t i = 0; i < reqs_.size(); ++i) {
+            if (done_[i])
+                continue;
+            bool finished = false;
+            int rc = complete_checked(&reqs_[i], wait, expected_[i], x.mismatch, &finished);
+            if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS)
+                first_error = rc;
+            done_[i] = finished || rc != MPI_SUCCESS;
+            *done = *done && done_[i];
+        }
+        return first_error;
+    }
+    std::vector<char> done_;
+};
+
+// `prepare` of the direct rows whose messages are all posted at once: receives
+// from recv_peers, then sends to send_peers (the row's own order). Blocks over
+// INT_MAX bytes leave no plan (the request then replays the row).
+int prepare_posted(const Exchange &x, const std::vector<int> &recv_peers, const std::vector<int> &send_peers,
+                   std::unique_ptr<ExchangePlan> *plan)
+{
+    for (int q = 0; q < x.size; ++q)
+        if (!fits_int(x.sendbytes[q]) || !fits_int(x.recvbytes[q]))
+            return MPI_SUCCESS;
+    std::unique_ptr<PostedDirectPlan> made(new PostedDirectPlan());
+    const int tag = allocate_persistent_tags(x.xcomm);
+    for (int from : recv_peers) {
+        made->reqs_.push_back(MPI_REQUEST_NULL);
+        made->expected_.push_back(x.recvbytes[from]);
+        MPIX_CHECK(MPI_Recv_init(x.recv_block(from), static_cast<int>(x.recvbytes[from]), MPI_BYTE, from, tag, x.comm,
+                                 &made->reqs_.back()));
+    }
+    for (int to : send_peers) {
+        made->reqs_.push_back(MPI_REQUEST_NULL);
+        made->expected_.push_back(kNotChecked);
+        MPIX_CHECK(MPI_Send_init(x.send_block(to), static_cast<int>(x.sendbytes[to]), MPI_BYTE, to, tag, x.comm,
+                                 &made->reqs_.back()));
+    }
+    made->send_peers_ = send_peers;
+    made->recv_peers_ = recv_peers;
+    *plan = std::move(made);
+    return MPI_SUCCESS;
+}
+
 }  // namespace
+
+int prepare_linear(const Exchange &x, std::unique_ptr<ExchangePlan> *plan)
+{
+    std::vector<int> peers;
+    for (int q = 0; q < x.size; ++q)
+        if (q != x.rank)
+            peers.push_back(q);
+    return prepare_posted(x, peers, peers, plan);
+}
+
+int prepare_nonblocking(const Exchange &x, std::unique_ptr<ExchangePlan> *plan)
+{
+    std::vector<int> to, from;
+    for (int k = 1; k < x.size; ++k) {
+        to.push_back(send_peer(x, k));
+        from.push_back(recv_peer(x, k));
+    }
+    return prepare_posted(x, from, to, plan);
+}
 
 int direct_pmpi(const Exchange &x)
 {

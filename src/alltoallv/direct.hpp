@@ -3,6 +3,8 @@
 #ifndef MPIX_ALLTOALLV_DIRECT_HPP
 #define MPIX_ALLTOALLV_DIRECT_HPP
 
+#include <memory>
+
 #include "core/exchange.hpp"
 
 namespace mpix {
@@ -14,6 +16,11 @@ int direct_linear(const Exchange &x);
 int direct_pairwise(const Exchange &x);
 int direct_nonblocking(const Exchange &x);
 int direct_scattered(const Exchange &x);
+
+// Persistent requests of direct_linear / direct_nonblocking: persistent
+// point-to-point requests in the row's order, started together at MPIX_Start.
+int prepare_linear(const Exchange &x, std::unique_ptr<ExchangePlan> *plan);
+int prepare_nonblocking(const Exchange &x, std::unique_ptr<ExchangePlan> *plan);
 
 }  // namespace mpix
 

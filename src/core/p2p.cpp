@@ -111,6 +111,17 @@ int check_receive(int rc, MPI_Status *st, std::size_t expected, int *mismatch)
 
 }  // namespace
 
+int complete_checked(MPI_Request *req, bool wait, std::size_t expected, int *mismatch, bool *done)
+{
+    MPI_Status st;
+    int flag = 1;
+    int rc = wait ? MPI_Wait(req, &st) : MPI_Test(req, &flag, &st);
+    *done = flag != 0;
+    if (!*done || expected == kNotChecked)
+        return rc;
+    return check_receive(rc, &st, expected, mismatch);
+}
+
 int sendrecv_bytes(const void *sendbuf, std::size_t sendbytes, int dest, void *recvbuf,
                    std::size_t recvbytes, int source, int tag, MPI_Comm comm, int *mismatch)
 {

@@ -29,14 +29,18 @@ constexpr Collective A2AV = Collective::alltoallv;
 const Algorithm kAlgorithms[] = {
     // Direct exchanges (src/alltoallv/direct.cpp): both collectives.
     {"pmpi", A2A, "", "", "the MPI library's own MPI_Alltoall", direct_pmpi, nullptr, true},
-    {"linear", A2A, "", "", "post every Irecv, then every Isend, in rank order", direct_linear, nullptr},
+    {"linear", A2A, "", "", "post every Irecv, then every Isend, in rank order", direct_linear, nullptr, false,
+     prepare_linear},
     {"pairwise", A2A, "", "", "P-1 Sendrecv steps (XOR partners when P is a power of two)", direct_pairwise, nullptr},
-    {"nonblocking", A2A, "", "", "spread-out: round-robin peers, all posted at once", direct_nonblocking, nullptr},
+    {"nonblocking", A2A, "", "", "spread-out: round-robin peers, all posted at once", direct_nonblocking, nullptr,
+     false, prepare_nonblocking},
     {"scattered", A2A, "batch_size", "", "spread-out in windows of batch_size requests", direct_scattered, nullptr},
     {"pmpi", A2AV, "", "", "the MPI library's own MPI_Alltoallv", direct_pmpi, nullptr, true},
-    {"linear", A2AV, "", "", "post every Irecv, then every Isend, in rank order", direct_linear, nullptr},
+    {"linear", A2AV, "", "", "post every Irecv, then every Isend, in rank order", direct_linear, nullptr, false,
+     prepare_linear},
     {"pairwise", A2AV, "", "", "P-1 Sendrecv steps (XOR partners when P is a power of two)", direct_pairwise, nullptr},
-    {"nonblocking", A2AV, "", "", "spread-out: round-robin peers, all posted at once", direct_nonblocking, nullptr},
+    {"nonblocking", A2AV, "", "", "spread-out: round-robin peers, all posted at once", direct_nonblocking, nullptr,
+     false, prepare_nonblocking},
     {"scattered", A2AV, "batch_size", "", "spread-out in windows of batch_size requests (MPICH's default)",
      direct_scattered, nullptr},
     // Bruck family, uniform (src/alltoall/bruck.cpp).
