@@ -287,7 +287,9 @@ const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long ag
 
 namespace {
 
-const Algorithm *auto_alltoallv(MPIX_Comm *xcomm, const UserSide &send)
+// `exact`: a persistent init agrees on this call's own mean (one allreduce,
+// paid once for every start) instead of the previous call's.
+const Algorithm *auto_alltoallv(MPIX_Comm *xcomm, const UserSide &send, bool exact)
 {
     const int nnodes = node_count(xcomm);
     unsigned long long agreed = 0;
@@ -296,7 +298,10 @@ const Algorithm *auto_alltoallv(MPIX_Comm *xcomm, const UserSide &send)
         for (int j = 0; j < xcomm->size; ++j)
             if (j != xcomm->rank)
                 sum += send.count(j) * send.info.size;
-        if (agreed_mean(xcomm, sum / static_cast<unsigned long long>(xcomm->size - 1), &agreed) != MPI_SUCCESS)
+        unsigned long long mine = sum / static_cast<unsigned long long>(xcomm->size - 1);
+        int rc = exact ? MPI_Allreduce(&mine, &agreed, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm)
+                       : agreed_mean(xcomm, mine, &agreed);
+        if (rc != MPI_SUCCESS)
             return auto_rows().a2av_pmpi;
     }
     return auto_alltoallv_rule(xcomm->size, nnodes, agreed);
@@ -304,11 +309,12 @@ const Algorithm *auto_alltoallv(MPIX_Comm *xcomm, const UserSide &send)
 
 }  // namespace
 
-const Algorithm *select_algorithm(Collective c, MPIX_Comm *xcomm, const Hints &hints, const UserSide &send)
+const Algorithm *select_algorithm(Collective c, MPIX_Comm *xcomm, const Hints &hints, const UserSide &send,
+                                  bool persistent)
 {
     if (const Algorithm *a = hints.row[static_cast<int>(c)])
         return a;
-    return c == A2A ? auto_alltoall(xcomm, send.count(0) * send.info.size) : auto_alltoallv(xcomm, send);
+    return c == A2A ? auto_alltoall(xcomm, send.count(0) * send.info.size) : auto_alltoallv(xcomm, send, persistent);
 }
 
 // `auto` for the sparse exchanges (MPIX_Alltoall(v)_crs):
