@@ -63,7 +63,7 @@ const Algorithm kAlgorithms[] = {
     {"padded_alltoall", A2AV, "", "", "allreduce the largest block, pad to it, MPI_Alltoall, scan out",
      padded_alltoall, nullptr},
     {"two_phase_bruck", A2AV, "", "", "radix-2 Bruck, each step one message: block sizes in front of the blocks; no rotations",
-     two_phase_bruck, nullptr},
+     two_phase_bruck, nullptr, false, two_phase_bruck_prepare},
     {"parlogna", A2AV, "radix,batch_size", "", "ParLogNa: K rounds of radix r (2..P), sizes inside each round; temporary space P-1-K blocks",
      parlogna, nullptr},
     // Sparse dynamic data exchange (src/sparse/): rows have run == nullptr.
