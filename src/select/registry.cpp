@@ -65,7 +65,7 @@ const Algorithm kAlgorithms[] = {
     {"two_phase_bruck", A2AV, "", "", "radix-2 Bruck, each step one message: block sizes in front of the blocks; no rotations",
      two_phase_bruck, nullptr, false, two_phase_bruck_prepare},
     {"parlogna", A2AV, "radix,batch_size", "", "ParLogNa: K rounds of radix r (2..P), sizes inside each round; temporary space P-1-K blocks",
-     parlogna, nullptr},
+     parlogna, nullptr, false, parlogna_prepare},
     // Sparse dynamic data exchange (src/sparse/): rows have run == nullptr.
     {"personalized", Collective::alltoall_crs, "crs_recv_nnz_known", "",
      "reduce-scatter of per-destination flags, then Isend and matched probes", nullptr, sparse_personalized},
