@@ -104,7 +104,7 @@ const Algorithm kAlgorithms[] = {
      "pair, radix-r Bruck rounds redistribute",
      node_bruck, nullptr},
     {"node_aware", A2AV, "inner", "", "node-aware: gather per remote node inside the node, one message per node pair, redistribute",
-     node_aware, nullptr},
+     node_aware, nullptr, false, node_aware_prepare},
     {"locality_aware", A2AV, "inner,leaders_per_node,locality", "",
      "node_aware between groups (leaders_per_node groups per node, or sockets with locality=socket)", locality_aware,
      nullptr},
