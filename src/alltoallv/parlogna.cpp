@@ -14,6 +14,8 @@
 // staging buffer (traced as `stage_bytes`) and copied out once the round's sends
 // have completed, so a slot being sent can take its position's next block. No
 // block size is agreed in advance: there is no reduction and no size message.
+// A persistent request agrees them once at init (parlogna_prepare: the same
+// rounds carrying lengths only); its starts then send blocks alone.
 #include "alltoallv/parlogna.hpp"
 
 #include <cstring>
