@@ -5,7 +5,7 @@ set -e
 top="${srcdir:-.}"
 tool="${READMETOOL:-./test/readme_tables}"
 status=0
-for part in hints algorithms; do
+for part in hints algorithms persistent; do
     begin="<!-- BEGIN $part table (make update-readme) -->"
     end="<!-- END $part table -->"
     expected=$("$tool" "$part")

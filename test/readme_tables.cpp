@@ -24,6 +24,13 @@ int main(int argc, char **argv)
         }
         return 0;
     }
+    if (argc > 1 && !std::strcmp(argv[1], "persistent")) {
+        std::printf("| collective | algorithm | computed once at MPIX_*_init, and how a start runs |\n|---|---|---|\n");
+        for (mpix::Collective c : {mpix::Collective::alltoall, mpix::Collective::alltoallv})
+            for (int i = 0; const mpix::Algorithm *a = mpix::algorithm_at(c, i); ++i)
+                std::printf("| %s | `%s` | %s |\n", mpix::collective_name(c), a->name, mpix::persistent_form(*a));
+        return 0;
+    }
     std::printf("| collective | algorithm | hints read | what it does |\n|---|---|---|---|\n");
     for (int c = 0; c < mpix::kCollectives; ++c)
         for (int i = 0;; ++i) {

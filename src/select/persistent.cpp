@@ -246,6 +246,16 @@ private:
 
 }  // namespace
 
+const char *persistent_form(const Algorithm &a)
+{
+    if (a.prepared)
+        return a.prepared;
+    if (a.pass_through)  // the same text on every MPI: the README table is checked against it
+        return "the MPI library's own persistent MPI_Alltoall(v)_init on the caller's arguments (MPI-4; where the "
+               "MPI library lacks it, or with tracing, replayed as below)";
+    return "checks, selection, byte views and staging: each start replays the row, run whole in MPIX_Wait/MPIX_Test";
+}
+
 int init_persistent_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv,
                              bool in_place, const MPIX_Info *xinfo, MPIX_Request **request)
 {

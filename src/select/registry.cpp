@@ -26,21 +26,25 @@ namespace {
 constexpr Collective A2A = Collective::alltoall;
 constexpr Collective A2AV = Collective::alltoallv;
 
+// What a persistent request of the direct rows that post everything at once keeps.
+constexpr const char *kPostedAtStart =
+    "persistent point-to-point requests: a start is one MPI_Startall, progressed between start and wait";
+
 const Algorithm kAlgorithms[] = {
     // Direct exchanges (src/alltoallv/direct.cpp): both collectives.
     {"pmpi", A2A, "", "", "the MPI library's own MPI_Alltoall", direct_pmpi, nullptr, true},
     {"linear", A2A, "", "", "post every Irecv, then every Isend, in rank order", direct_linear, nullptr, false,
-     prepare_linear},
+     prepare_linear, nullptr, kPostedAtStart},
     {"pairwise", A2A, "", "", "P-1 Sendrecv steps (XOR partners when P is a power of two)", direct_pairwise, nullptr},
     {"nonblocking", A2A, "", "", "spread-out: round-robin peers, all posted at once", direct_nonblocking, nullptr,
-     false, prepare_nonblocking},
+     false, prepare_nonblocking, nullptr, kPostedAtStart},
     {"scattered", A2A, "batch_size", "", "spread-out in windows of batch_size requests", direct_scattered, nullptr},
     {"pmpi", A2AV, "", "", "the MPI library's own MPI_Alltoallv", direct_pmpi, nullptr, true},
     {"linear", A2AV, "", "", "post every Irecv, then every Isend, in rank order", direct_linear, nullptr, false,
-     prepare_linear},
+     prepare_linear, nullptr, kPostedAtStart},
     {"pairwise", A2AV, "", "", "P-1 Sendrecv steps (XOR partners when P is a power of two)", direct_pairwise, nullptr},
     {"nonblocking", A2AV, "", "", "spread-out: round-robin peers, all posted at once", direct_nonblocking, nullptr,
-     false, prepare_nonblocking},
+     false, prepare_nonblocking, nullptr, kPostedAtStart},
     {"scattered", A2AV, "batch_size", "", "spread-out in windows of batch_size requests (MPICH's default)",
      direct_scattered, nullptr},
     // Bruck family, uniform (src/alltoall/bruck.cpp).
@@ -63,9 +67,11 @@ const Algorithm kAlgorithms[] = {
     {"padded_alltoall", A2AV, "", "", "allreduce the largest block, pad to it, MPI_Alltoall, scan out",
      padded_alltoall, nullptr},
     {"two_phase_bruck", A2AV, "", "", "radix-2 Bruck, each step one message: block sizes in front of the blocks; no rotations",
-     two_phase_bruck, nullptr, false, two_phase_bruck_prepare},
+     two_phase_bruck, nullptr, false, two_phase_bruck_prepare, nullptr,
+     "every step's bundle sizes: starts send blocks only (no size header, no probe)"},
     {"parlogna", A2AV, "radix,batch_size", "", "ParLogNa: K rounds of radix r (2..P), sizes inside each round; temporary space P-1-K blocks",
-     parlogna, nullptr, false, parlogna_prepare},
+     parlogna, nullptr, false, parlogna_prepare, nullptr,
+     "every round's forwarded-block sizes: starts send blocks only (no size header, no probe)"},
     // Sparse dynamic data exchange (src/sparse/): rows have run == nullptr.
     {"personalized", Collective::alltoall_crs, "crs_recv_nnz_known", "",
      "reduce-scatter of per-destination flags, then Isend and matched probes", nullptr, sparse_personalized},
@@ -104,7 +110,8 @@ const Algorithm kAlgorithms[] = {
      "pair, radix-r Bruck rounds redistribute",
      node_bruck, nullptr},
     {"node_aware", A2AV, "inner", "", "node-aware: gather per remote node inside the node, one message per node pair, redistribute",
-     node_aware, nullptr, false, node_aware_prepare},
+     node_aware, nullptr, false, node_aware_prepare, nullptr,
+     "every hop's item sizes and the node map: starts send blocks only (no size header, no probe)"},
     {"locality_aware", A2AV, "inner,leaders_per_node,locality", "",
      "node_aware between groups (leaders_per_node groups per node, or sockets with locality=socket)", locality_aware,
      nullptr},

@@ -39,7 +39,13 @@ struct Algorithm {
     // Neighbour exchanges (neighbor_alltoallv): builds the backend's plan,
     // collectively, for one call or once per persistent request.
     NeighborPlanFn plan_neighbor = nullptr;
+    // What `prepare` computes at a persistent init, in words (README table).
+    const char *prepared = nullptr;
 };
+
+// What a persistent request of this alltoall(v) row computes once at init and
+// how its starts run, in words (README's persistent table).
+const char *persistent_form(const Algorithm &a);
 
 // Enumerates algorithms of one collective in registry order; nullptr past the end.
 const Algorithm *algorithm_at(Collective c, int index);
