@@ -116,7 +116,16 @@ int MPIX_Request_free(MPIX_Request **request);
 int MPIX_Topo_init(int indegree, const int sources[], const int sourceweights[], int outdegree,
                    const int destinations[], const int destweights[], MPIX_Comm *xcomm,
                    MPIX_Topo **topo);
-/** Frees @p *topo and sets it to NULL. */
+/**
+ * A neighbour topology from the pattern an MPIX_Alltoall(v)_crs call reported
+ * (collective over @p xcomm): this rank sent to the @p send_nnz ranks @p dest and
+ * received from the @p recv_nnz ranks @p src. @p reply = 0 keeps that direction
+ * (destinations = dest, sources = src); @p reply = 1 reverses it (destinations =
+ * src, sources = dest: the answers to halo requests, as in a sparse solver).
+ */
+int MPIX_Topo_init_crs(int send_nnz, const int dest[], int recv_nnz, const int src[], int reply,
+                       MPIX_Comm *xcomm, MPIX_Topo **topo);
+/** Frees @p *topo and sets it to NULL (local; MPIX_Comm_free refuses while a topology lives). */
 int MPIX_Topo_free(MPIX_Topo **topo);
 
 /** As MPI_Neighbor_alltoallv over @p topo: block i of the send side goes to destinations[i]. */
@@ -129,6 +138,24 @@ int MPIX_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], co
                                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                                  const int rdispls[], MPI_Datatype recvtype, MPIX_Topo *topo,
                                  MPIX_Comm *xcomm, MPIX_Info *xinfo, MPIX_Request **request);
+/**
+ * MPIX_Neighbor_alltoallv_init with one global index per element:
+ * @p global_sindices[e] for the e-th send element and @p global_rindices[e] for
+ * the e-th receive element, counted block after block in neighbour order (block
+ * 0's counts, then block 1's, ..., regardless of the displacements). Equal
+ * indices among the blocks this rank sends must carry equal values: the
+ * `locality` backend then sends a value bound for several ranks of one node
+ * across the network once, and that node's relay duplicates it. The k-th element
+ * of a receive block is the k-th element of the matching send block; the
+ * receive indices document that layout and are not read beyond a NULL check
+ * (NULL allowed when there are no elements). `standard` ignores both.
+ */
+int MPIX_Neighbor_alltoallv_init_indexed(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                         MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                         const int rdispls[], MPI_Datatype recvtype,
+                                         const long long global_sindices[], const long long global_rindices[],
+                                         MPIX_Topo *topo, MPIX_Comm *xcomm, MPIX_Info *xinfo,
+                                         MPIX_Request **request);
 
 /**
  * The full text of an error code an mpix call returned ("MPIX_Alltoallv: a block

@@ -121,6 +121,14 @@ const Algorithm kAlgorithms[] = {
      "ParLinNa: ParLogNa rounds inside the node (sizes inside each round), then one message per block to ranks of "
      "equal local index",
      parlinna_staggered, nullptr},
+    // Neighbour exchanges over an MPIX_Topo (src/neighbor/): rows have plan_neighbor.
+    {"standard", Collective::neighbor_alltoallv, "", "",
+     "a persistent receive per source and send per destination, all posted at start", nullptr, nullptr, false,
+     nullptr, neighbor_standard_plan},
+    {"locality", Collective::neighbor_alltoallv, "", "",
+     "MPI Advance's locality-aware exchange: gather at a relay per remote node, one message per node pair, "
+     "scatter on the destination node (indexed: a value bound for several ranks of a node crosses once)",
+     nullptr, nullptr, false, nullptr, neighbor_locality_plan},
 };
 
 constexpr int kCount = sizeof(kAlgorithms) / sizeof(kAlgorithms[0]);
@@ -145,6 +153,27 @@ const Algorithm *find_algorithm(Collective c, const char *name)
         if (kAlgorithms[i].collective == c && !std::strcmp(kAlgorithms[i].name, name))
             return &kAlgorithms[i];
     return nullptr;
+}
+
+// `auto` for MPIX_Neighbor_alltoallv. On one node there is nothing to
+// aggregate: `standard`. With several nodes, `locality` trades each rank's
+// off-node messages for one message per node pair plus two hops inside the
+// nodes; those hops cost about as much as a few off-node latencies, so it pays
+// only once some rank sends many blocks off its node (the busiest rank sets the
+// pace, hence the agreed maximum). The threshold is the sparse exchanges'
+// measured crossover (16 off-node messages, see the sparse rule below), the same
+// trade; not yet measured for neighbour exchanges themselves.
+constexpr long long kAutoNeighborLocalityMinOffnodeBlocks = 16;
+
+bool neighbor_auto_needs_stats(int nnodes) { return nnodes > 1; }
+
+const Algorithm *auto_neighbor_rule(int nnodes, long long max_offnode_blocks)
+{
+    static const Algorithm *const standard = find_algorithm(Collective::neighbor_alltoallv, "standard");
+    static const Algorithm *const locality = find_algorithm(Collective::neighbor_alltoallv, "locality");
+    if (nnodes <= 1 || max_offnode_blocks < kAutoNeighborLocalityMinOffnodeBlocks)
+        return standard;
+    return locality;
 }
 
 namespace {

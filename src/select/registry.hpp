@@ -8,6 +8,7 @@
 #include "core/blocks.hpp"
 #include "core/exchange.hpp"
 #include "core/hints.hpp"
+#include "neighbor/neighbor.hpp"
 
 namespace mpix {
 
@@ -35,6 +36,9 @@ struct Algorithm {
     // computed ahead (the request then replays `run` with checks, selection,
     // byte views and staging done once).
     PrepareFn prepare = nullptr;
+    // Neighbour exchanges (neighbor_alltoallv): builds the backend's plan,
+    // collectively, for one call or once per persistent request.
+    NeighborPlanFn plan_neighbor = nullptr;
 };
 
 // Enumerates algorithms of one collective in registry order; nullptr past the end.
@@ -58,6 +62,12 @@ const Algorithm *select_sparse_algorithm(Collective c, const Hints &hints, int s
 bool sparse_auto_needs_stats(int nnodes);
 const Algorithm *select_sparse_algorithm(Collective c, const Hints &hints, int size, int nnodes,
                                          long long max_remote_sends);
+
+// `auto`'s rule for MPIX_Neighbor_alltoallv, from values every rank agrees on:
+// the node count and, only where neighbor_auto_needs_stats says so, the most
+// blocks any rank sends to ranks of other nodes (agreed by the caller).
+bool neighbor_auto_needs_stats(int nnodes);
+const Algorithm *auto_neighbor_rule(int nnodes, long long max_offnode_blocks);
 
 }  // namespace mpix
 
