@@ -3,8 +3,9 @@
 // test/exchange_cases.cpp, at the hint values the CUnit suite uses, so index math
 // is exercised at P = 64, 100, 256. Prints each failure and exits non-zero.
 //
-// Usage: check_sim [--stride N] [--algo NAME[,NAME]]
-//   --stride N    run every N-th case only (all cases by default)
+// Usage: check_sim [--stride N] [--algo NAME[,NAME]] [--persistent N]
+//   --stride N       run every N-th case only (all cases by default)
+//   --persistent N   every case through MPIX_Alltoall(v)_init, started N times
 // Every datatype case runs: SimGrid 3.32's MPI_Pack ignores a resized extent when
 // count > 1, and the library packs element by element under SMPI to avoid it
 // (src/core/blocks.cpp), which the send-side resized-vector cases check.
@@ -42,13 +43,15 @@ int main(int argc, char **argv)
     int p, me;
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    int stride = 1;
+    int stride = 1, starts = 0;
     std::string only;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--stride") && i + 1 < argc)
             stride = std::max(1, std::atoi(argv[++i]));
         else if (!std::strcmp(argv[i], "--algo") && i + 1 < argc)
             only = argv[++i];
+        else if (!std::strcmp(argv[i], "--persistent") && i + 1 < argc)
+            starts = std::max(0, std::atoi(argv[++i]));  // every case through MPIX_*_init, started N times
     }
     MPIX_Comm *xcomm;
     MPIX_Comm_init(&xcomm, MPI_COMM_WORLD);
@@ -69,7 +72,7 @@ int main(int argc, char **argv)
                     what += " " + kv.first + "=" + kv.second;
                 std::string first;
                 int local_fail = mpixtest::check_algorithm(xcomm, MPI_COMM_WORLD, uniform, name, hints, &first,
-                                                           stride);
+                                                           stride, starts);
                 int any_fail;
                 MPI_Allreduce(&local_fail, &any_fail, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
                 if (local_fail)

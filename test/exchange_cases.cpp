@@ -386,7 +386,7 @@ std::vector<HintList> hint_variants(const char *hint_keys, int p)
 
 int check_algorithm(MPIX_Comm *xcomm, MPI_Comm comm, bool uniform, const char *algorithm,
                     const std::vector<std::pair<std::string, std::string>> &hints, std::string *first_failure,
-                    int stride)
+                    int stride, int starts)
 {
     MPIX_Info *info;
     MPIX_Info_init(&info);
@@ -407,7 +407,8 @@ int check_algorithm(MPIX_Comm *xcomm, MPI_Comm comm, bool uniform, const char *a
         return failures;
     std::vector<ExchangeCase> cases = exchange_cases(uniform);
     for (size_t i = 0; i < cases.size(); i += (stride > 0 ? stride : 1)) {
-        const ExchangeCase &c = cases[i];
+        ExchangeCase c = cases[i];
+        c.starts = starts;
         std::string detail;
         if (!run_exchange_case(xcomm, comm, c, &detail)) {
             if (failures++ == 0)

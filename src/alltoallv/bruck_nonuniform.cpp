@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -76,15 +77,27 @@ int padded_bruck(const Exchange &x) { return padded(x, bruck_modified); }
 
 int padded_alltoall(const Exchange &x) { return padded(x, direct_pmpi); }
 
+namespace {
+
+// What two_phase_bruck's starts reuse: the length of every bundle each step
+// brings, so no step carries a header or is probed.
+class TwoPhasePlan : public ExchangePlan {
+public:
+    BundleSizes steps;
+};
+
 // Radix-2 Bruck (HPDC'22's two-phase Bruck) with each step's block sizes in front
 // of its blocks, in the same message (bundle_bruck: probed receives, one message
 // per step; the last step, whose blocks all land at their destinations, carries
 // no sizes: the receivers know them). Blocks never rotate: they are sent from the
 // send buffer and from where they arrived, and copied into their receive blocks.
-int two_phase_bruck(const Exchange &x)
+// With `record` (prepare) only the sizes travel and are kept there; with
+// `planned` (a start) only the blocks travel.
+int two_phase(const Exchange &x, BundleSizes *record, const BundleSizes *planned)
 {
     const int p = x.size, me = x.rank;
-    copy_self_block(x);
+    if (!record)
+        copy_self_block(x);
     if (p == 1)
         return MPI_SUCCESS;
     std::vector<int> ranks(static_cast<std::size_t>(p));
@@ -94,14 +107,18 @@ int two_phase_bruck(const Exchange &x)
     for (int d = 0; d < p; ++d)
         if (d != me)
             bundles[d].push_back(Piece{x.send_block(d), x.sendbytes[d]});
-    BundleGroup g = bundle_group(x.comm, ranks, me, 2, x.tag, SizesKnown::at_destination, x.trace, 0);
+    BundleGroup g = bundle_group(x.comm, ranks, me, 2, x.tag, SizesKnown::at_destination, record ? nullptr : x.trace, 0);
     g.expected_bytes = [&](int s, int) { return x.recvbytes[s]; };
     g.block_ids = [&](int s, int d, std::vector<long long> *ids) { ids->push_back(static_cast<long long>(s) * p + d); };
+    g.record = record;
+    g.planned = planned;
     std::vector<Piece> arrived;
     std::vector<ScratchBytes> store;
     int rc = bundle_bruck(g, bundles, &arrived, &store);
     if (rc != MPI_SUCCESS && rc != MPI_ERR_TRUNCATE && rc != MPI_ERR_COUNT)
         return rc;
+    if (record)
+        return MPI_SUCCESS;  // a wrong size is reported by every start
     int mismatch = rc;
     for (int s = 0; s < p; ++s) {
         if (s == me)
@@ -114,6 +131,23 @@ int two_phase_bruck(const Exchange &x)
             std::memcpy(x.recv_block(s), arrived[s].data, arrived[s].bytes);
     }
     return mismatch;
+}
+
+}  // namespace
+
+int two_phase_bruck(const Exchange &x)
+{
+    // Only two_phase_bruck_prepare makes the plans this row is given.
+    const TwoPhasePlan *plan = static_cast<const TwoPhasePlan *>(x.plan);
+    return two_phase(x, nullptr, plan ? &plan->steps : nullptr);
+}
+
+int two_phase_bruck_prepare(const Exchange &x, std::unique_ptr<ExchangePlan> *out)
+{
+    std::unique_ptr<TwoPhasePlan> plan(new TwoPhasePlan());
+    MPIX_CHECK(two_phase(x, &plan->steps, nullptr));
+    *out = std::move(plan);
+    return MPI_SUCCESS;
 }
 
 }  // namespace mpix

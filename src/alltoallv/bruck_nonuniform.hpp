@@ -2,6 +2,8 @@
 #ifndef MPIX_ALLTOALLV_BRUCK_NONUNIFORM_HPP
 #define MPIX_ALLTOALLV_BRUCK_NONUNIFORM_HPP
 
+#include <memory>
+
 #include "core/exchange.hpp"
 
 namespace mpix {
@@ -9,6 +11,9 @@ namespace mpix {
 int padded_bruck(const Exchange &x);     // allreduce max block, pad, modified Bruck, scan out
 int padded_alltoall(const Exchange &x);  // allreduce max block, pad, MPI_Alltoall, scan out
 int two_phase_bruck(const Exchange &x);  // per step: block sizes, then blocks
+// Persistent requests: every step's sizes exchanged once (no data), so each
+// start sends blocks only, into receives of known length.
+int two_phase_bruck_prepare(const Exchange &x, std::unique_ptr<ExchangePlan> *plan);
 
 }  // namespace mpix
 

@@ -33,6 +33,7 @@ struct Round {
     int to = 0, from = 0;            // group indices
     std::vector<int> positions;      // positions with this digit value, ascending
     bool header = false;             // its messages start with a header
+    bool home_check = false;         // all its bundles arrive home, their sizes unsent (at_destination)
     std::vector<std::uint64_t> head;  // the header this rank sends
     MPI_Request send_req = MPI_REQUEST_NULL, recv_req = MPI_REQUEST_NULL;
     bool posted = false;             // receive of known size posted (or known empty)
@@ -74,6 +75,8 @@ BundleGroup bundle_group(MPI_Comm comm, const std::vector<int> &ranks, int me, i
     g.tag = tag;
     g.known = known;
     g.agreed_max = nullptr;
+    g.record = nullptr;
+    g.planned = nullptr;
     g.trace = trace;
     g.first_round = first_round;
     return g;
@@ -89,6 +92,8 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
     if (n <= 1)
         return MPI_SUCCESS;
     const int r = std::max(2, std::min(g.radix, n));
+    const bool sizes_only = g.record != nullptr;  // init of a persistent request
+    const BundleSizes *planned = g.planned;
     std::vector<std::vector<Piece>> held(static_cast<std::size_t>(n));
     for (int t = 1; t < n; ++t)
         held[t] = bundles[mod(me + t, n)];
@@ -113,8 +118,14 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                     rd.positions.push_back(t);
             // The smallest position of value z with a higher digit is w*r + z*w.
             bool all_final = wr + z * w > n - 1;
-            rd.header = g.known == SizesKnown::nowhere || (g.known == SizesKnown::at_destination && !all_final);
+            rd.home_check = g.known == SizesKnown::at_destination && all_final;
+            rd.header = sizes_only || (!planned && (g.known == SizesKnown::nowhere ||
+                                                    (g.known == SizesKnown::at_destination && !all_final)));
         }
+        // Round rounds[i] is the group's round `first + i` (planned / recorded sizes).
+        const std::size_t first = static_cast<std::size_t>(round_id - g.first_round);
+        if (planned && planned->size() < first + rounds.size())
+            return MPI_ERR_INTERN;
         // A position arriving here left index me - (t mod w*r); one leaving here
         // left index me - (t mod w). Either way it is bound for its source + t.
         std::function<int(int)> arriving_from = [&](int t) { return mod(me - t % wr, n); };
@@ -131,10 +142,10 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
         };
 
         // Receives of exactly known size are posted before any send.
-        if (g.known == SizesKnown::everywhere)
+        if (planned || g.known == SizesKnown::everywhere)
             for (Round &rd : rounds) {
                 rd.posted = true;
-                rd.in_bytes = expected(rd, &sizes);
+                rd.in_bytes = planned ? (*planned)[first + (&rd - rounds.data())].bytes : expected(rd, &sizes);
                 if (rd.in_bytes == 0)
                     continue;  // the sender knows it too and sends nothing
                 store->emplace_back();
@@ -158,19 +169,21 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             std::size_t payload = 0;
             for (int t : rd.positions)
                 for (const Piece &p : held[t]) {
+                    if (sizes_only)
+                        continue;  // the header says it all
                     addrs.push_back(const_cast<char *>(p.data));
                     lens.push_back(p.bytes);
                     payload += p.bytes;
                 }
             if (payload == 0 && !rd.header) {
-                // Known everywhere: the receiver skips it too. Otherwise the
-                // receiver probes for it, so an empty message still goes.
-                if (g.known != SizesKnown::everywhere)
+                // Known everywhere or planned: the receiver skips it too.
+                // Otherwise the receiver probes for it, so an empty message still goes.
+                if (g.known != SizesKnown::everywhere && !planned)
                     MPIX_CHECK(isend_bytes(nullptr, 0, g.ranks[rd.to], tag, g.comm, &rd.send_req));
             } else {
                 MPIX_CHECK(isend_ranges(addrs, lens, false, g.ranks[rd.to], tag, g.comm, &rd.send_req));
             }
-            if (g.trace)
+            if (g.trace && !sizes_only)
                 trace_message(g, round_id + static_cast<int>(&rd - rounds.data()), true, rd.to, rd.positions, leaving_from, payload);
         }
 
@@ -187,7 +200,8 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             std::vector<char *> data;
             std::vector<std::size_t> bytes;
             std::vector<MPI_Request> reqs;
-            MPIX_CHECK(irecv_unknown_sizes(peers, tag, g.comm, true, store, &data, &bytes, &reqs));
+            if (!peers.empty())
+                MPIX_CHECK(irecv_unknown_sizes(peers, tag, g.comm, true, store, &data, &bytes, &reqs));
             for (std::size_t k = 0; k < peers.size(); ++k) {
                 of_peer[k]->in = data[k];
                 of_peer[k]->in_bytes = bytes[k];
@@ -205,8 +219,9 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             else
                 MPIX_CHECK(MPI_Wait(&rd.recv_req, MPI_STATUS_IGNORE));
             const std::size_t head = rd.header ? (1 + rd.positions.size()) * sizeof(std::uint64_t) : 0;
+            const std::size_t round_index = first + (&rd - rounds.data());
             if (rd.header) {
-                if (rd.in_bytes < head)
+                if (rd.in_bytes < head || (sizes_only && rd.in_bytes != head))
                     return MPI_ERR_INTERN;
                 std::uint64_t v;
                 std::memcpy(&v, rd.in, sizeof v);
@@ -216,12 +231,40 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                 for (std::size_t k = 0; k < rd.positions.size(); ++k) {
                     std::memcpy(&v, rd.in + (1 + k) * sizeof v, sizeof v);
                     sizes.push_back(static_cast<std::size_t>(v));
-                    if (sizes.back() > rd.in_bytes - total)
+                    if (!sizes_only && sizes.back() > rd.in_bytes - total)
                         return MPI_ERR_INTERN;  // the sender's own sizes cannot disagree
                     total += sizes.back();
                 }
-                if (total != rd.in_bytes)
+                if (!sizes_only && total != rd.in_bytes)
                     return MPI_ERR_INTERN;
+                if (sizes_only) {
+                    // What a start receives: the sender's bytes, read as the
+                    // lengths the receiver itself expects where a call sends none.
+                    BundleRoundSizes rec;
+                    rec.bytes = total - head;
+                    if (rd.home_check)
+                        expected(rd, &rec.sizes);
+                    else
+                        rec.sizes = sizes;
+                    g.record->push_back(std::move(rec));
+                    if (rd.home_check && expected(rd, &sizes) != total - head) {
+                        note_mismatch(&mismatch, total - head > std::accumulate(sizes.begin(), sizes.end(), std::size_t(0))
+                                                     ? MPI_ERR_TRUNCATE
+                                                     : MPI_ERR_COUNT);
+                        std::fill(sizes.begin(), sizes.end(), 0);
+                    }
+                }
+            } else if (planned) {
+                sizes = (*planned)[round_index].sizes;
+                if (sizes.size() != rd.positions.size())
+                    return MPI_ERR_INTERN;
+                const std::size_t total = std::accumulate(sizes.begin(), sizes.end(), std::size_t(0));
+                if (total != rd.in_bytes) {
+                    // Agreed at init that some final bundle has the wrong size.
+                    note_mismatch(&mismatch, rd.in_bytes > total ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
+                    std::fill(sizes.begin(), sizes.end(), 0);
+                    rd.in_bytes = 0;
+                }
             } else if (expected(rd, &sizes) != rd.in_bytes) {
                 // Some final bundle does not have the size its receiver expects.
                 note_mismatch(&mismatch, rd.in_bytes > std::accumulate(sizes.begin(), sizes.end(), std::size_t(0))
@@ -232,10 +275,10 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             }
             std::size_t at = head;
             for (std::size_t k = 0; k < rd.positions.size(); ++k) {
-                held[rd.positions[k]].assign(1, Piece{rd.in + at, sizes[k]});
-                at += sizes[k];
+                held[rd.positions[k]].assign(1, Piece{sizes_only ? nullptr : rd.in + at, sizes[k]});
+                at += sizes_only ? 0 : sizes[k];
             }
-            if (g.trace)
+            if (g.trace && !sizes_only)
                 trace_message(g, round_id + static_cast<int>(&rd - rounds.data()), false, rd.from, rd.positions,
                               arriving_from, at - head);
         }

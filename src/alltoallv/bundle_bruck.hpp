@@ -37,6 +37,16 @@ enum class SizesKnown {
     everywhere,
 };
 
+// What one round brings this rank, as agreed once (a persistent request's
+// init): the length of each bundle in it, in position order, and the bytes its
+// sender sends. They differ only where a final bundle is not its receiver's
+// expected size; the start then reports it as a call would.
+struct BundleRoundSizes {
+    std::vector<std::size_t> sizes;
+    std::size_t bytes = 0;
+};
+using BundleSizes = std::vector<BundleRoundSizes>;  // by round, from the group's first
+
 struct BundleGroup {
     MPI_Comm comm;
     const int *ranks;  // the group's ranks in comm, by group index
@@ -57,6 +67,14 @@ struct BundleGroup {
     Trace *trace;
     int first_round;
     std::function<void(int s, int d, std::vector<long long> *out)> block_ids;
+    // Persistent requests (both null for a one-off call). `record`: at init, the
+    // messages carry every bundle's length and none of their bytes, and what
+    // each round brings is appended here. `planned`: what init recorded, so no
+    // message carries a header, none is probed, receives are posted with their
+    // exact length, and empty messages are not sent. agreed_max is not spread
+    // in either mode.
+    BundleSizes *record;
+    const BundleSizes *planned;
 };
 
 // A group over `ranks` (by group index; `me` this rank's index) with everything

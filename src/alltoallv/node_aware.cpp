@@ -107,6 +107,19 @@ struct HopIo {
     std::vector<ScratchBytes> storage;  // received payloads (kept for the next hops)
 };
 
+// What one incoming message of a hop brings, agreed at a persistent request's
+// init: its items' lengths (as the receiver reads them) and the bytes its
+// sender sends; they differ only where a block arriving home has the wrong length.
+struct MessageSizes {
+    std::vector<std::size_t> sizes;
+    std::size_t bytes = 0;
+};
+
+// Every hop's incoming messages (by hop, then by index in the hop's `incoming`).
+struct RelaySizes {
+    std::vector<MessageSizes> hops[6];
+};
+
 
 // One hop: sends every held item whose next hop is another rank, receives the
 // items listed in `incoming` (per previous hop), and leaves in `held` what this
@@ -118,9 +131,25 @@ struct HopIo {
 // its receiver expects is reported in *mismatch and its items left empty. Steps
 // pair sender and receiver (both compute the same key), so the pairwise inner
 // mode cannot deadlock.
+// Persistent requests: with `record` (init) every message is its items' sizes
+// alone, and what each brings is kept in record->hops[hop]; with `planned` (a
+// start) every message is its bytes alone, received with the planned length
+// (an empty one is not sent).
 int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function<int(const Item &)> &next,
-        std::vector<Message> &incoming, const KeyFn &key, SizesKnown known, HopIo *io, int *mismatch)
+        std::vector<Message> &incoming, const KeyFn &key, SizesKnown known, HopIo *io, int *mismatch,
+        RelaySizes *record, const RelaySizes *planned)
 {
+    const bool sizes_only = record != nullptr;
+    const int hop_id = tag - x.tag;
+    std::vector<MessageSizes> *recorded = sizes_only ? &record->hops[hop_id] : nullptr;
+    const std::vector<MessageSizes> *plan = planned ? &planned->hops[hop_id] : nullptr;
+    if (recorded)
+        recorded->assign(incoming.size(), MessageSizes());
+    if (plan && plan->size() != incoming.size())
+        return MPI_ERR_INTERN;
+    // Who sends sizes in front of the bytes, who posts exact receives.
+    const bool with_header = sizes_only || (known == SizesKnown::nowhere && !plan);
+    const bool exact = plan || known == SizesKnown::everywhere;
     std::vector<Item> kept;
     std::vector<Message> outgoing;
     std::map<int, std::size_t> out_index;
@@ -148,7 +177,6 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
     std::sort(steps.begin(), steps.end());
     steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
 
-    const int hop_id = tag - x.tag;
     std::vector<std::vector<unsigned char>> heads(outgoing.size());
     std::vector<char *> addrs;
     std::vector<std::size_t> lens, sizes;
@@ -161,7 +189,7 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
                 continue;
             addrs.clear();
             lens.clear();
-            if (known == SizesKnown::nowhere) {
+            if (with_header) {
                 sizes.clear();
                 for (const Item &it : m.items)
                     sizes.push_back(it.bytes);
@@ -171,14 +199,16 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
             }
             std::size_t total = 0;
             for (const Item &it : m.items) {
+                if (sizes_only)
+                    break;  // the header says it all
                 addrs.push_back(const_cast<char *>(it.data));
                 lens.push_back(it.bytes);
                 total += it.bytes;
             }
-            if (known == SizesKnown::everywhere && total == 0)
-                continue;  // the receiver computes the same zero and posts nothing
+            if (exact && total == 0)
+                continue;  // the receiver computes or planned the same zero and posts nothing
             reqs.emplace_back();
-            if (total == 0 && known == SizesKnown::at_destination)  // the receiver probes: send it empty
+            if (total == 0 && !with_header)  // the receiver probes: send it empty
                 MPIX_CHECK(isend_bytes(nullptr, 0, m.peer, tag, x.comm, &reqs.back()));
             else
                 MPIX_CHECK(isend_ranges(addrs, lens, false, m.peer, tag, x.comm, &reqs.back()));
@@ -199,23 +229,38 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
         for (Message &m : incoming) {
             if (!in_step(m))
                 continue;
-            if (known == SizesKnown::everywhere) {
+            if (exact) {
                 std::size_t total = 0;
+                if (plan) {
+                    const MessageSizes &ms = (*plan)[&m - incoming.data()];
+                    if (ms.sizes.size() != m.items.size())
+                        return MPI_ERR_INTERN;
+                    for (std::size_t i = 0; i < m.items.size(); ++i)
+                        m.items[i].bytes = ms.sizes[i];
+                }
                 for (const Item &it : m.items)
                     total += it.bytes;
-                if (total == 0)
+                const std::size_t sent = plan ? (*plan)[&m - incoming.data()].bytes : total;
+                if (sent != total) {
+                    // Agreed at init: a block arriving home has the wrong length.
+                    note_mismatch(mismatch, sent > total ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
+                    for (Item &it : m.items)
+                        it.bytes = 0;
+                    total = 0;
+                }
+                if (sent == 0)
                     continue;
                 io->storage.emplace_back();
-                if (!io->storage.back().resize(total))
+                if (!io->storage.back().resize(sent))
                     return MPI_ERR_NO_MEM;
                 char *at = io->storage.back().data();
                 for (Item &it : m.items) {
                     it.data = at;
                     at += it.bytes;
                 }
-                known_recvs.push_back({reqs.size(), io->storage.back().data(), total});
+                known_recvs.push_back({reqs.size(), io->storage.back().data(), sent});
                 reqs.emplace_back();
-                MPIX_CHECK(irecv_bytes(io->storage.back().data(), total, m.peer, tag, x.comm, &reqs.back()));
+                MPIX_CHECK(irecv_bytes(io->storage.back().data(), sent, m.peer, tag, x.comm, &reqs.back()));
                 trace_message(x, hop_id, -1, m.peer, m.items, total);
             } else {
                 probed.push_back(&m);
@@ -229,25 +274,39 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
             MPIX_CHECK(MPI_Wait(&probed_reqs[k], MPI_STATUS_IGNORE));
             Message &m = *probed[k];
             std::size_t at = 0, total = 0;
-            if (known == SizesKnown::nowhere) {
+            if (with_header) {
                 if (!decode_sizes(data[k], bytes[k], m.items.size(), &sizes, &at))
                     return MPI_ERR_INTERN;
-                for (std::size_t i = 0; i < m.items.size(); ++i)
-                    m.items[i].bytes = sizes[i];
+                if (known == SizesKnown::nowhere)
+                    for (std::size_t i = 0; i < m.items.size(); ++i)
+                        m.items[i].bytes = sizes[i];
             }
             for (const Item &it : m.items)
                 total += it.bytes;
-            if (at + total != bytes[k]) {
+            // The bytes the sender sends (at init: whose lengths it sends instead).
+            std::size_t sent = bytes[k] - at;
+            if (sizes_only) {
+                if (sent != 0)
+                    return MPI_ERR_INTERN;
+                for (std::size_t s : sizes)
+                    sent += s;
+                MessageSizes &rec = (*recorded)[&m - incoming.data()];
+                rec.bytes = sent;
+                for (const Item &it : m.items)
+                    rec.sizes.push_back(it.bytes);
+                at = 0;  // no bytes came: items point nowhere
+            }
+            if (total != sent) {
                 if (known == SizesKnown::nowhere)
                     return MPI_ERR_INTERN;
                 // A block's length is not its receive count: report, keep nothing.
-                note_mismatch(mismatch, bytes[k] > total ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
+                note_mismatch(mismatch, sent > total ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
                 for (Item &it : m.items)
                     it.bytes = 0;
                 total = 0;
             }
             for (Item &it : m.items) {
-                it.data = data[k] + at;
+                it.data = sizes_only ? nullptr : data[k] + at;
                 at += it.bytes;
             }
             trace_message(x, hop_id, -1, m.peer, m.items, total);
@@ -276,8 +335,9 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
 
 // Copies the held items addressed to this rank into the receive buffer and
 // drops them from `held`; a block longer or shorter than its receive block is
-// reported in *mismatch (and not copied).
-void deliver(const Exchange &x, std::vector<Item> &held, int *mismatch)
+// reported in *mismatch (and not copied; nor anything when `copy` is false:
+// a persistent request's init, where only sizes moved).
+void deliver(const Exchange &x, std::vector<Item> &held, int *mismatch, bool copy = true)
 {
     std::vector<Item> rest;
     for (const Item &it : held) {
@@ -287,7 +347,7 @@ void deliver(const Exchange &x, std::vector<Item> &held, int *mismatch)
         }
         if (it.bytes != x.recvbytes[it.s])
             note_mismatch(mismatch, it.bytes > x.recvbytes[it.s] ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
-        else if (it.bytes)
+        else if (it.bytes && copy)
             std::memcpy(x.recv_block(it.s), it.data, it.bytes);
     }
     held.swap(rest);
@@ -297,8 +357,13 @@ int mod(int a, int m) { return ((a % m) + m) % m; }
 
 }  // namespace
 
-int relay_exchange(const Exchange &x, const RelayPlan &p)
+namespace {
+
+// relay_exchange, or with `record` / `planned` a persistent request's init /
+// start (see hop).
+int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const RelaySizes *planned)
 {
+    const bool copy = record == nullptr;
     const Regions &U = *p.units;
     const int me = x.rank;
     const int u = U.region_of[me];
@@ -315,7 +380,8 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
     };
     int mismatch = MPI_SUCCESS;
 
-    copy_self_block(x);
+    if (copy)
+        copy_self_block(x);
 
     // When every rank leads its own group (node_aware, locality_aware), the unit's
     // blocks for each other go in hop 2, to the same peers: one message each.
@@ -334,8 +400,8 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
         HopIo io;
         KeyFn key = [&](int from, int to) { return mod(U.index_of[to] - U.index_of[from], U.size_of(u)); };
         MPIX_CHECK(hop(x, x.tag, held, [](const Item &it) { return it.d; }, in, key, sizes_for(true), &io,
-                       &mismatch));
-        deliver(x, held, &mismatch);
+                       &mismatch, record, planned));
+        deliver(x, held, &mismatch, copy);
     }
     if (U.count == 1)
         return mismatch;
@@ -397,7 +463,7 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
                 in.push_back(std::move(msg));
             }
         MPIX_CHECK(hop(x, x.tag + 1, held, [&](const Item &) { return lead; }, in, group_key, sizes_for(false), &io,
-                       &mismatch));
+                       &mismatch, record, planned));
     }
     // Hop 2: leaders pass each block to the leader handling its destination unit
     // (merged: and the unit's blocks to their destinations).
@@ -414,8 +480,8 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
             int v = U.region_of[it.d];
             return v == u ? it.d : p.handler(u, v);
         };
-        MPIX_CHECK(hop(x, x.tag + 2, held, next, in, leader_key, sizes_for(false), &io, &mismatch));
-        deliver(x, held, &mismatch);
+        MPIX_CHECK(hop(x, x.tag + 2, held, next, in, leader_key, sizes_for(false), &io, &mismatch, record, planned));
+        deliver(x, held, &mismatch, copy);
     }
     // Hop 3: between units, one message per pair of units.
     {
@@ -431,7 +497,7 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
             in.push_back(std::move(msg));
         }
         MPIX_CHECK(hop(x, x.tag + 3, held, [&](const Item &it) { return p.handler(U.region_of[it.d], u); }, in,
-                       unit_key, sizes_for(false), &io, &mismatch));
+                       unit_key, sizes_for(false), &io, &mismatch, record, planned));
     }
     // Hop 4: handlers pass each block to the leader of its destination's group
     // (the destination itself when every rank leads: its sizes are known there).
@@ -443,7 +509,7 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
                         items->push_back(Item{U.member(v, i), d, recv_size(U.member(v, i), d), nullptr});
         });
         MPIX_CHECK(hop(x, x.tag + 4, held, [&](const Item &it) { return p.lead_of[it.d]; }, in, leader_key,
-                       sizes_for(p.every_rank_leads), &io, &mismatch));
+                       sizes_for(p.every_rank_leads), &io, &mismatch, record, planned));
     }
     // Hop 5: leaders scatter to their group (receivers know their sizes).
     if (!p.every_rank_leads) {
@@ -456,14 +522,30 @@ int relay_exchange(const Exchange &x, const RelayPlan &p)
             in.push_back(std::move(msg));
         }
         MPIX_CHECK(hop(x, x.tag + 5, held, [](const Item &it) { return it.d; }, in, group_key, sizes_for(true), &io,
-                       &mismatch));
+                       &mismatch, record, planned));
     }
-    deliver(x, held, &mismatch);
+    deliver(x, held, &mismatch, copy);
     return held.empty() ? mismatch : MPI_ERR_INTERN;
 }
 
+// What node_aware's starts reuse: the node map as it was at init (its own copy:
+// a later MPIX_Comm_update_locality must not change a request's messages) and
+// every hop's sizes, so no message carries sizes and none is probed.
+class NodeAwarePlan : public ExchangePlan {
+public:
+    RelayPlan relay;
+    RelaySizes sizes;
+};
+
+}  // namespace
+
+int relay_exchange(const Exchange &x, const RelayPlan &p) { return relay(x, p, nullptr, nullptr); }
+
 int node_aware(const Exchange &x)
 {
+    // Only node_aware_prepare makes the plans this row is given.
+    if (const NodeAwarePlan *planned = static_cast<const NodeAwarePlan *>(x.plan))
+        return relay(x, planned->relay, nullptr, &planned->sizes);
     const RelayPlan *plan = nullptr;
     MPIX_CHECK(cached_plan(x.xcomm, "relay:node_aware", [&](RelayPlan *p) -> int {
         MPIX_CHECK(get_regions(x.xcomm, Locality::node, &p->units));
@@ -471,6 +553,33 @@ int node_aware(const Exchange &x)
         return MPI_SUCCESS;
     }, &plan));
     return relay_exchange(x, *plan);
+}
+
+int node_aware_prepare(const Exchange &x, std::unique_ptr<ExchangePlan> *out)
+{
+    if (x.uniform)
+        return MPI_SUCCESS;  // every size is known everywhere: nothing to agree
+    const Regions *nodes = nullptr;
+    MPIX_CHECK(get_regions(x.xcomm, Locality::node, &nodes));
+    std::unique_ptr<NodeAwarePlan> plan(new NodeAwarePlan());
+    Regions &own = plan->relay.owned;
+    own.count = nodes->count;
+    own.region_of = nodes->region_of;
+    own.index_of = nodes->index_of;
+    own.offsets = nodes->offsets;
+    own.members = nodes->members;
+    own.my_region = nodes->my_region;
+    own.my_index = nodes->my_index;
+    own.max_size = nodes->max_size;
+    plan->relay.units = &own;
+    build_relay_groups(&plan->relay, INT_MAX);  // as node_aware's cached plan
+    Exchange sizes_only = x;
+    sizes_only.trace = nullptr;
+    int rc = relay(sizes_only, plan->relay, &plan->sizes, nullptr);
+    if (rc != MPI_SUCCESS && rc != MPI_ERR_TRUNCATE && rc != MPI_ERR_COUNT)
+        return rc;  // a wrong size is reported by every start
+    *out = std::move(plan);
+    return MPI_SUCCESS;
 }
 
 int locality_aware(const Exchange &x)

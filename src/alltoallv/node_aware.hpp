@@ -5,6 +5,7 @@
 #ifndef MPIX_ALLTOALLV_NODE_AWARE_HPP
 #define MPIX_ALLTOALLV_NODE_AWARE_HPP
 
+#include <memory>
 #include <vector>
 
 #include "core/comm.hpp"
@@ -71,6 +72,9 @@ int cached_plan(MPIX_Comm *xcomm, const std::string &key, Build build, const Rel
 
 // Registry entries (alltoall and alltoallv).
 int node_aware(const Exchange &x);
+// Persistent MPIX_Alltoallv: every hop's sizes exchanged once (no data), so each
+// start sends blocks only, into receives of known length.
+int node_aware_prepare(const Exchange &x, std::unique_ptr<ExchangePlan> *plan);
 int locality_aware(const Exchange &x);
 
 }  // namespace mpix

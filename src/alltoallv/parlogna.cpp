@@ -14,9 +14,12 @@
 // staging buffer (traced as `stage_bytes`) and copied out once the round's sends
 // have completed, so a slot being sent can take its position's next block. No
 // block size is agreed in advance: there is no reduction and no size message.
+// A persistent request agrees them once at init (parlogna_prepare: the same
+// rounds carrying lengths only); its starts then send blocks alone.
 #include "alltoallv/parlogna.hpp"
 
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -68,18 +71,39 @@ struct RoundState {
     std::vector<long long> ids;
 };
 
-}  // namespace
+// What one round brings this rank, agreed at a persistent request's init: the
+// lengths of the blocks it forwards again (a call's header) and the bytes the
+// sender sends (differing from what the header and recvcounts add up to only
+// where a block arriving home has the wrong length).
+struct RoundSizes {
+    std::vector<std::size_t> forwarded;
+    std::size_t bytes = 0;
+};
 
-int parlogna(const Exchange &x)
+// What parlogna's starts reuse: every round's sizes, so no round carries a
+// header or is probed.
+class ParLogNaPlan : public ExchangePlan {
+public:
+    std::vector<RoundSizes> rounds;  // in round order
+};
+
+// The rounds. A call: each message is [header] + blocks, received by probing.
+// `record` (init): each message is the length of every block it would carry and
+// nothing else, and what each round brings is kept there. `planned` (a start):
+// each message is the blocks alone, into receives of the planned length.
+int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vector<RoundSizes> *planned)
 {
     const int p = x.size, me = x.rank;
-    copy_self_block(x);
+    const bool sizes_only = record != nullptr;
+    Trace *trace = sizes_only ? nullptr : x.trace;
+    if (!sizes_only)
+        copy_self_block(x);
     if (p == 1)
         return MPI_SUCCESS;
     const int r = parlogna_radix(p, x.hints->radix);
     const int batch = x.hints->batch_size > 0 ? x.hints->batch_size : 32;
-    if (x.trace)
-        x.trace->set_params("radix=" + std::to_string(r) + ",batch=" + std::to_string(batch));
+    if (trace)
+        trace->set_params("radix=" + std::to_string(r) + ",batch=" + std::to_string(batch));
 
     // Where each position's current block is and how long; forwarded blocks live
     // in slot[t] (empty once the position is home).
@@ -121,10 +145,30 @@ int parlogna(const Exchange &x)
                 for (int t = 1; t < p; ++t)
                     if (radix_digit(t, w, r) == z) {
                         rs.pending.push_back(t);
-                        if (t >= beyond)
+                        if (sizes_only || (!planned && t >= beyond))
                             rs.meta_out.push_back(len[t]);
                     }
                 rounds.push_back(std::move(rs));
+            }
+            if (planned && planned->size() < static_cast<std::size_t>(round))
+                return MPI_ERR_INTERN;
+            // Receives: of planned length, posted before the sends (none when
+            // empty: the sender knows it too), or probed after them.
+            std::vector<ScratchBytes> stage;
+            if (planned) {
+                stage.resize(rounds.size());
+                in_data.assign(rounds.size(), nullptr);
+                in_bytes.assign(rounds.size(), 0);
+                recv_reqs.assign(rounds.size(), MPI_REQUEST_NULL);
+                for (std::size_t k = 0; k < rounds.size(); ++k) {
+                    in_bytes[k] = (*planned)[rounds[k].round].bytes;
+                    if (in_bytes[k] == 0)
+                        continue;
+                    if (!stage[k].resize(in_bytes[k]))
+                        return MPI_ERR_NO_MEM;
+                    in_data[k] = stage[k].data();
+                    MPIX_CHECK(irecv_bytes(in_data[k], in_bytes[k], rounds[k].from, tag, x.comm, &recv_reqs[k]));
+                }
             }
             // Sends: [sizes of the blocks the receiver forwards] + every block.
             send_reqs.assign(rounds.size(), MPI_REQUEST_NULL);
@@ -138,15 +182,19 @@ int parlogna(const Exchange &x)
                 }
                 std::size_t sent = 0;
                 for (int t : rs.pending) {
+                    if (sizes_only)
+                        break;
                     addrs.push_back(const_cast<char *>(loc[t]));
                     lens.push_back(len[t]);
                     sent += len[t];
                 }
-                if (sent == 0 && rs.meta_out.empty())  // the receiver probes: send it empty
-                    MPIX_CHECK(isend_bytes(nullptr, 0, rs.to, tag, x.comm, &send_reqs[k]));
-                else
+                if (sent == 0 && rs.meta_out.empty()) {
+                    if (!planned)  // the receiver probes: send it empty
+                        MPIX_CHECK(isend_bytes(nullptr, 0, rs.to, tag, x.comm, &send_reqs[k]));
+                } else {
                     MPIX_CHECK(isend_ranges(addrs, lens, false, rs.to, tag, x.comm, &send_reqs[k]));
-                if (x.trace) {
+                }
+                if (trace) {
                     std::vector<long long> ids;
                     for (int t : rs.pending) {
                         int src = mod(static_cast<long long>(me) - t % w, p);
@@ -156,13 +204,22 @@ int parlogna(const Exchange &x)
                     rs.ids = std::move(ids);
                 }
             }
-            // Receives, probed: each round's message into its own staging buffer.
-            std::vector<ScratchBytes> stage;
-            peers.clear();
-            for (const RoundState &rs : rounds)
-                peers.push_back(rs.from);
-            MPIX_CHECK(irecv_unknown_sizes(peers, tag, x.comm, exclusive, &stage, &in_data, &in_bytes, &recv_reqs));
-            MPIX_CHECK(wait_all(static_cast<int>(recv_reqs.size()), recv_reqs.data()));
+            if (planned) {
+                // Planned lengths are the senders' own: another length cannot
+                // come, unless a rank's plan differs (noted, never overrun).
+                std::vector<std::size_t> expected(in_bytes.begin(), in_bytes.end());
+                for (std::size_t k = 0; k < expected.size(); ++k)
+                    if (recv_reqs[k] == MPI_REQUEST_NULL)
+                        expected[k] = kNotChecked;
+                MPIX_CHECK(wait_all(static_cast<int>(recv_reqs.size()), recv_reqs.data(), expected.data(), &mismatch));
+            } else {
+                // Receives, probed: each round's message into its own staging buffer.
+                peers.clear();
+                for (const RoundState &rs : rounds)
+                    peers.push_back(rs.from);
+                MPIX_CHECK(irecv_unknown_sizes(peers, tag, x.comm, exclusive, &stage, &in_data, &in_bytes, &recv_reqs));
+                MPIX_CHECK(wait_all(static_cast<int>(recv_reqs.size()), recv_reqs.data()));
+            }
             MPIX_CHECK(wait_all(static_cast<int>(send_reqs.size()), send_reqs.data()));
             // Every send of the batch is complete: slots may take new blocks.
             for (std::size_t k = 0; k < rounds.size(); ++k) {
@@ -170,77 +227,119 @@ int parlogna(const Exchange &x)
                 std::size_t forwarded = 0;
                 for (int t : rs.pending)
                     forwarded += t >= beyond;
-                const std::size_t head = forwarded * sizeof(unsigned long long);
-                if (in_bytes[k] < head)
+                const std::size_t values = sizes_only ? rs.pending.size() : planned ? 0 : forwarded;
+                const std::size_t head = values * sizeof(unsigned long long);
+                if (in_bytes[k] < head || (sizes_only && in_bytes[k] != head))
                     return MPI_ERR_INTERN;
-                std::size_t expected = head, f = 0;
+                // The bytes the sender sends (at init: the lengths it sends instead).
+                std::size_t payload = in_bytes[k] - head;
+                std::size_t expected = 0, f = 0;
                 std::vector<std::size_t> in_len(rs.pending.size());
+                RoundSizes rec;
+                if (sizes_only)
+                    payload = 0;
+                if (planned && (*planned)[rs.round].forwarded.size() != forwarded)
+                    return MPI_ERR_INTERN;
                 for (std::size_t i = 0; i < rs.pending.size(); ++i) {
                     int t = rs.pending[i];
+                    unsigned long long v = 0;
+                    if (sizes_only || (!planned && t >= beyond))
+                        std::memcpy(&v, in_data[k] + (sizes_only ? i : f) * sizeof v, sizeof v);
+                    if (sizes_only)
+                        payload += static_cast<std::size_t>(v);
                     if (t >= beyond) {
-                        unsigned long long v;
-                        std::memcpy(&v, in_data[k] + (f++) * sizeof v, sizeof v);
-                        in_len[i] = static_cast<std::size_t>(v);
+                        in_len[i] = planned ? (*planned)[rs.round].forwarded[f] : static_cast<std::size_t>(v);
+                        ++f;
+                        if (sizes_only)
+                            rec.forwarded.push_back(in_len[i]);
                     } else {
                         in_len[i] = x.recvbytes[mod(static_cast<long long>(me) - t, p)];
                     }
                     expected += in_len[i];
                 }
+                if (sizes_only) {
+                    rec.bytes = payload;
+                    record->push_back(std::move(rec));
+                }
                 std::size_t at = head, forwarded_bytes = 0;
                 for (std::size_t i = 0; i < rs.pending.size(); ++i)
                     if (rs.pending[i] >= beyond)
                         forwarded_bytes += in_len[i];
-                if (expected != in_bytes[k]) {
-                    if (forwarded == rs.pending.size() || in_bytes[k] < head + forwarded_bytes)
+                if (expected != payload) {
+                    if (forwarded == rs.pending.size() || payload < forwarded_bytes)
                         return MPI_ERR_INTERN;  // the sender's own sizes: cannot disagree
                     // A block arriving home is not its receive count long: report it
                     // and deliver none of this message's home blocks (which one is
                     // wrong is unknown). The forwarded blocks come last and their
                     // sizes travel in the header: they still go on, right.
-                    note_mismatch(&mismatch, in_bytes[k] > expected ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
+                    note_mismatch(&mismatch, payload > expected ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
                 }
-                const bool usable = expected == in_bytes[k];
+                const bool usable = expected == payload;
                 if (!usable)
-                    at = in_bytes[k] - forwarded_bytes;
+                    at = head + payload - forwarded_bytes;
                 for (std::size_t i = 0; i < rs.pending.size(); ++i) {
                     int t = rs.pending[i];
                     std::size_t b = usable || t >= beyond ? in_len[i] : 0;
                     if (t < beyond) {  // home
-                        if (b)
+                        if (b && !sizes_only)
                             std::memcpy(x.recv_block(mod(static_cast<long long>(me) - t, p)), in_data[k] + at, b);
-                        if (x.trace)
-                            x.trace->temp_free(slot[t].size());
+                        if (trace)
+                            trace->temp_free(slot[t].size());
                         slot[t] = ScratchBytes();
                         loc[t] = nullptr;
                         len[t] = 0;
+                    } else if (sizes_only) {  // only its length goes on
+                        len[t] = b;
                     } else {  // forwarded again later: into its slot
                         if (b > slot[t].size()) {
                             std::size_t grow = b - slot[t].size();
                             if (!slot[t].resize(b))
                                 return MPI_ERR_NO_MEM;
-                            if (x.trace)
-                                x.trace->temp_alloc(grow);
+                            if (trace)
+                                trace->temp_alloc(grow);
                         }
                         if (b)
                             std::memcpy(slot[t].data(), in_data[k] + at, b);
                         loc[t] = slot[t].data();
                         len[t] = b;
                     }
-                    at += b;
+                    at += sizes_only ? 0 : b;
                 }
-                if (x.trace)
-                    x.trace->round(rs.round, rs.to, rs.from, rs.ids, rs.sent, in_bytes[k] - head, in_bytes[k] - head);
+                if (trace)
+                    trace->round(rs.round, rs.to, rs.from, rs.ids, rs.sent, payload, payload);
             }
             std::size_t staged = 0;
             for (std::size_t b : in_bytes)
                 staged += b;
-            if (x.trace && staged > stage_peak) {
-                x.trace->stage_alloc(staged - stage_peak);
+            if (trace && staged > stage_peak) {
+                trace->stage_alloc(staged - stage_peak);
                 stage_peak = staged;
             }
         }
     }
     return mismatch;
+}
+
+}  // namespace
+
+int parlogna(const Exchange &x)
+{
+    // Only parlogna_prepare makes the plans this row is given.
+    const ParLogNaPlan *plan = static_cast<const ParLogNaPlan *>(x.plan);
+    return rounds_of(x, nullptr, plan ? &plan->rounds : nullptr);
+}
+
+int parlogna_prepare(const Exchange &x, std::unique_ptr<ExchangePlan> *out)
+{
+    std::unique_ptr<ParLogNaPlan> plan(new ParLogNaPlan());
+    int rc = rounds_of(x, &plan->rounds, nullptr);
+    int rc_class = rc;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &rc_class);
+    if (rc_class != MPI_SUCCESS && rc_class != MPI_ERR_TRUNCATE && rc_class != MPI_ERR_COUNT)
+        return rc;  // a wrong size is reported by every start
+    *out = std::move(plan);
+    return MPI_SUCCESS;
 }
 
 }  // namespace mpix

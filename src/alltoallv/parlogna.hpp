@@ -3,6 +3,8 @@
 #ifndef MPIX_ALLTOALLV_PARLOGNA_HPP
 #define MPIX_ALLTOALLV_PARLOGNA_HPP
 
+#include <memory>
+
 #include "core/exchange.hpp"
 
 namespace mpix {
@@ -10,6 +12,9 @@ namespace mpix {
 // Runs on x.comm / x.size / x.rank only (never xcomm's size), so it works on
 // sub-communicators. Radix from x.hints->radix (0: ceil(sqrt(P)); clamped to P).
 int parlogna(const Exchange &x);
+// Persistent requests: every round's sizes exchanged once (no data), so each
+// start sends blocks only, into receives of known length.
+int parlogna_prepare(const Exchange &x, std::unique_ptr<ExchangePlan> *plan);
 
 // K, the number of rounds of ParLogNa with radix r on P ranks: the pairs (digit
 // weight w = r^i, value z in 1..r-1) with z*w <= P-1. Also used by the tests.

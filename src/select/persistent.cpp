@@ -258,7 +258,7 @@ int init_persistent_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, Use
     if (rc != MPI_SUCCESS)
         return rc;
     Hints hints = resolve_hints(xcomm, xinfo);
-    const Algorithm *algorithm = select_algorithm(c, xcomm, hints, send);
+    const Algorithm *algorithm = select_algorithm(c, xcomm, hints, send, true);
     xcomm->last_algorithm[static_cast<int>(c)] = algorithm->name;
     std::unique_ptr<PersistentExchange> r(new PersistentExchange(xcomm, fn, c, hints, algorithm));
     rc = r->init(send, recv, in_place);

@@ -63,9 +63,9 @@ const Algorithm kAlgorithms[] = {
     {"padded_alltoall", A2AV, "", "", "allreduce the largest block, pad to it, MPI_Alltoall, scan out",
      padded_alltoall, nullptr},
     {"two_phase_bruck", A2AV, "", "", "radix-2 Bruck, each step one message: block sizes in front of the blocks; no rotations",
-     two_phase_bruck, nullptr},
+     two_phase_bruck, nullptr, false, two_phase_bruck_prepare},
     {"parlogna", A2AV, "radix,batch_size", "", "ParLogNa: K rounds of radix r (2..P), sizes inside each round; temporary space P-1-K blocks",
-     parlogna, nullptr},
+     parlogna, nullptr, false, parlogna_prepare},
     // Sparse dynamic data exchange (src/sparse/): rows have run == nullptr.
     {"personalized", Collective::alltoall_crs, "crs_recv_nnz_known", "",
      "reduce-scatter of per-destination flags, then Isend and matched probes", nullptr, sparse_personalized},
@@ -104,7 +104,7 @@ const Algorithm kAlgorithms[] = {
      "pair, radix-r Bruck rounds redistribute",
      node_bruck, nullptr},
     {"node_aware", A2AV, "inner", "", "node-aware: gather per remote node inside the node, one message per node pair, redistribute",
-     node_aware, nullptr},
+     node_aware, nullptr, false, node_aware_prepare},
     {"locality_aware", A2AV, "inner,leaders_per_node,locality", "",
      "node_aware between groups (leaders_per_node groups per node, or sockets with locality=socket)", locality_aware,
      nullptr},
@@ -316,7 +316,9 @@ const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long ag
 
 namespace {
 
-const Algorithm *auto_alltoallv(MPIX_Comm *xcomm, const UserSide &send)
+// `exact`: a persistent init agrees on this call's own mean (one allreduce,
+// paid once for every start) instead of the previous call's.
+const Algorithm *auto_alltoallv(MPIX_Comm *xcomm, const UserSide &send, bool exact)
 {
     const int nnodes = node_count(xcomm);
     unsigned long long agreed = 0;
@@ -325,7 +327,10 @@ const Algorithm *auto_alltoallv(MPIX_Comm *xcomm, const UserSide &send)
         for (int j = 0; j < xcomm->size; ++j)
             if (j != xcomm->rank)
                 sum += send.count(j) * send.info.size;
-        if (agreed_mean(xcomm, sum / static_cast<unsigned long long>(xcomm->size - 1), &agreed) != MPI_SUCCESS)
+        unsigned long long mine = sum / static_cast<unsigned long long>(xcomm->size - 1);
+        int rc = exact ? MPI_Allreduce(&mine, &agreed, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm)
+                       : agreed_mean(xcomm, mine, &agreed);
+        if (rc != MPI_SUCCESS)
             return auto_rows().a2av_pmpi;
     }
     return auto_alltoallv_rule(xcomm->size, nnodes, agreed);
@@ -333,11 +338,12 @@ const Algorithm *auto_alltoallv(MPIX_Comm *xcomm, const UserSide &send)
 
 }  // namespace
 
-const Algorithm *select_algorithm(Collective c, MPIX_Comm *xcomm, const Hints &hints, const UserSide &send)
+const Algorithm *select_algorithm(Collective c, MPIX_Comm *xcomm, const Hints &hints, const UserSide &send,
+                                  bool persistent)
 {
     if (const Algorithm *a = hints.row[static_cast<int>(c)])
         return a;
-    return c == A2A ? auto_alltoall(xcomm, send.count(0) * send.info.size) : auto_alltoallv(xcomm, send);
+    return c == A2A ? auto_alltoall(xcomm, send.count(0) * send.info.size) : auto_alltoallv(xcomm, send, persistent);
 }
 
 // `auto` for the sparse exchanges (MPIX_Alltoall(v)_crs):

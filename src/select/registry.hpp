@@ -49,7 +49,10 @@ const Algorithm *find_algorithm(Collective c, const char *name);
 // only values that are equal on every rank, so every rank picks the same one.
 // `send` is the call's send side (the receive side for MPI_IN_PLACE), with its
 // type described. Called once per call on every rank (`auto` may start a reduction).
-const Algorithm *select_algorithm(Collective c, MPIX_Comm *xcomm, const Hints &hints, const UserSide &send);
+// `persistent` (MPIX_Alltoall(v)_init): what `auto` agrees on is this call's own
+// statistic, agreed now, rather than the previous call's.
+const Algorithm *select_algorithm(Collective c, MPIX_Comm *xcomm, const Hints &hints, const UserSide &send,
+                                  bool persistent = false);
 // `auto`'s rule for MPIX_Alltoallv, from values every rank agrees on: P, the number
 // of nodes (1 when unknown) and, only where auto_alltoallv_needs_mean says so, the
 // largest per-rank mean block in bytes (agreed one call late, off the call's path).
