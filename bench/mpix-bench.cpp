@@ -45,11 +45,11 @@ using mpixbench::Workload;
 
 const char *const kUsage =
     "usage: mpix-bench [options]\n"
-    "  --coll alltoall|alltoallv|alltoall_crs|alltoallv_crs   collective (alltoallv)\n"
+    "  --coll alltoall|alltoallv|alltoall_crs|alltoallv_crs|neighbor_alltoallv   collective (alltoallv)\n"
     "  --algo NAME[,NAME]|all|auto   registry algorithms to run (all = every one, then auto;\n"
     "                                all,-NAME drops one)\n"
     "  --size BYTES[,...]            S: block size scale (16,256,4096,65536)\n"
-    "  --dist uniform|equal|normal|powerlaw|fft1|fft2|matrix:PATH|traffic:PATH   (uniform)\n"
+    "  --dist uniform|equal|normal|powerlaw|fft1|fft2|matrix:PATH|traffic:PATH|graph:D   (uniform)\n"
     "      uniform: block bytes uniform in 0..S; equal: every block S bytes (osu_alltoallv's\n"
     "      exchange); normal: mean S/2, sd S/8, clipped to 0..S;\n"
     "      powerlaw: S*x^2, x = (i+1)/P over a shuffled order of destinations;\n"
@@ -59,7 +59,17 @@ const char *const kUsage =
     "      matrix:PATH  SpMV halo of a Matrix Market file, row-block partition, S bytes\n"
     "                   per vector value (default 8);\n"
     "      traffic:PATH P x P counts (one row per source rank) times S bytes (default 1).\n"
+    "      graph:D      S bytes on each edge of a random graph: every rank sends to D\n"
+    "                   distinct other ranks (neighbor_alltoallv's default: graph:6)\n"
     "      MPIX_Alltoall always sends S bytes per block.\n"
+    "  --matrix PATH  --degree D     the same as --dist matrix:PATH / --dist graph:D\n"
+    "                                (neighbor_alltoallv: the halo of an SpMV with a row-block\n"
+    "                                partition, or a random graph, as a neighbour topology;\n"
+    "                                baseline mpi = MPI_Neighbor_alltoallv on\n"
+    "                                MPI_Dist_graph_create_adjacent, not under SimGrid SMPI)\n"
+    "  --persistent                  also time each algorithm as a persistent request (init\n"
+    "                                once, MPIX_Start + MPIX_Wait per call; alltoall, alltoallv,\n"
+    "                                neighbor_alltoallv): rows with params ...;persistent\n"
     "  --radix R[,...]|sweep         radix values for algorithms that read `radix`\n"
     "  --batch B[,...]|sweep         batch_size values for algorithms that read it\n"
     "  --ppn N                       emulate nodes of N consecutive ranks\n"
@@ -67,7 +77,8 @@ const char *const kUsage =
     "                                e.g. inner=pairwise; repeatable; shown in params\n"
     "  --iters N --warmup N          timed / untimed calls per parameter set\n"
     "  --seed N                      workload seed (1)\n"
-    "  --baseline mpi|NAME|none      what speedup is relative to (mpi = MPI_Alltoall(v);\n"
+    "  --baseline mpi|NAME|none      what speedup is relative to (mpi = MPI_Alltoall(v),\n"
+    "                                MPI_Neighbor_alltoallv;\n"
     "                                crs collectives: the `personalized` backend)\n"
     "  --csv FILE --json FILE        machine-readable results (appended CSV keeps one header)\n"
     "  --format table|osu            table (default), or the OSU micro-benchmarks' layout\n"
@@ -102,6 +113,7 @@ struct Options {
     std::vector<std::pair<std::string, std::string>> hints;  // --hint KEY=VALUE
     bool verify = true;
     bool list = false;
+    bool persistent = false;  // --persistent: persistent-request rows beside the blocking ones
     // --format osu and its OSU-style options (-m -i -x -f -c).
     bool osu = false;
     bool osu_full = false, osu_validate = false;
@@ -194,6 +206,8 @@ std::string parse(int argc, char **argv, Options *o)
             o->osu_option = a;
         if (a == "--list") {
             o->list = true;
+        } else if (a == "--persistent") {
+            o->persistent = true;
         } else if (a == "--no-verify") {
             o->verify = false;
         } else if (a == "-f" || a == "--full") {
@@ -233,8 +247,21 @@ std::string parse(int argc, char **argv, Options *o)
             bool ok = v.rfind("matrix:", 0) == 0 || v.rfind("traffic:", 0) == 0;
             for (const char *k : known)
                 ok = ok || v == k;
+            if (v.rfind("graph:", 0) == 0) {
+                if (!parse_ll(v.substr(6), &n) || n < 1 || n > 1 << 20)
+                    return "bad --dist " + v + " (graph:D, D >= 1)";
+                ok = true;
+            }
             if (!ok)
                 return "unknown --dist " + v;
+        } else if (a == "--matrix") {
+            o->dist = "matrix:" + v;
+            o->dist_given = true;
+        } else if (a == "--degree") {
+            if (!parse_ll(v, &n) || n < 1 || n > 1 << 20)
+                return "bad --degree " + v + " (D >= 1)";
+            o->dist = "graph:" + v;
+            o->dist_given = true;
         } else if (a == "--radix") {
             if (!parse_int_list(v, &o->radix, 2))
                 return "bad --radix " + v;
@@ -291,9 +318,15 @@ std::string parse(int argc, char **argv, Options *o)
     }
     if (!o->osu_option.empty() && !o->osu)
         return o->osu_option + " is an OSU-style option: use it with --format osu (or see --help)";
+    if (o->persistent && (o->coll == Collective::alltoall_crs || o->coll == Collective::alltoallv_crs))
+        return "--persistent: alltoall, alltoallv or neighbor_alltoallv (the crs collectives have no persistent form)";
+    if (o->persistent && o->osu)
+        return "--persistent needs the table format (--format osu measures one call form)";
+    if (o->coll == Collective::neighbor_alltoallv && !o->dist_given)
+        o->dist = "graph:6";
     if (o->osu) {
         if (o->coll != Collective::alltoall && o->coll != Collective::alltoallv)
-            return "--format osu: --coll alltoall or alltoallv (OSU has no crs benchmark)";
+            return "--format osu: --coll alltoall or alltoallv (OSU has no crs or neighbour benchmark here)";
         if (!o->algo_given)
             o->algos = {"auto"};
         if (o->algos.size() != 1 || o->algos[0] == "all" || o->algos[0][0] == '-')
@@ -383,7 +416,9 @@ struct Buffer {
 // MPI interfaces take them with MPI_BYTE).
 struct Layout {
     std::vector<int> scounts, sdispls, rcounts, rdispls;
-    std::vector<int> dest, src;  // crs: peers with a non-empty block, self excluded
+    // crs and neighbor_alltoallv: peers with a non-empty block, self excluded (the
+    // neighbour topology's destinations and sources, in rank order)
+    std::vector<int> dest, src;
     std::vector<int> crs_scounts, crs_sdispls, crs_rcounts, crs_rdispls;
     long long sbytes = 0, rbytes = 0, crs_sbytes = 0, crs_rbytes = 0;
 };
@@ -421,12 +456,26 @@ private:
     int iters_for(long long s) const { return o_.iters >= 0 ? o_.iters : s > 8192 ? 100 : 1000; }
     int warmup_for(long long s) const { return o_.warmup >= 0 ? o_.warmup : s > 8192 ? 10 : 100; }
     bool crs() const { return o_.coll == Collective::alltoall_crs || o_.coll == Collective::alltoallv_crs; }
+    bool neighbor() const { return o_.coll == Collective::neighbor_alltoallv; }
+    // Blocks to and from the peers with data only (crs and neighbour collectives).
+    bool sparse_view() const { return crs() || neighbor(); }
+    // The MPI library's collective: MPI_Neighbor_alltoallv needs
+    // MPI_Dist_graph_create_adjacent, which SimGrid SMPI does not implement.
+    bool mpi_baseline_available() const { return !(neighbor() && MPIX_SMPI); }
+    const char *mpi_name() const
+    {
+        return neighbor() ? "MPI_Neighbor_alltoallv" : o_.coll == Collective::alltoall ? "MPI_Alltoall" : "MPI_Alltoallv";
+    }
+    int topology(const Layout &l);
+    void free_topology();
+    int init_persistent(const std::string &algo, int radix, int batch, const Layout &l, long long s, bool mpi,
+                        MPIX_Request **xreq, MPI_Request *mreq);
     bool uniform() const { return o_.coll == Collective::alltoall || o_.coll == Collective::alltoall_crs; }
     std::string layout_for(long long s, Layout *l);
     int call(const std::string &algo, int radix, int batch, const Layout &l, long long s, bool baseline_mpi);
     bool check(const Layout &l, long long s);
     bool measure(const std::string &label, const std::string &algo, int radix, int batch, const Layout &l,
-                 long long s, Row *row);
+                 long long s, Row *row, bool persistent = false);
     std::string picked(const Layout &l, long long s);
     bool bound_for(long long s, SizeBound *out);
     void emit(const std::vector<Row> &rows);
@@ -442,6 +491,8 @@ private:
     int crs_recv_nnz_ = 0, crs_recv_size_ = 0;
     std::vector<int> crs_src_out_, crs_rcounts_out_, crs_rdispls_out_;
     int last_rc_ = MPI_SUCCESS;
+    MPIX_Topo *topo_ = nullptr;       // neighbor_alltoallv: this size's topology
+    MPI_Comm graph_ = MPI_COMM_NULL;  // ... and the MPI library's (natively)
     std::map<long long, SizeBound> bounds_;  // by size, rank 0
 #if MPIX_SMPI
     std::vector<int> node_of_;  // rank -> simulated host (node), by first appearance
@@ -545,7 +596,7 @@ std::string Bench::layout_for(long long s, Layout *l)
     l->sbytes = so;
     l->rbytes = ro;
     // Sparse view: the non-empty blocks to and from other ranks, packed in rank order.
-    if (crs()) {
+    if (sparse_view()) {
         long long cs = 0, cr = 0;
         for (int j = 0; j < p_; ++j) {
             if (j == me_)
@@ -587,6 +638,13 @@ int Bench::call(const std::string &algo, int radix, int batch, const Layout &l, 
 {
     const char *sb = sbuf_.ptr;
     char *rb = rbuf_.ptr;
+    if (neighbor()) {
+        if (baseline_mpi)
+            return MPI_Neighbor_alltoallv(sb, l.crs_scounts.data(), l.crs_sdispls.data(), MPI_BYTE, rb,
+                                          l.crs_rcounts.data(), l.crs_rdispls.data(), MPI_BYTE, graph_);
+        return MPIX_Neighbor_alltoallv(sb, l.crs_scounts.data(), l.crs_sdispls.data(), MPI_BYTE, rb,
+                                       l.crs_rcounts.data(), l.crs_rdispls.data(), MPI_BYTE, topo_, xcomm_);
+    }
     if (baseline_mpi) {
         if (o_.coll == Collective::alltoall)
             return MPI_Alltoall(sb, (int)s, MPI_BYTE, rb, (int)s, MPI_BYTE, world_);
@@ -647,6 +705,13 @@ void fill(const Layout &l, bool crs, int me, char *sb, char *rb)
 bool Bench::check(const Layout &l, long long s)
 {
     const char *rb = rbuf_.ptr;
+    if (neighbor()) {
+        for (std::size_t i = 0; i < l.src.size(); ++i)
+            for (int k = 0; k < l.crs_rcounts[i]; ++k)
+                if ((unsigned char)rb[l.crs_rdispls[i] + k] != pattern(l.src[i], me_, k))
+                    return false;
+        return true;
+    }
     if (!crs()) {
         for (int j = 0; j < p_; ++j)
             for (int k = 0; k < l.rcounts[j]; ++k)
@@ -680,10 +745,54 @@ double median(std::vector<double> v)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// A persistent request for one parameter set (collective): mpix's *_init with the
+// algorithm's hints, or (mpi) the MPI library's MPI_*_init where it has them
+// (MPI-4; not SimGrid SMPI). MPI_ERR_UNSUPPORTED_OPERATION when there is none.
+int Bench::init_persistent(const std::string &algo, int radix, int batch, const Layout &l, long long s, bool mpi,
+                           MPIX_Request **xreq, MPI_Request *mreq)
+{
+    const char *sb = sbuf_.ptr;
+    char *rb = rbuf_.ptr;
+    if (mpi) {
+#if MPI_VERSION >= 4 && !MPIX_SMPI
+        if (neighbor())
+            return MPI_Neighbor_alltoallv_init(sb, l.crs_scounts.data(), l.crs_sdispls.data(), MPI_BYTE, rb,
+                                               l.crs_rcounts.data(), l.crs_rdispls.data(), MPI_BYTE, graph_,
+                                               MPI_INFO_NULL, mreq);
+        if (o_.coll == Collective::alltoall)
+            return MPI_Alltoall_init(sb, (int)s, MPI_BYTE, rb, (int)s, MPI_BYTE, world_, MPI_INFO_NULL, mreq);
+        return MPI_Alltoallv_init(sb, l.scounts.data(), l.sdispls.data(), MPI_BYTE, rb, l.rcounts.data(),
+                                  l.rdispls.data(), MPI_BYTE, world_, MPI_INFO_NULL, mreq);
+#else
+        (void)mreq;
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+#endif
+    }
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    set_hints(info, o_, algo, radix, batch);
+    int rc;
+    if (neighbor())
+        rc = MPIX_Neighbor_alltoallv_init(sb, l.crs_scounts.data(), l.crs_sdispls.data(), MPI_BYTE, rb,
+                                          l.crs_rcounts.data(), l.crs_rdispls.data(), MPI_BYTE, topo_, xcomm_, info,
+                                          xreq);
+    else if (o_.coll == Collective::alltoall)
+        rc = MPIX_Alltoall_init(sb, (int)s, MPI_BYTE, rb, (int)s, MPI_BYTE, xcomm_, info, xreq);
+    else
+        rc = MPIX_Alltoallv_init(sb, l.scounts.data(), l.sdispls.data(), MPI_BYTE, rb, l.rcounts.data(),
+                                 l.rdispls.data(), MPI_BYTE, xcomm_, info, xreq);
+    MPIX_Info_free(&info);
+    return rc;
+}
+
 // Verifies (first call) and times one parameter set; returns false on a wrong
-// result or an error code on any rank.
+// result or an error code on any rank. persistent: the request is made once,
+// before the timed loop, and each call is MPIX_Start + MPIX_Wait (MPI_Start +
+// MPI_Wait for the MPI library's); the last call is verified too (the receive
+// buffer refilled with the complement first, outside the timing), so a request
+// that only works once is caught.
 bool Bench::measure(const std::string &label, const std::string &algo, int radix, int batch, const Layout &l,
-                    long long s, Row *row)
+                    long long s, Row *row, bool persistent)
 {
     bool mpi = algo.empty();
     if (!mpi && !crs()) {
@@ -695,22 +804,51 @@ bool Bench::measure(const std::string &label, const std::string &algo, int radix
     }
     bool verify = o_.verify && !shared_;
     if (verify)
-        fill(l, crs(), me_, sbuf_.ptr, rbuf_.ptr);
+        fill(l, sparse_view(), me_, sbuf_.ptr, rbuf_.ptr);
     std::vector<double> times;
     int ok = 1;
     const int warmup = warmup_for(s), iters = iters_for(s);
-    for (int it = 0; it < warmup + iters; ++it) {
+    MPIX_Request *xreq = nullptr;
+    MPI_Request mreq = MPI_REQUEST_NULL;
+    if (persistent) {
+        // Collective: every rank knows whether every init succeeded before starting.
+        int init_ok = init_persistent(algo, radix, batch, l, s, mpi, &xreq, &mreq) == MPI_SUCCESS, all_init = 0;
+        MPI_Allreduce(&init_ok, &all_init, 1, MPI_INT, MPI_MIN, world_);
+        ok = all_init;
+    }
+    const int calls = ok ? warmup + iters : 0;  // none when a persistent init failed
+    for (int it = 0; it < calls; ++it) {
+        bool last = persistent && it > 0 && it == calls - 1;
+        if (last && verify)
+            fill(l, sparse_view(), me_, sbuf_.ptr, rbuf_.ptr);
         MPI_Barrier(world_);
         double t0 = MPI_Wtime();
-        int rc = call(algo, radix, batch, l, s, mpi);
+        int rc;
+        if (!persistent) {
+            rc = call(algo, radix, batch, l, s, mpi);
+        } else if (mpi) {
+            rc = MPI_Start(&mreq);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Wait(&mreq, MPI_STATUS_IGNORE);
+        } else {
+            rc = MPIX_Start(xreq);
+            if (rc == MPI_SUCCESS)
+                rc = MPIX_Wait(xreq, MPI_STATUS_IGNORE);
+        }
         double t = MPI_Wtime() - t0;
         if (rc != MPI_SUCCESS)
             ok = 0;
-        if (it == 0 && verify && ok)
+        if ((it == 0 || last) && verify && ok)
             ok = check(l, s) ? 1 : 0;
         if (it >= warmup)
             times.push_back(t);
     }
+    if (xreq)
+        ok &= MPIX_Request_free(&xreq) == MPI_SUCCESS;
+    if (mreq != MPI_REQUEST_NULL)
+        MPI_Request_free(&mreq);
+    if (times.empty())
+        times.push_back(0.0);  // the init failed: no timing, the row says FAILED
     if (o_.osu) {
         // OSU: this rank's mean, then the mean, min and max over ranks.
         double mean = std::accumulate(times.begin(), times.end(), 0.0) / (double)times.size() * 1e6;
@@ -733,6 +871,35 @@ bool Bench::measure(const std::string &label, const std::string &algo, int radix
     row->max = *std::max_element(slowest.begin(), slowest.end()) * 1e6;
     row->verified = !all_ok ? "FAILED" : verify ? "yes" : "skipped";
     return all_ok;
+}
+
+// neighbor_alltoallv: this size's topology, from the layout's sources and
+// destinations (rank order); natively also the MPI library's distributed graph.
+// Collective; 2 when it fails on any rank.
+int Bench::topology(const Layout &l)
+{
+    free_topology();
+    int rc = MPIX_Topo_init((int)l.src.size(), l.src.data(), MPI_UNWEIGHTED, (int)l.dest.size(), l.dest.data(),
+                            MPI_UNWEIGHTED, xcomm_, &topo_);
+#if !MPIX_SMPI
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Dist_graph_create_adjacent(world_, (int)l.src.size(), l.src.data(), MPI_UNWEIGHTED,
+                                            (int)l.dest.size(), l.dest.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
+                                            &graph_);
+#endif
+    int bad = rc != MPI_SUCCESS, any_bad = 0;
+    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, world_);
+    if (any_bad && me_ == 0)
+        std::fprintf(stderr, "mpix-bench: cannot create the neighbour topology\n");
+    return any_bad ? 2 : 0;
+}
+
+void Bench::free_topology()
+{
+    if (topo_)
+        MPIX_Topo_free(&topo_);
+    if (graph_ != MPI_COMM_NULL)
+        MPI_Comm_free(&graph_);
 }
 
 // What `auto` picks for this call (the library's own selection rule).
@@ -810,6 +977,7 @@ int Bench::run()
     int rc = setup();
     if (rc == 0)
         rc = o_.osu ? run_osu() : run_table();
+    free_topology();
     MPI_Comm_free(&world_);
     return rc;
 }
@@ -863,7 +1031,7 @@ int Bench::prepare(long long s, Layout *l)
     shared_ = MPIX_SMPI && any_big;
     sbuf_.allocate((std::size_t)sbytes, shared_);
     rbuf_.allocate((std::size_t)rbytes, shared_);
-    return 0;
+    return neighbor() ? topology(*l) : 0;
 }
 
 int Bench::run_table()
@@ -908,15 +1076,27 @@ int Bench::run_table()
             return 2;
         }
     }
-    std::string base_label = base == "mpi" ? (o_.coll == Collective::alltoall ? "MPI_Alltoall" : "MPI_Alltoallv")
-                                           : base == "none" ? "" : "baseline:" + base;
+    if (base == "mpi" && !mpi_baseline_available()) {
+        if (me_ == 0)
+            std::fprintf(stderr, "mpix-bench: note: no %s row: SimGrid SMPI does not implement MPI_Dist_graph_create*"
+                                 " or MPI_Neighbor_* (they abort); no speedup column (--baseline NAME gives one)\n",
+                         mpi_name());
+        base = "none";
+    }
+    std::string base_label = base == "mpi" ? mpi_name() : base == "none" ? "" : "baseline:" + base;
+    // --persistent: the MPI library's own persistent form beside its blocking one, where it has one.
+    const bool mpi_persistent = o_.persistent && base == "mpi" && MPI_VERSION >= 4 && !MPIX_SMPI;
+    auto persistent_params = [](const std::string &params) {
+        return params == "default" ? std::string("persistent") : params + ";persistent";
+    };
 
     std::vector<int> radixes = sweep_values(o_.radix, true, p_), batches = sweep_values(o_.batch, false, p_);
     // Progress total.
     int total = 0;
     for (const mpix::Algorithm *a : algos)
         total += (reads(a, "radix") ? (int)radixes.size() : 1) * (reads(a, "batch_size") ? (int)batches.size() : 1);
-    total = (total + (with_auto ? 1 : 0) + (base_label.empty() ? 0 : 1)) * (int)o_.sizes.size();
+    total = (total + (with_auto ? 1 : 0)) * (o_.persistent ? 2 : 1) + (base_label.empty() ? 0 : 1) + mpi_persistent;
+    total *= (int)o_.sizes.size();
 
     std::vector<Row> rows;
     bool all_ok = true;
@@ -952,6 +1132,15 @@ int Bench::run_table()
             rows.push_back(base_row);
             measured(base_row);
         }
+        if (mpi_persistent) {
+            Row row;
+            std::string what = std::string(mpi_name()) + "_init";
+            progress(what, s);
+            all_ok &= measure(mpi_name(), "", 0, 0, l, s, &row, true);
+            row.params = "persistent";  // MPI_*_init, MPI_Start + MPI_Wait
+            rows.push_back(row);
+            measured(row);
+        }
         for (const mpix::Algorithm *a : algos) {
             for (int r : reads(a, "radix") ? radixes : std::vector<int>{0})
                 for (int b : reads(a, "batch_size") ? batches : std::vector<int>{0}) {
@@ -962,6 +1151,14 @@ int Bench::run_table()
                     row.params = params;
                     rows.push_back(row);
                     measured(row);
+                    if (!o_.persistent)
+                        continue;
+                    Row prow;
+                    progress(std::string(a->name) + " " + persistent_params(params), s);
+                    all_ok &= measure(a->name, a->name, r, b, l, s, &prow, true);
+                    prow.params = persistent_params(params);
+                    rows.push_back(prow);
+                    measured(prow);
                 }
         }
         if (with_auto) {
@@ -972,6 +1169,14 @@ int Bench::run_table()
             row.params = "picked=" + pick;
             rows.push_back(row);
             measured(row);
+            if (o_.persistent) {
+                Row prow;
+                progress("auto persistent", s);
+                all_ok &= measure("auto", "auto", 0, 0, l, s, &prow, true);
+                prow.params = "persistent";
+                rows.push_back(prow);
+                measured(prow);
+            }
         }
         for (std::size_t i = first; i < rows.size(); ++i) {
             rows[i].speedup = base_label.empty() || rows[i].median <= 0 ? 0 : base_row.median / rows[i].median;
@@ -1103,9 +1308,15 @@ void Bench::emit(const std::vector<Row> &rows)
     std::string base = crs() && o_.baseline == "mpi" ? "the personalized backend" : o_.baseline;
     std::printf("# mpix-bench %s  P=%d  nodes=%d  ppn=%d  dist=%s  iters=%d  warmup=%d  seed=%llu%s\n", coll, p_,
                 nodes_, ppn_, o_.dist.c_str(), o_.iters, o_.warmup, o_.seed, MPIX_SMPI ? "  (SimGrid SMPI)" : "");
-    std::printf("# times: microseconds, slowest rank per iteration, median/min/max over iterations;"
-                " speedup vs %s in the same run\n",
-                base == "mpi" ? (o_.coll == Collective::alltoall ? "MPI_Alltoall" : "MPI_Alltoallv") : base.c_str());
+    if (base == "mpi" && !mpi_baseline_available())
+        std::printf("# no %s row: SimGrid SMPI does not implement it (no speedup column)\n", mpi_name());
+    else
+        std::printf("# times: microseconds, slowest rank per iteration, median/min/max over iterations;"
+                    " speedup vs %s in the same run\n",
+                    base == "mpi" ? mpi_name() : base.c_str());
+    if (o_.persistent)
+        std::printf("# params ...persistent: a persistent request made once outside the timing, each call"
+                    " MPIX_Start + MPIX_Wait (MPI_Start + MPI_Wait for the MPI library's *_init)\n");
     for (const auto &kv : bounds_) {
         const mpix::sim::Bound &b = kv.second.terms;
         std::printf("# bound S=%lld: %.2f us = max(path %.2f us, busiest link %.2f us: %s); node link %.2f us\n",

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <numeric>
 #include <set>
@@ -38,7 +39,35 @@ public:
             return load_matrix(dist.substr(7), p, me);
         if (dist.rfind("traffic:", 0) == 0)
             return load_traffic(dist.substr(8), p, me);
+        if (dist.rfind("graph:", 0) == 0) {
+            char *end = nullptr;
+            long d = std::strtol(dist.c_str() + 6, &end, 10);
+            if (end == dist.c_str() + 6 || *end || d < 1 || d > (1L << 20))
+                return "graph:D needs a degree D >= 1, got " + dist;
+            degree_ = (int)d;
+        }
         return "";
+    }
+
+    // graph:D: the D destinations of src, distinct, self excluded (all other
+    // ranks when D >= P - 1), a formula of (seed, src) like the other workloads.
+    std::vector<int> graph_destinations(int src, unsigned long long seed) const
+    {
+        std::vector<int> out;
+        const int others = p_ - 1;
+        if (others <= 0)
+            return out;
+        if (degree_ >= others) {
+            for (int j = 1; j <= others; ++j)
+                out.push_back((src + j) % p_);
+            return out;
+        }
+        for (std::uint64_t t = 0; (int)out.size() < degree_; ++t) {
+            int c = (int)((src + 1 + mix(seed, src, 0x6A0000 + t) % (std::uint64_t)others) % (std::uint64_t)p_);
+            if (std::find(out.begin(), out.end(), c) == out.end())
+                out.push_back(c);
+        }
+        return out;
     }
 
     // Bytes src -> dst for scale s; one of src/dst must be this rank for tables.
@@ -73,6 +102,10 @@ public:
         }
         if (dist_ == "fft2")
             return src == p - 1 ? (std::size_t)(s / 4) : (std::size_t)s;
+        if (dist_.rfind("graph:", 0) == 0) {  // S bytes on each edge of a random graph of degree D
+            std::vector<int> d = graph_destinations(src, seed);
+            return std::find(d.begin(), d.end(), dst) != d.end() ? (std::size_t)s : 0;
+        }
         // Tables: counts times s.
         long long c = src == me ? row_[dst] : col_[src];
         return (std::size_t)(c * s);
@@ -162,6 +195,7 @@ private:
 
     std::string dist_;
     int p_ = 0;
+    int degree_ = 0;  // graph:D
     std::vector<long long> row_, col_;
 };
 

@@ -20,6 +20,21 @@ for dist in normal powerlaw fft1 fft2 matrix:"${MPIX_MATRIX:-}" traffic:"$tmp/tr
     printf '0 1 2 3\n4 0 6 7\n8 9 0 11\n0 0 0 0\n' >"$tmp/traffic"
     $run --dist "$dist" --algo pairwise,scattered --iters 1 --warmup 0 --ppn 2 --csv "$tmp/out.csv" >/dev/null 2>&1
 done
+# Neighbour exchange (random graph and a matrix halo) and persistent rows, verified.
+$run --coll neighbor_alltoallv --degree 2 --algo all --size 8,100 --iters 2 --warmup 1 --persistent \
+    --csv "$tmp/nb.csv" >"$tmp/table" 2>/dev/null
+grep -q '^MPI_Neighbor_alltoallv ' "$tmp/table"
+test "$(grep -c '^neighbor_alltoallv,.*persistent,' "$tmp/nb.csv")" -ge 2
+if awk -F, 'NR > 1 && $13 != "yes"' "$tmp/nb.csv" | grep .; then echo "unverified neighbour rows"; exit 1; fi
+if test -r "${MPIX_MATRIX:-}"; then
+    ${MPIEXEC:-mpiexec} -n 3 $bench --coll neighbor_alltoallv --matrix "$MPIX_MATRIX" --ppn 2 --iters 2 --warmup 0 \
+        --persistent >/dev/null 2>&1
+fi
+$run --coll alltoallv --algo pairwise,parlogna --size 16 --iters 2 --warmup 1 --persistent --csv "$tmp/p.csv" \
+    >/dev/null 2>&1
+test "$(grep -c '^alltoallv,\(pairwise\|parlogna\),persistent,' "$tmp/p.csv")" -eq 2
+if awk -F, 'NR > 1 && $13 != "yes"' "$tmp/p.csv" | grep .; then echo "unverified persistent rows"; exit 1; fi
+if $run --coll alltoallv_crs --persistent >/dev/null 2>&1; then echo "--persistent with a crs collective accepted"; exit 1; fi
 # --hint reaches the library: node_aware traces (hint trace) and names its hints.
 $run --algo node_aware --ppn 2 --hint inner=pairwise --hint trace="$tmp/tr" --size 16 --iters 1 --warmup 0 \
     --csv "$tmp/out.csv" >/dev/null 2>&1

@@ -43,6 +43,15 @@ native)
                 --iters 10 --warmup 2 --csv "$out/native-crs-P$np.csv"
         done
     done
+    # Neighbour exchange on the largest shared matrices, blocking and persistent,
+    # on the real node and on emulated nodes of one rank (committed: NP=2).
+    rm -f "$out/native-neighbor-P$np.csv"
+    for ppn in 0 1; do
+        for m in radfr1 can_1054 SmaGri tumorAntiAngiogenesis_4; do
+            ${MPIEXEC:-mpiexec} -n "$np" bench/mpix-bench --coll neighbor_alltoallv --matrix "${MPIX_MATRIX_DIR:-test/data/matrices}/$m.mtx" \
+                --algo all --persistent --iters 200 --warmup 20 --ppn $ppn --csv "$out/native-neighbor-P$np.csv"
+        done
+    done
     ;;
 smpi)
     # One simulation per line of smpi-runs.txt (NAME|NP|mpix-bench arguments, and
