@@ -139,7 +139,7 @@ int call_mpi_collective(MPIX_Comm *xcomm, const UserSide &send, const UserSide &
 // reported after every message has moved, as MPI_ERR_TRUNCATE (longer) or
 // MPI_ERR_COUNT (shorter): by the algorithms that carry sizes in their messages,
 // by the completion helpers from the receive statuses, or by the MPI library.
-int report(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc)
+int report(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc, const char *receive_state)
 {
     if (rc == MPI_SUCCESS)
         return MPI_SUCCESS;
@@ -149,10 +149,30 @@ int report(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc)
         return raise(xcomm->user, rc_class, fn,
                      (std::string("a block sent to this rank is ") +
                       (rc_class == MPI_ERR_TRUNCATE ? "longer" : "shorter") +
-                      " than its receive block (algorithm " + algorithm->name +
-                      "); this rank's receive blocks are undefined, the other ranks completed")
+                      " than its receive block (algorithm " + algorithm->name + "); " + receive_state)
                          .c_str());
     return raise_internal(xcomm->user, rc, fn, algorithm->name);
+}
+
+Exchange byte_exchange(MPIX_Comm *xcomm, Collective c, const BlockSide &sb, const BlockSide &rb, const Hints *hints,
+                       int *mismatch)
+{
+    Exchange x{};
+    x.xcomm = xcomm;
+    x.comm = xcomm->comm;
+    x.size = xcomm->size;
+    x.rank = xcomm->rank;
+    x.sendbuf = sb.base;
+    x.sendbytes = sb.bytes.data();
+    x.sdispls = sb.displs.data();
+    x.recvbuf = rb.base;
+    x.recvbytes = rb.bytes.data();
+    x.rdispls = rb.displs.data();
+    x.uniform = c == Collective::alltoall;
+    x.block_bytes = x.uniform ? rb.bytes[0] : 0;
+    x.hints = hints;
+    x.mismatch = mismatch;
+    return x;
 }
 
 namespace {
@@ -194,23 +214,9 @@ int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorith
         return raise_staging(xcomm->user, rc, fn, "the receive staging buffer");
 
     const Hints &hints = xcomm->hints;
-    Exchange x{};
-    x.xcomm = xcomm;
-    x.comm = xcomm->comm;
-    x.size = p;
-    x.rank = xcomm->rank;
-    x.tag = allocate_tags(xcomm);
-    x.sendbuf = sb.base;
-    x.sendbytes = sb.bytes.data();
-    x.sdispls = sb.displs.data();
-    x.recvbuf = rb.base;
-    x.recvbytes = rb.bytes.data();
-    x.rdispls = rb.displs.data();
-    x.uniform = c == Collective::alltoall;
-    x.block_bytes = x.uniform ? rb.bytes[0] : 0;
-    x.hints = &hints;
     int mismatch = MPI_SUCCESS;
-    x.mismatch = &mismatch;
+    Exchange x = byte_exchange(xcomm, c, sb, rb, &hints, &mismatch);
+    x.tag = allocate_tags(xcomm);
 
     std::unique_ptr<Trace> trace;
     if (!hints.trace.empty()) {

@@ -23,7 +23,13 @@ struct Algorithm;
 // An algorithm's return code as the caller sees it: MPI_SUCCESS, a block-length
 // mismatch (MPI_ERR_TRUNCATE / MPI_ERR_COUNT) or an internal error naming the
 // algorithm, raised on the user's communicator.
-int report(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc);
+// `receive_state`: what the caller may rely on of this rank's receive blocks then.
+int report(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc,
+           const char *receive_state = "this rank's receive blocks are undefined, the other ranks completed");
+
+// An Exchange over two byte-block sides (tag and trace left for the caller).
+Exchange byte_exchange(MPIX_Comm *xcomm, Collective c, const BlockSide &sb, const BlockSide &rb, const Hints *hints,
+                       int *mismatch);
 
 }  // namespace mpix
 

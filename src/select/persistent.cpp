@@ -82,20 +82,7 @@ public:
         rc = make_recv_side(recv_.side, p, &rb_);
         if (rc != MPI_SUCCESS)
             return raise_staging(xcomm->user, rc, init_fn, "the receive staging buffer");
-        x_.xcomm = xcomm;
-        x_.comm = xcomm->comm;
-        x_.size = p;
-        x_.rank = xcomm->rank;
-        x_.sendbuf = sb_.base;
-        x_.sendbytes = sb_.bytes.data();
-        x_.sdispls = sb_.displs.data();
-        x_.recvbuf = rb_.base;
-        x_.recvbytes = rb_.bytes.data();
-        x_.rdispls = rb_.displs.data();
-        x_.uniform = collective_ == Collective::alltoall;
-        x_.block_bytes = x_.uniform ? rb_.bytes[0] : 0;
-        x_.hints = &hints_;
-        x_.mismatch = &mismatch_;
+        x_ = byte_exchange(xcomm, collective_, sb_, rb_, &hints_, &mismatch_);
         if (!algorithm_->prepare)
             return MPI_SUCCESS;
         x_.tag = allocate_tags(xcomm);
