@@ -10,8 +10,11 @@ using namespace mpix;
 
 namespace {
 
+// The caller's two sides (MPI_IN_PLACE: the send side is the receive
+// buffer's current content), handed to `then` (a call, or a persistent init).
+template <class Then>
 int alltoall_entry(const char *fn, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   MPI_Count recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm)
+                   MPI_Count recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm, Then then)
 {
     return guard_entry(xcomm ? xcomm->user : MPI_COMM_NULL, fn, [&] {
         if (!xcomm)
@@ -19,8 +22,13 @@ int alltoall_entry(const char *fn, const void *sendbuf, MPI_Count sendcount, MPI
         const bool in_place = sendbuf == MPI_IN_PLACE;
         UserSide recv = UserSide::uniform(recvbuf, recvcount, recvtype);
         UserSide send = in_place ? recv : UserSide::uniform(sendbuf, sendcount, sendtype);
-        return run_exchange(xcomm, Collective::alltoall, fn, send, recv, in_place);
+        return then(send, recv, in_place);
     });
+}
+
+int run_alltoall(MPIX_Comm *xcomm, const char *fn, UserSide &send, UserSide &recv, bool in_place)
+{
+    return run_exchange(xcomm, Collective::alltoall, fn, send, recv, in_place);
 }
 
 }  // namespace
@@ -28,13 +36,17 @@ int alltoall_entry(const char *fn, const void *sendbuf, MPI_Count sendcount, MPI
 extern "C" int MPIX_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                              int recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm)
 {
-    return alltoall_entry("MPIX_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm);
+    static const char *fn = "MPIX_Alltoall";
+    return alltoall_entry(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm,
+                          [&](UserSide &s, UserSide &r, bool in_place) { return run_alltoall(xcomm, fn, s, r, in_place); });
 }
 
 extern "C" int MPIX_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                                MPI_Count recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm)
 {
-    return alltoall_entry("MPIX_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm);
+    static const char *fn = "MPIX_Alltoall_c";
+    return alltoall_entry(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm,
+                          [&](UserSide &s, UserSide &r, bool in_place) { return run_alltoall(xcomm, fn, s, r, in_place); });
 }
 
 extern "C" int MPIX_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -42,12 +54,9 @@ extern "C" int MPIX_Alltoall_init(const void *sendbuf, int sendcount, MPI_Dataty
                                   MPIX_Request **request)
 {
     static const char *fn = "MPIX_Alltoall_init";
-    return guard_entry(xcomm ? xcomm->user : MPI_COMM_NULL, fn, [&] {
-        if (!xcomm)
-            return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "xcomm is NULL");
-        const bool in_place = sendbuf == MPI_IN_PLACE;
-        UserSide recv = UserSide::uniform(recvbuf, recvcount, recvtype);
-        UserSide send = in_place ? recv : UserSide::uniform(sendbuf, sendcount, sendtype);
-        return init_persistent_exchange(xcomm, Collective::alltoall, fn, send, recv, in_place, xinfo, request);
-    });
+    return alltoall_entry(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm,
+                          [&](UserSide &s, UserSide &r, bool in_place) {
+                              return init_persistent_exchange(xcomm, Collective::alltoall, fn, s, r, in_place, xinfo,
+                                                              request);
+                          });
 }

@@ -10,10 +10,12 @@ using namespace mpix;
 
 namespace {
 
-template <class Count, class Displ>
+// The caller's two sides, handed to `then` (a call, or a persistent init); by
+// default the call.
+template <class Count, class Displ, class Then>
 int alltoallv_entry(const char *fn, const void *sendbuf, const Count sendcounts[], const Displ sdispls[],
                     MPI_Datatype sendtype, void *recvbuf, const Count recvcounts[], const Displ rdispls[],
-                    MPI_Datatype recvtype, MPIX_Comm *xcomm)
+                    MPI_Datatype recvtype, MPIX_Comm *xcomm, Then then)
 {
     return guard_entry(xcomm ? xcomm->user : MPI_COMM_NULL, fn, [&] {
         if (!xcomm)
@@ -22,8 +24,19 @@ int alltoallv_entry(const char *fn, const void *sendbuf, const Count sendcounts[
         UserSide recv = UserSide::per_peer(recvbuf, recvcounts, rdispls, recvtype);
         // MPI_IN_PLACE: the send side is the receive buffer's current content.
         UserSide send = in_place ? recv : UserSide::per_peer(sendbuf, sendcounts, sdispls, sendtype);
-        return run_exchange(xcomm, Collective::alltoallv, fn, send, recv, in_place);
+        return then(send, recv, in_place);
     });
+}
+
+template <class Count, class Displ>
+int alltoallv_entry(const char *fn, const void *sendbuf, const Count sendcounts[], const Displ sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const Count recvcounts[], const Displ rdispls[],
+                    MPI_Datatype recvtype, MPIX_Comm *xcomm)
+{
+    return alltoallv_entry(fn, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, xcomm,
+                           [&](UserSide &s, UserSide &r, bool in_place) {
+                               return run_exchange(xcomm, Collective::alltoallv, fn, s, r, in_place);
+                           });
 }
 
 }  // namespace
@@ -49,12 +62,9 @@ extern "C" int MPIX_Alltoallv_init(const void *sendbuf, const int sendcounts[], 
                                    MPI_Datatype recvtype, MPIX_Comm *xcomm, MPIX_Info *xinfo, MPIX_Request **request)
 {
     static const char *fn = "MPIX_Alltoallv_init";
-    return guard_entry(xcomm ? xcomm->user : MPI_COMM_NULL, fn, [&] {
-        if (!xcomm)
-            return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "xcomm is NULL");
-        const bool in_place = sendbuf == MPI_IN_PLACE;
-        UserSide recv = UserSide::per_peer(recvbuf, recvcounts, rdispls, recvtype);
-        UserSide send = in_place ? recv : UserSide::per_peer(sendbuf, sendcounts, sdispls, sendtype);
-        return init_persistent_exchange(xcomm, Collective::alltoallv, fn, send, recv, in_place, xinfo, request);
-    });
+    return alltoallv_entry(fn, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, xcomm,
+                           [&](UserSide &s, UserSide &r, bool in_place) {
+                               return init_persistent_exchange(xcomm, Collective::alltoallv, fn, s, r, in_place, xinfo,
+                                                               request);
+                           });
 }
