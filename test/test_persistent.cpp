@@ -57,6 +57,33 @@ void check_every_row(mpix::Collective coll)
 }
 
 void test_alltoall_every_row() { check_every_row(mpix::Collective::alltoall); }
+
+// Every row's persistent init with every integer hint at INT_MAX (products such
+// as radix x block size overflow an int), given as the init's per-call hints:
+// right data on nodes of 2 ranks (in the CUnit suite for blocking calls:
+// test_hints.cpp's hint extremes).
+void test_hints_at_int_max()
+{
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    for (bool uniform : {true, false}) {
+        mpix::Collective coll = uniform ? mpix::Collective::alltoall : mpix::Collective::alltoallv;
+        mpixtest::ExchangeCase c = mpixtest::exchange_cases(uniform)[2];  // random blocks, a vector type
+        c.ppn = 2;
+        c.starts = 2;
+        for (int i = 0; const mpix::Algorithm *a = mpix::algorithm_at(coll, i); ++i) {
+            MPIX_Info *info = algorithm_info(uniform, a->name);
+            for (const char *key : {"radix", "batch_size", "leaders_per_node", "max_queue", "random_seed"})
+                MPIX_Info_set(info, key, "2147483647");
+            std::string detail;
+            MPIX_EXPECT(mpixtest::run_exchange_case(xcomm, MPI_COMM_WORLD, c, &detail, info),
+                        std::string(a->name) + " with hints at INT_MAX: " + detail);
+            MPIX_Info_free(&info);
+        }
+    }
+    MPIX_CHECK_ALL("persistent init with hints at INT_MAX, every row");
+    MPIX_Comm_free(&xcomm);
+}
 void test_alltoallv_every_row() { check_every_row(mpix::Collective::alltoallv); }
 
 // Uniform int blocks: rank r sends value(r, j, k) = 1000 * r + 10 * j + k + gen.
@@ -225,6 +252,7 @@ void test_many_cycles()
 const mpixtest::TestCase kTests[] = {
     {"MPIX_Alltoall_init: every row, every case, 3 starts", test_alltoall_every_row},
     {"MPIX_Alltoallv_init: every row, every case, 3 starts", test_alltoallv_every_row},
+    {"hints at INT_MAX through the init, every row", test_hints_at_int_max},
     {"completion in different orders, blocking calls between", test_completion_order},
     {"misuse: active free, double start, NULL, bad init", test_misuse},
     {"init/start/wait/free cycles", test_many_cycles},
