@@ -64,53 +64,31 @@ int post_window(const Exchange &x, int first, int last, std::vector<MPI_Request>
 // progresses as MPI requests do, between MPIX_Start and MPIX_Wait.
 class PostedDirectPlan : public ExchangePlan {
 public:
-    ~PostedDirectPlan() override
-    {
-        for (MPI_Request &r : reqs_)
-            if (r != MPI_REQUEST_NULL)
-                MPI_Request_free(&r);
-    }
+    ~PostedDirectPlan() override { free_requests(reqs_); }
     bool posts_at_start() const override { return true; }
 
     int post(const Exchange &x) override
     {
         copy_self_block(x);
-        done_.assign(reqs_.size(), 0);
         for (std::size_t k = 0; k < send_peers_.size(); ++k)
             trace_step(x, static_cast<int>(k) + 1, send_peers_[k], recv_peers_[k]);
         return reqs_.empty() ? MPI_SUCCESS : MPI_Startall(static_cast<int>(reqs_.size()), reqs_.data());
     }
 
-    int test(const Exchange &x, bool *done) override { return progress(x, false, done); }
+    int test(const Exchange &x, bool *done) override
+    {
+        return complete_requests(reqs_, expected_.data(), false, done, x.mismatch);
+    }
 
     int complete(const Exchange &x) override
     {
         bool done = false;
-        return progress(x, true, &done);
+        return complete_requests(reqs_, expected_.data(), true, &done, x.mismatch);
     }
 
     std::vector<int> send_peers_, recv_peers_;
     std::vector<MPI_Request> reqs_;
     std::vector<std::size_t> expected_;
-
-private:
-    int progress(const Exchange &x, bool wait, bool *done)
-    {
-        int first_error = MPI_SUCCESS;
-        *done = true;
-        for (std::size_t i = 0; i < reqs_.size(); ++i) {
-            if (done_[i])
-                continue;
-            bool finished = false;
-            int rc = complete_checked(&reqs_[i], wait, expected_[i], x.mismatch, &finished);
-            if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS)
-                first_error = rc;
-            done_[i] = finished || rc != MPI_SUCCESS;
-            *done = *done && done_[i];
-        }
-        return first_error;
-    }
-    std::vector<char> done_;
 };
 
 // `prepare` of the direct rows whose messages are all posted at once: receives

@@ -68,10 +68,15 @@ int wait_all(int count, MPI_Request *reqs);
 // another length is noted in *mismatch, not returned; every request completes.
 int wait_all(int count, MPI_Request *reqs, const std::size_t *expected, int *mismatch);
 
-// Waits for (`wait`) or tests one request; when it has completed (*done), a
-// receive (expected != kNotChecked) is checked as wait_all checks it.
-int complete_checked(MPI_Request *req, bool wait, std::size_t expected, int *mismatch, bool *done);
+// Frees persistent requests (inactive) and empties the vector.
+void free_requests(std::vector<MPI_Request> &requests);
 
+// Waits for (`wait`) or tests a started set of requests as one: *done once
+// every one has completed. Receives (expected[i] != kNotChecked) are checked as
+// wait_all checks them; `expected` nullptr: every length is exact by
+// construction, only errors are returned.
+int complete_requests(std::vector<MPI_Request> &requests, const std::size_t *expected, bool wait, bool *done,
+                      int *mismatch);
 // Completes a receive posted for exactly `bytes` into `buf`, a size every rank
 // computes itself (uniform blocks): another length means the ranks passed
 // different block sizes. That is noted in *mismatch and `buf` is zeroed, so the

@@ -17,6 +17,7 @@
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/p2p.hpp"
 #include "neighbor/neighbor.hpp"
 #include "topo/topology.hpp"
 
@@ -161,14 +162,14 @@ private:
     {
         bool complete = true;
         if (stage_ == Stage::gathering) {
-            MPIX_CHECK(complete_checked(gather_recv_, nullptr, blocking, &complete, &mismatch));
+            MPIX_CHECK(complete_requests(gather_recv_, nullptr, blocking, &complete, &mismatch));
             if (!complete)
                 return not_yet(done);
             MPIX_CHECK(start_in_order(pair_send_));
             stage_ = Stage::pairing;
         }
         if (stage_ == Stage::pairing) {
-            MPIX_CHECK(complete_checked(pair_recv_, nullptr, blocking, &complete, &mismatch));
+            MPIX_CHECK(complete_requests(pair_recv_, nullptr, blocking, &complete, &mismatch));
             if (!complete)
                 return not_yet(done);
             for (const Copy &c : fill_)
@@ -177,21 +178,21 @@ private:
             stage_ = Stage::scattering;
         }
         if (stage_ == Stage::scattering) {
-            MPIX_CHECK(complete_checked(scatter_recv_, nullptr, blocking, &complete, &mismatch));
+            MPIX_CHECK(complete_requests(scatter_recv_, nullptr, blocking, &complete, &mismatch));
             if (!complete)
                 return not_yet(done);
             deliver();
             stage_ = Stage::direct;
         }
         if (stage_ == Stage::direct) {
-            MPIX_CHECK(complete_checked(direct_recv_, direct_posted_.data(), blocking, &complete, &mismatch));
+            MPIX_CHECK(complete_requests(direct_recv_, direct_posted_.data(), blocking, &complete, &mismatch));
             if (!complete)
                 return not_yet(done);
             stage_ = Stage::sending;
         }
         if (stage_ == Stage::sending) {
             for (auto *group : {&direct_send_, &gather_send_, &pair_send_, &scatter_send_}) {
-                MPIX_CHECK(complete_checked(*group, nullptr, blocking, &complete, &mismatch));
+                MPIX_CHECK(complete_requests(*group, nullptr, blocking, &complete, &mismatch));
                 if (!complete)
                     return not_yet(done);
             }

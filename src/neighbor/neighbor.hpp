@@ -80,17 +80,9 @@ int neighbor_standard_plan(const NeighborExchange &x, std::unique_ptr<NeighborPl
 // Locality-aware: one message per node pair through relays (gather, node pair, scatter).
 int neighbor_locality_plan(const NeighborExchange &x, std::unique_ptr<NeighborPlan> *plan);
 
-// Completes `requests` (persistent, started) and checks the receives among them
-// against the lengths posted: `posted[i]` for request i, or SIZE_MAX for a send
-// (`posted` nullptr: lengths are exact by construction, nothing to check).
-// Notes the first wrong length in *mismatch. With `blocking` false only tests:
-// *done is false while some request is pending.
-int complete_checked(std::vector<MPI_Request> &requests, const std::size_t *posted, bool blocking,
-                     bool *done, int *mismatch);
 // Starts persistent requests one by one in order: MPI_Startall may start them in
 // any order, and repeated neighbours rely on the order of sends to one peer.
 int start_in_order(std::vector<MPI_Request> &requests);
-void free_requests(std::vector<MPI_Request> &requests);
 
 }  // namespace mpix
 

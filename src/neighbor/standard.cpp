@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/error.hpp"
+#include "core/p2p.hpp"
 #include "neighbor/neighbor.hpp"
 #include "topo/topology.hpp"
 
@@ -36,7 +37,7 @@ public:
             if (x.sendbytes[i] > INT_MAX)
                 return MPI_ERR_COUNT;
             requests_.push_back(MPI_REQUEST_NULL);
-            posted_.push_back(SIZE_MAX);
+            posted_.push_back(kNotChecked);
             MPIX_CHECK(MPI_Send_init(x.sendbuf + x.sdispls[i], static_cast<int>(x.sendbytes[i]), MPI_BYTE,
                                      destinations[i], x.tag, x.comm, &requests_.back()));
             if (nodes->region_of[destinations[i]] != nodes->my_region)
@@ -50,16 +51,16 @@ public:
         mismatch = MPI_SUCCESS;
         return start_in_order(requests_);
     }
-    int test(bool *done) override { return complete_checked(requests_, posted_.data(), false, done, &mismatch); }
+    int test(bool *done) override { return complete_requests(requests_, posted_.data(), false, done, &mismatch); }
     int wait() override
     {
         bool done = false;
-        return complete_checked(requests_, posted_.data(), true, &done, &mismatch);
+        return complete_requests(requests_, posted_.data(), true, &done, &mismatch);
     }
 
 private:
     std::vector<MPI_Request> requests_;
-    std::vector<std::size_t> posted_;  // receive length per request; SIZE_MAX for sends
+    std::vector<std::size_t> posted_;  // receive length per request; kNotChecked for sends
 };
 
 }  // namespace
