@@ -205,4 +205,19 @@ int finish_recv_side(const UserSide &user, int size, const BlockSide &side, MPI_
     return MPI_SUCCESS;
 }
 
+int finish_exchange(int rc, int mismatch, const UserSide &recv, int size, const BlockSide &side, MPI_Comm comm)
+{
+    if (rc == MPI_SUCCESS)
+        rc = mismatch;
+    int rc_class = rc;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &rc_class);
+    if (rc == MPI_SUCCESS || rc_class == MPI_ERR_TRUNCATE || rc_class == MPI_ERR_COUNT) {
+        int unpacked = finish_recv_side(recv, size, side, comm);
+        if (rc == MPI_SUCCESS)
+            rc = unpacked;
+    }
+    return rc;
+}
+
 }  // namespace mpix

@@ -118,6 +118,10 @@ int pack_send_side(const UserSide &user, int size, MPI_Comm comm, BlockSide *sid
 int make_recv_side(const UserSide &user, int size, BlockSide *out);
 // Unpacks a staged receive side into the user's buffer.
 int finish_recv_side(const UserSide &user, int size, const BlockSide &side, MPI_Comm comm);
+// After an exchange's messages: the algorithm's `rc`, else the first block of
+// the wrong length (`mismatch`); the blocks that did arrive are unpacked (a
+// staged side) also when some block had the wrong length.
+int finish_exchange(int rc, int mismatch, const UserSide &recv, int size, const BlockSide &side, MPI_Comm comm);
 
 }  // namespace mpix
 

@@ -228,18 +228,7 @@ int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorith
         WorldErrorsReturn world_returns(xcomm->world_available);  // a truncated receive must come back here
         rc = algorithm->run(x);
     }
-    if (rc == MPI_SUCCESS)
-        rc = mismatch;
-    // The blocks that did arrive are unpacked (a staged side) also when some
-    // block had the wrong length.
-    int rc_class = rc;
-    if (rc != MPI_SUCCESS)
-        MPI_Error_class(rc, &rc_class);
-    if (rc == MPI_SUCCESS || rc_class == MPI_ERR_TRUNCATE || rc_class == MPI_ERR_COUNT) {
-        int unpacked = finish_recv_side(recv, p, rb, xcomm->comm);
-        if (rc == MPI_SUCCESS)
-            rc = unpacked;
-    }
+    rc = finish_exchange(rc, mismatch, recv, p, rb, xcomm->comm);
     return report(xcomm, fn, algorithm, rc);
 }
 

@@ -128,15 +128,10 @@ public:
     // Posts one exchange of the send buffer's current contents.
     int start(const char *fn)
     {
-        const int out = static_cast<int>(scounts_.size());
-        if (sb_.staged)
-            for (int i = 0; i < out; ++i) {
-                int rc = pack_elements(send_.buf + send_.displ_bytes(i), send_.count(i), send_.type, send_.info,
-                                       sb_.base + sb_.displs[i], xcomm_->comm);
-                if (rc != MPI_SUCCESS)
-                    return raise_staging(xcomm_->user, rc, fn, "the send staging buffer");
-            }
-        int rc = plan_->start();
+        int rc = pack_send_side(send_, static_cast<int>(scounts_.size()), xcomm_->comm, &sb_);
+        if (rc != MPI_SUCCESS)
+            return raise_staging(xcomm_->user, rc, fn, "the send staging buffer");
+        rc = plan_->start();
         return rc == MPI_SUCCESS ? MPI_SUCCESS : report(xcomm_, fn, algorithm_, rc, kOtherBlocksArrived);
     }
     int progress(const char *fn, bool blocking, bool *done)
@@ -154,16 +149,7 @@ public:
         if (rc == MPI_SUCCESS && !*done)
             return MPI_SUCCESS;
         *done = true;
-        if (rc == MPI_SUCCESS)
-            rc = plan_->mismatch;
-        int rc_class = rc;
-        if (rc != MPI_SUCCESS)
-            MPI_Error_class(rc, &rc_class);
-        if (rc == MPI_SUCCESS || rc_class == MPI_ERR_TRUNCATE || rc_class == MPI_ERR_COUNT) {
-            int unpacked = finish_recv_side(recv_, static_cast<int>(rcounts_.size()), rb_, xcomm_->comm);
-            if (rc == MPI_SUCCESS)
-                rc = unpacked;
-        }
+        rc = finish_exchange(rc, plan_->mismatch, recv_, static_cast<int>(rcounts_.size()), rb_, xcomm_->comm);
         return report(xcomm_, fn, algorithm_, rc, kOtherBlocksArrived);
     }
     const NeighborPlan *plan() const { return plan_.get(); }

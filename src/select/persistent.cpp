@@ -117,10 +117,14 @@ public:
         int rc = MPI_SUCCESS;
         if (mpi_request_ != MPI_REQUEST_NULL) {
             int flag = 0;
+            WorldErrorsReturn world_returns(xcomm->world_available);  // a truncated receive must come back here
             rc = MPI_Test(&mpi_request_, &flag, MPI_STATUS_IGNORE);
             *done = flag != 0;
         } else if (plan_ && plan_->posts_at_start()) {
-            rc = plan_->test(x_, done);
+            {
+                WorldErrorsReturn world_returns(xcomm->world_available);
+                rc = plan_->test(x_, done);
+            }
             if (rc == MPI_SUCCESS && *done)
                 rc = end(MPI_SUCCESS);
         } else {
@@ -135,9 +139,14 @@ public:
     {
         int rc;
         if (mpi_request_ != MPI_REQUEST_NULL) {
+            WorldErrorsReturn world_returns(xcomm->world_available);  // a truncated receive must come back here
             rc = MPI_Wait(&mpi_request_, MPI_STATUS_IGNORE);
         } else if (plan_ && plan_->posts_at_start()) {
-            rc = end(plan_->complete(x_));
+            {
+                WorldErrorsReturn world_returns(xcomm->world_available);
+                rc = plan_->complete(x_);
+            }
+            rc = end(rc);
         } else {
             mpix::run_deferred(xcomm, this);
             rc = deferred_rc;
@@ -203,16 +212,7 @@ private:
     // block had the wrong length), the trace written.
     int end(int rc)
     {
-        if (rc == MPI_SUCCESS)
-            rc = mismatch_;
-        int rc_class = rc;
-        if (rc != MPI_SUCCESS)
-            MPI_Error_class(rc, &rc_class);
-        if (rc == MPI_SUCCESS || rc_class == MPI_ERR_TRUNCATE || rc_class == MPI_ERR_COUNT) {
-            int unpacked = finish_recv_side(recv_.side, xcomm->size, rb_, xcomm->comm);
-            if (rc == MPI_SUCCESS)
-                rc = unpacked;
-        }
+        rc = finish_exchange(rc, mismatch_, recv_.side, xcomm->size, rb_, xcomm->comm);
         x_.trace = nullptr;
         trace_.reset();
         return rc;
