@@ -8,7 +8,6 @@
 //    computed (sizes) done once at init.
 #include "select/persistent.hpp"
 
-#include <climits>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -28,11 +27,9 @@ namespace mpix {
 namespace {
 
 // A side's count and displacement arrays, owned by the request (MPI lets the
-// caller reuse its arrays once init returns).
+// caller reuse its arrays once init returns). The init calls take int counts.
 struct OwnedSide {
     std::vector<int> counts, displs;
-    std::vector<MPI_Count> counts_c;
-    std::vector<MPI_Aint> displs_c;
     UserSide side;
 
     void keep(const UserSide &u, int size)
@@ -44,11 +41,6 @@ struct OwnedSide {
             displs.assign(u.displs, u.displs + n);
             side.counts = counts.data();
             side.displs = displs.data();
-        } else if (u.form == UserSide::Form::per_peer_large) {
-            counts_c.assign(u.counts_c, u.counts_c + n);
-            displs_c.assign(u.displs_c, u.displs_c + n);
-            side.counts_c = counts_c.data();
-            side.displs_c = displs_c.data();
         }
     }
 };
@@ -73,7 +65,7 @@ public:
         recv_.keep(recv, p);
         in_place_ = in_place;
 #if MPIX_HAVE_PERSISTENT_COLLECTIVES
-        if (algorithm_->pass_through && hints_.trace.empty() && recv.form != UserSide::Form::per_peer_large)
+        if (algorithm_->pass_through && hints_.trace.empty())
             return init_mpi_request();
 #endif
         int rc = make_send_side(send_.side, p, in_place, xcomm->comm, &sb_);
@@ -176,13 +168,10 @@ private:
         const void *sbuf = in_place_ ? MPI_IN_PLACE : static_cast<const void *>(s.buf);
         void *rbuf = const_cast<char *>(r.buf);
         int rc;
-        if (r.form == UserSide::Form::uniform && s.uniform_count <= INT_MAX && r.uniform_count <= INT_MAX)
+        if (r.form == UserSide::Form::uniform)  // int counts: MPIX_Alltoall_init takes them
             rc = PMPI_Alltoall_init(sbuf, static_cast<int>(s.uniform_count), s.type, rbuf,
                                     static_cast<int>(r.uniform_count), r.type, xcomm->comm, MPI_INFO_NULL,
                                     &mpi_request_);
-        else if (r.form == UserSide::Form::uniform)
-            rc = PMPI_Alltoall_init_c(sbuf, s.uniform_count, s.type, rbuf, r.uniform_count, r.type, xcomm->comm,
-                                      MPI_INFO_NULL, &mpi_request_);
         else
             rc = PMPI_Alltoallv_init(sbuf, s.counts, s.displs, s.type, rbuf, r.counts, r.displs, r.type,
                                      xcomm->comm, MPI_INFO_NULL, &mpi_request_);
