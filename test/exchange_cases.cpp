@@ -381,6 +381,16 @@ std::vector<HintList> hint_variants(const char *hint_keys, int p)
             variants.push_back({{"leaders_per_node", std::to_string(l)}});
     if (reads("locality"))
         variants.push_back({{"locality", "socket"}});
+    if (reads("random_seed"))
+        variants.push_back({{"random_seed", "7"}});
+    if (reads("max_queue"))
+        for (int q : {1, 2})
+            variants.push_back({{"max_queue", std::to_string(q)}});
+    // Pieces shorter than most blocks (3 bytes: odd, not a multiple of any
+    // element), and longer than every block of the cases.
+    if (reads("segment_size"))
+        for (int s : {3, 4096})
+            variants.push_back({{"segment_size", std::to_string(s)}, {"max_queue", "3"}});
     return variants;
 }
 

@@ -95,4 +95,16 @@ void select_row(MPIX_Comm *xcomm, const char *coll, const char *name)
     MPIX_Info_free(&info);
 }
 
+std::string shared_temp_dir()
+{
+    char dir[] = "/tmp/mpix-test-XXXXXX";
+    char buf[256] = {0};
+    if (rank() == 0) {
+        const char *made = mkdtemp(dir);
+        std::snprintf(buf, sizeof buf, "%s", made ? made : "/tmp");
+    }
+    MPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, MPI_COMM_WORLD);
+    return buf;
+}
+
 }  // namespace mpixtest

@@ -37,6 +37,9 @@ int run_suite(int argc, char **argv, const char *suite, const TestCase *tests, i
 void exchange_and_check(MPIX_Comm *xcomm, bool alltoall, const std::function<int(int, int)> &bytes,
                         const std::string &what);
 
+// A fresh directory under /tmp made by rank 0, its name on every rank.
+std::string shared_temp_dir();
+
 // Selects registry row `name` of collective `coll` ("alltoall", ...) on xcomm
 // (replaces the communicator's hints).
 void select_row(MPIX_Comm *xcomm, const char *coll, const char *name);

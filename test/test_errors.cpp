@@ -640,6 +640,41 @@ void test_block_size_mismatch()
     MPIX_CHECK_ALL("MPI_COMM_WORLD's error handler unchanged");
 }
 
+// randomized_segmented with 4-byte pieces, so that a 3-int block is 3 pieces
+// and a wrong length changes how many pieces arrive: the receiver follows the
+// sender's last-piece mark, so it neither waits for pieces that never come nor
+// leaves the sender's extra pieces unreceived; at every queue length.
+void test_segmented_mismatch()
+{
+    if (mpixtest::size() < 2) {
+        MPIX_CHECK_ALL("segmented block size mismatch (needs 2 ranks)");
+        return;
+    }
+    MPI_Comm user;
+    MPI_Comm_dup(MPI_COMM_WORLD, &user);
+    MPI_Comm_set_errhandler(user, MPI_ERRORS_RETURN);
+    MPIX_Comm *xcomm;
+    MPIX_Comm_init(&xcomm, user);
+    for (const char *queue : {"0", "1", "2"}) {
+        MPIX_Info *info;
+        MPIX_Info_init(&info);
+        MPIX_Info_set(info, "alltoallv_algorithm", "randomized_segmented");
+        MPIX_Info_set(info, "segment_size", "4");
+        MPIX_Info_set(info, "max_queue", queue);
+        MPIX_Comm_set_info(xcomm, info);
+        MPIX_Info_free(&info);
+        const std::string where = std::string(", 4-byte pieces, max_queue ") + queue;
+        for (LongBlocks pattern : {LongBlocks::one_pair, LongBlocks::into_last, LongBlocks::all_pairs})
+            for (int sent : {5, 4, 2, 0})
+                mismatch_case(xcomm, "randomized_segmented", pattern, sent, 3, where);
+        mismatch_case(xcomm, "randomized_segmented", LongBlocks::one_pair, 3, 0, where);
+        mismatch_case(xcomm, "randomized_segmented", LongBlocks::one_pair, 4, 3, where + ", persistent", false, true);
+    }
+    MPIX_Comm_free(&xcomm);
+    MPI_Comm_free(&user);
+    MPIX_CHECK_ALL("randomized_segmented: wrong lengths across pieces reported, no hang, no overrun");
+}
+
 // MPIX_Alltoall with rank 0 passing a block one int longer (shorter) than the
 // others, on every row, MPI_COMM_WORLD fatal: no abort, no hang, nothing written
 // past a receive buffer, and the mismatch is reported (MPI_ERR_TRUNCATE or
@@ -683,6 +718,7 @@ const mpixtest::TestCase kTests[] = {
     {"out of memory", test_out_of_memory},
     {"block size mismatch, every row", test_block_size_mismatch},
     {"MPIX_Alltoall block sizes unequal across ranks, every row", test_uniform_size_mismatch},
+    {"block size mismatch across segments (randomized_segmented)", test_segmented_mismatch},
     {"MPIX_Comm / MPIX_Info bad input", test_comm_and_info_errors},
     {"malformed environment variables", test_bad_environment},
     {"error strings", test_error_strings},

@@ -105,16 +105,6 @@ std::vector<Line> read_trace(const std::string &file)
     return lines;
 }
 
-std::string make_prefix()
-{
-    char dir[] = "/tmp/mpix-trace-XXXXXX";
-    char buf[256] = {0};
-    if (mpixtest::rank() == 0)
-        std::snprintf(buf, sizeof buf, "%s", mkdtemp(dir));
-    MPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, MPI_COMM_WORLD);
-    return buf;
-}
-
 // Concatenates every rank's values on rank 0 (empty elsewhere).
 std::vector<long long> gather_on_root(const std::vector<long long> &mine)
 {
@@ -220,7 +210,7 @@ void check_radix(MPIX_Comm *xcomm, const std::string &dir, int r, int batch, std
 
 void test_parlogna_every_radix()
 {
-    std::string dir = make_prefix();
+    std::string dir = mpixtest::shared_temp_dir();
     MPIX_Comm *xcomm;
     CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
     int p = mpixtest::size();
@@ -355,7 +345,7 @@ void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const 
 
 void test_relay_family()
 {
-    std::string dir = make_prefix();
+    std::string dir = mpixtest::shared_temp_dir();
     MPIX_Comm *xcomm;
     CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
     for (int ppn : {2, 3, 4}) {

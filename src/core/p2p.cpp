@@ -71,10 +71,6 @@ int recv_bytes(void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm)
     });
 }
 
-namespace {
-
-// Bytes a completed receive got (MPI_Get_count of MPI_BYTE, or the element
-// count where that overflows an int).
 int received_bytes(MPI_Status *st, std::size_t *bytes)
 {
     int n = 0;
@@ -89,6 +85,8 @@ int received_bytes(MPI_Status *st, std::size_t *bytes)
     *bytes = static_cast<std::size_t>(big);
     return MPI_SUCCESS;
 }
+
+namespace {
 
 // A completed receive's result `rc`: a truncation or another length than
 // `expected` is noted in *mismatch and becomes MPI_SUCCESS.

@@ -22,6 +22,10 @@ int recv_bytes(void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm);
 int sendrecv_bytes(const void *sendbuf, std::size_t sendbytes, int dest, void *recvbuf,
                    std::size_t recvbytes, int source, int tag, MPI_Comm comm, int *mismatch = nullptr);
 
+// Bytes a completed receive got (MPI_Get_count of MPI_BYTE, or the element
+// count where that overflows an int).
+int received_bytes(MPI_Status *st, std::size_t *bytes);
+
 // Keeps the first block-length mismatch (MPI_ERR_TRUNCATE or MPI_ERR_COUNT) in *slot.
 inline void note_mismatch(int *slot, int errclass)
 {

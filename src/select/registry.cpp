@@ -15,6 +15,7 @@
 #include "alltoallv/node_aware.hpp"
 #include "alltoallv/node_bruck.hpp"
 #include "alltoallv/parlinna.hpp"
+#include "alltoallv/randomized.hpp"
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "topo/topology.hpp"
@@ -27,6 +28,9 @@ constexpr Collective A2A = Collective::alltoall;
 constexpr Collective A2AV = Collective::alltoallv;
 
 // What a persistent request of the direct rows that post everything at once keeps.
+// `randomized`'s selection (defined with `auto` below).
+int randomized_selection(const Exchange &x);
+
 constexpr const char *kPostedAtStart =
     "persistent point-to-point requests: a start is one MPI_Startall, progressed between start and wait";
 
@@ -47,6 +51,29 @@ const Algorithm kAlgorithms[] = {
      false, prepare_nonblocking, nullptr, kPostedAtStart},
     {"scattered", A2AV, "batch_size", "", "spread-out in windows of batch_size requests (MPICH's default)",
      direct_scattered, nullptr},
+    // Randomized direct exchanges for low-diameter networks (src/alltoallv/randomized.cpp).
+    {"randomized_scatter", A2A, "random_seed", "",
+     "every Irecv, then every Isend, in one shuffled rank order (the same on every rank)", randomized_scatter, nullptr},
+    {"randomized_sendrecv", A2A, "random_seed,max_queue", "",
+     "anti-circulant schedule of a shuffled order: one send and one receive per step, max_queue steps in flight",
+     randomized_sendrecv, nullptr},
+    {"randomized_segmented", A2A, "random_seed,max_queue,segment_size", "",
+     "randomized_sendrecv's order, blocks cut into segment_size pieces sent segment by segment, max_queue in flight",
+     randomized_segmented, nullptr},
+    {"randomized", A2A, "random_seed,max_queue,segment_size", "",
+     "the paper's selection: auto's pick for small blocks, randomized scatter or sendrecv for medium, segmented for large",
+     randomized_selection, nullptr},
+    {"randomized_scatter", A2AV, "random_seed", "",
+     "every Irecv, then every Isend, in one shuffled rank order (the same on every rank)", randomized_scatter, nullptr},
+    {"randomized_sendrecv", A2AV, "random_seed,max_queue", "",
+     "anti-circulant schedule of a shuffled order: one send and one receive per step, max_queue steps in flight",
+     randomized_sendrecv, nullptr},
+    {"randomized_segmented", A2AV, "random_seed,max_queue,segment_size", "",
+     "randomized_sendrecv's order, blocks cut into segment_size pieces sent segment by segment, max_queue in flight",
+     randomized_segmented, nullptr},
+    {"randomized", A2AV, "random_seed,max_queue,segment_size", "",
+     "the paper's selection on the agreed mean block: auto's pick for small, scatter or sendrecv for medium, segmented for large",
+     randomized_selection, nullptr},
     // Bruck family, uniform (src/alltoall/bruck.cpp).
     {"bruck_basic", A2A, "", "", "rotation, ceil(log2 P) packed store-and-forward steps, inverse rotation",
      bruck_basic, nullptr},
@@ -341,6 +368,44 @@ const Algorithm *auto_alltoallv(MPIX_Comm *xcomm, const UserSide &send, bool exa
             return auto_rows().a2av_pmpi;
     }
     return auto_alltoallv_rule(xcomm->size, nnodes, agreed);
+}
+
+}  // namespace
+
+namespace {
+
+// `randomized`: the selection of "Optimized Alltoall Algorithm for Low-Diameter
+// Network Topologies" on the block size every rank agrees on (MPIX_Alltoall's
+// block; MPIX_Alltoallv's largest per-rank mean, agreed one call late as
+// `auto` agrees it): small blocks are latency-bound and gain nothing from a
+// shuffle, so they take `auto`'s pick; medium blocks the randomized scatter on
+// few ranks and the randomized sendrecv on many; large blocks the segmented
+// sendrecv. The paper measured 512 B and 16 KiB on its Slim Fly; see
+// bench/results/randomized.md for this model's figures.
+constexpr unsigned long long kRandomizedMinBlock = 512;
+constexpr unsigned long long kRandomizedSegmentedMinBlock = 16384;
+constexpr int kRandomizedScatterMaxRanks = 64;
+
+int randomized_selection(const Exchange &x)
+{
+    MPIX_Comm *xcomm = x.xcomm;
+    unsigned long long block = x.block_bytes;
+    const int nnodes = node_count(xcomm);
+    if (!x.uniform) {
+        unsigned long long sum = 0;
+        for (int j = 0; j < x.size; ++j)
+            if (j != x.rank)
+                sum += x.sendbytes[j];
+        const unsigned long long mine = x.size > 1 ? sum / static_cast<unsigned long long>(x.size - 1) : 0;
+        MPIX_CHECK(agreed_mean(xcomm, mine, &block));
+    }
+    if (block < kRandomizedMinBlock) {
+        const Algorithm *pick = x.uniform ? auto_alltoall(xcomm, block) : auto_alltoallv_rule(x.size, nnodes, block);
+        return pick->run(x);
+    }
+    if (block >= kRandomizedSegmentedMinBlock)
+        return randomized_segmented(x);
+    return x.size <= kRandomizedScatterMaxRanks ? randomized_scatter(x) : randomized_sendrecv(x);
 }
 
 }  // namespace

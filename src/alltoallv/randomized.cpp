@@ -1,0 +1,353 @@
+#include "alltoallv/randomized.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "alltoallv/direct.hpp"
+#include "core/comm.hpp"
+#include "core/error.hpp"
+#include "core/p2p.hpp"
+#include "core/trace.hpp"
+
+namespace mpix {
+
+namespace {
+
+// SplitMix64 (Steele, Lea, Flood 2014): one 64-bit state, a full-period
+// sequence; written here so that a seed means the same order everywhere.
+class SplitMix64 {
+public:
+    explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+    std::uint64_t next()
+    {
+        std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
+    }
+    // Uniform in [0, n), n >= 1: draws below 2^64 mod n are rejected, so every
+    // residue is equally likely.
+    std::uint64_t below(std::uint64_t n)
+    {
+        const std::uint64_t reject_below = (0 - n) % n;
+        std::uint64_t r;
+        do
+            r = next();
+        while (r < reject_below);
+        return r % n;
+    }
+
+private:
+    std::uint64_t state_;
+};
+
+// The shuffled order and its inverse, cached per seed on the communicator.
+struct RankOrder : CacheEntry {
+    std::uint64_t seed = 0;
+    std::vector<int> order, position;
+};
+
+const RankOrder *rank_order(const Exchange &x)
+{
+    const std::string key = "randomized:order";
+    RankOrder *o = cached<RankOrder>(x.xcomm, key);
+    if (!o || o->seed != x.hints->random_seed || static_cast<int>(o->order.size()) != x.size) {
+        std::unique_ptr<RankOrder> made(new RankOrder());
+        made->seed = x.hints->random_seed;
+        made->order = random_rank_order(x.size, made->seed);
+        made->position.resize(made->order.size());
+        for (int k = 0; k < x.size; ++k)
+            made->position[made->order[k]] = k;
+        o = made.get();
+        x.xcomm->cache[key] = std::move(made);
+    }
+    return o;
+}
+
+void trace_step(const Exchange &x, int step, int to, int from, std::size_t sent, std::size_t received)
+{
+    if (x.trace)
+        x.trace->round(step, to, from, {static_cast<long long>(x.rank) * x.size + to}, sent, received);
+}
+
+}  // namespace
+
+std::vector<int> random_rank_order(int size, std::uint64_t seed)
+{
+    std::vector<int> order(size > 0 ? size : 0);
+    for (int i = 0; i < size; ++i)
+        order[i] = i;
+    SplitMix64 rng(seed);
+    for (int i = size - 1; i > 0; --i) {
+        int j = static_cast<int>(rng.below(static_cast<std::uint64_t>(i) + 1));
+        std::swap(order[i], order[j]);
+    }
+    return order;
+}
+
+int randomized_scatter(const Exchange &x)
+{
+    copy_self_block(x);
+    const std::vector<int> &order = rank_order(x)->order;
+    std::vector<MPI_Request> reqs;
+    std::vector<std::size_t> expected;
+    reqs.reserve(2 * static_cast<std::size_t>(x.size));
+    expected.reserve(2 * static_cast<std::size_t>(x.size));
+    for (int from : order) {
+        if (from == x.rank)
+            continue;
+        reqs.emplace_back();
+        expected.push_back(x.recvbytes[from]);
+        MPIX_CHECK(irecv_bytes(x.recv_block(from), x.recvbytes[from], from, x.tag, x.comm, &reqs.back()));
+    }
+    for (int k = 0; k < x.size; ++k) {
+        const int to = order[k];
+        if (to == x.rank)
+            continue;
+        reqs.emplace_back();
+        expected.push_back(kNotChecked);
+        MPIX_CHECK(isend_bytes(x.send_block(to), x.sendbytes[to], to, x.tag, x.comm, &reqs.back()));
+        trace_step(x, k, to, to, x.sendbytes[to], x.recvbytes[to]);
+    }
+    return wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch);
+}
+
+int randomized_sendrecv(const Exchange &x)
+{
+    const RankOrder *o = rank_order(x);
+    // Steps in flight; a full queue drains before the next step is posted.
+    const int queue = x.hints->max_queue;
+    std::vector<MPI_Request> reqs;
+    std::vector<std::size_t> expected;
+    int in_flight = 0;
+    for (int k = 0; k < x.size; ++k) {
+        const int to = randomized_send_peer(o->order, x.rank, k);
+        const int from = randomized_recv_peer(o->position, x.rank, k);
+        if (to == x.rank) {  // the one step where a rank meets itself (from == rank too)
+            copy_self_block(x);
+            continue;
+        }
+        reqs.emplace_back();
+        expected.push_back(x.recvbytes[from]);
+        MPIX_CHECK(irecv_bytes(x.recv_block(from), x.recvbytes[from], from, x.tag, x.comm, &reqs.back()));
+        reqs.emplace_back();
+        expected.push_back(kNotChecked);
+        MPIX_CHECK(isend_bytes(x.send_block(to), x.sendbytes[to], to, x.tag, x.comm, &reqs.back()));
+        trace_step(x, k, to, from, x.sendbytes[to], x.recvbytes[from]);
+        if (queue > 0 && ++in_flight == queue) {
+            MPIX_CHECK(wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch));
+            reqs.clear();
+            expected.clear();
+            in_flight = 0;
+        }
+    }
+    return wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch);
+}
+
+namespace {
+
+// Pieces travel on a communicator of their own, so that a receive can take any
+// tag: the last piece of a block carries kLastPiece, the others kMorePieces.
+// A receiver therefore learns where the sender's block ends from the sender,
+// and posts exactly as many receives as the sender sent pieces, even when the
+// two disagree on the block's length or on segment_size: a wrong length is
+// reported, never a hang, and no receive can take another call's message.
+// (Its receives match one source's pieces in send order: non-overtaking.)
+constexpr int kMorePieces = 0;
+constexpr int kLastPiece = 1;
+
+struct PieceComm : CacheEntry {
+    MPI_Comm comm = MPI_COMM_NULL;
+    ~PieceComm() override
+    {
+        if (comm != MPI_COMM_NULL)
+            MPI_Comm_free(&comm);
+    }
+};
+
+// Collective on x.comm the first time (every rank runs the same row).
+int piece_comm(const Exchange &x, MPI_Comm *comm)
+{
+    const std::string key = "randomized:pieces";
+    PieceComm *c = cached<PieceComm>(x.xcomm, key);
+    if (!c) {
+        std::unique_ptr<PieceComm> made(new PieceComm());
+        MPIX_CHECK(MPI_Comm_dup(x.comm, &made->comm));
+        c = made.get();
+        x.xcomm->cache[key] = std::move(made);
+    }
+    *comm = c->comm;
+    return MPI_SUCCESS;
+}
+
+std::size_t piece_count(std::size_t bytes, std::size_t segment)
+{
+    return bytes == 0 ? 1 : (bytes + segment - 1) / segment;
+}
+
+// One call's pieces: a receive slot per source (one piece in flight from each,
+// the next posted when it lands) and the sends of the queue.
+class SegmentedExchange {
+public:
+    SegmentedExchange(const Exchange &x, MPI_Comm comm)
+        : x_(x), comm_(comm), reqs_(x.size, MPI_REQUEST_NULL), got_(x.size, 0), truncated_(x.size, false)
+    {
+    }
+
+    int post_first_receive(int from)
+    {
+        return irecv_bytes(x_.recv_block(from), x_.recvbytes[from], from, MPI_ANY_TAG, comm_, &reqs_[from]);
+    }
+
+    int post_send(const char *buf, std::size_t bytes, int to, bool last)
+    {
+        reqs_.emplace_back();
+        ++sends_in_flight_;
+        return isend_bytes(buf, bytes, to, last ? kLastPiece : kMorePieces, comm_, &reqs_.back());
+    }
+
+    int sends_in_flight() const { return sends_in_flight_; }
+
+    // A full queue: progresses receives and sends until no send is in flight
+    // (receives must go on, or a peer draining its own queue would wait on us).
+    int drain_sends() { return progress(static_cast<int>(reqs_.size()), true); }
+
+    // Every send posted: the receives first, then the sends (with no queue
+    // there may be P x pieces of them; they are not scanned on every wakeup).
+    int finish()
+    {
+        MPIX_CHECK(progress(x_.size, false));
+        std::vector<MPI_Status> statuses(reqs_.size() - x_.size);
+        int rc = MPI_Waitall(static_cast<int>(statuses.size()), reqs_.data() + x_.size, statuses.data());
+        if (rc == MPI_ERR_IN_STATUS)
+            for (const MPI_Status &st : statuses)
+                if (st.MPI_ERROR != MPI_SUCCESS)
+                    return st.MPI_ERROR;
+        return rc;
+    }
+
+private:
+    // Waits on the first `count` requests until no send is in flight
+    // (`sends_only`) or none of them is active.
+    int progress(int count, bool sends_only)
+    {
+        std::vector<int> done(count);
+        std::vector<MPI_Status> statuses(count);
+        while (sends_only ? sends_in_flight_ > 0 : receives_in_flight() > 0) {
+            int n = 0;
+            int rc = MPI_Waitsome(count, reqs_.data(), &n, done.data(), statuses.data());
+            if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
+                return rc;
+            if (n == MPI_UNDEFINED)
+                break;
+            for (int i = 0; i < n; ++i) {
+                const int idx = done[i];
+                const int err = rc == MPI_ERR_IN_STATUS ? statuses[i].MPI_ERROR : MPI_SUCCESS;
+                if (idx >= x_.size) {
+                    if (err != MPI_SUCCESS)
+                        return err;
+                    --sends_in_flight_;
+                } else {
+                    MPIX_CHECK(received(idx, err, &statuses[i]));
+                }
+            }
+        }
+        if (sends_only)
+            reqs_.resize(x_.size);
+        return MPI_SUCCESS;
+    }
+
+    int receives_in_flight() const
+    {
+        int n = 0;
+        for (int j = 0; j < x_.size; ++j)
+            n += reqs_[j] != MPI_REQUEST_NULL;
+        return n;
+    }
+
+    // A piece from `from` landed: count it, and post the next receive unless it
+    // was the sender's last piece. After a truncation the rest is discarded
+    // (zero-length receives), so nothing lands past the caller's block.
+    int received(int from, int err, MPI_Status *st)
+    {
+        const std::size_t expected = x_.recvbytes[from];
+        if (err != MPI_SUCCESS) {
+            int errclass = MPI_ERR_OTHER;
+            MPI_Error_class(err, &errclass);
+            if (errclass != MPI_ERR_TRUNCATE)
+                return err;
+            truncated_[from] = true;
+        } else {
+            std::size_t bytes = 0;
+            MPIX_CHECK(received_bytes(st, &bytes));
+            got_[from] += bytes;
+        }
+        if (st->MPI_TAG == kLastPiece) {
+            if (truncated_[from])
+                note_mismatch(x_.mismatch, MPI_ERR_TRUNCATE);
+            else if (got_[from] != expected)
+                note_mismatch(x_.mismatch, MPI_ERR_COUNT);
+            return MPI_SUCCESS;
+        }
+        const std::size_t room = truncated_[from] ? 0 : expected - got_[from];
+        return irecv_bytes(x_.recv_block(from) + (expected - room), room, from, MPI_ANY_TAG, comm_, &reqs_[from]);
+    }
+
+    const Exchange &x_;
+    MPI_Comm comm_;
+    // [0, P): the receive from each source; then the sends in flight.
+    std::vector<MPI_Request> reqs_;
+    std::vector<std::size_t> got_;
+    std::vector<bool> truncated_;
+    int sends_in_flight_ = 0;
+};
+
+}  // namespace
+
+int randomized_segmented(const Exchange &x)
+{
+    copy_self_block(x);
+    if (x.size == 1)
+        return MPI_SUCCESS;
+    const RankOrder *o = rank_order(x);
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPIX_CHECK(piece_comm(x, &comm));
+    const std::size_t segment = x.hints->segment_size ? x.hints->segment_size : kDefaultSegmentBytes;
+    const int queue = x.hints->max_queue;  // pieces in flight (0: all)
+    SegmentedExchange pieces(x, comm);
+    std::size_t most_pieces = 0;
+    for (int k = 0; k < x.size; ++k) {
+        const int from = randomized_recv_peer(o->position, x.rank, k);
+        if (from != x.rank)
+            MPIX_CHECK(pieces.post_first_receive(from));
+        const std::size_t n = piece_count(x.sendbytes[k], segment);
+        if (k != x.rank && n > most_pieces)
+            most_pieces = n;
+    }
+    // Segment by segment; within a segment, the anti-circulant order of steps.
+    for (std::size_t s = 0; s < most_pieces; ++s) {
+        for (int k = 0; k < x.size; ++k) {
+            const int to = randomized_send_peer(o->order, x.rank, k);
+            if (to == x.rank)
+                continue;
+            const std::size_t bytes = x.sendbytes[to], count = piece_count(bytes, segment);
+            if (s >= count)
+                continue;
+            const std::size_t offset = s * segment;
+            const std::size_t length = bytes - offset < segment ? bytes - offset : segment;
+            MPIX_CHECK(pieces.post_send(x.send_block(to) + offset, length, to, s + 1 == count));
+            if (x.trace) {
+                const int from = randomized_recv_peer(o->position, x.rank, k);
+                const std::size_t in = x.recvbytes[from];
+                trace_step(x, static_cast<int>(s) * x.size + k, to, from, length,
+                           in > offset ? (in - offset < segment ? in - offset : segment) : 0);
+            }
+            if (queue > 0 && pieces.sends_in_flight() == queue)
+                MPIX_CHECK(pieces.drain_sends());
+        }
+    }
+    return pieces.finish();
+}
+
+}  // namespace mpix
