@@ -144,7 +144,8 @@ void test_hint_edges()
           {{"segment_size", "24"}, {"max_queue", "0"}, {"random_seed", "9"}},
           {{"segment_size", "100"}, {"max_queue", "2"}},
           {{"segment_size", "1"}, {"max_queue", "5"}},
-          {{"segment_size", "0"}}}},
+          {{"segment_size", "0"}},
+          {{"segment_size", "9223372036854775807"}, {"max_queue", "2147483647"}}}},
     };
     for (int ppn : {0, 2}) {
         MPIX_Comm_update_locality(xcomm, ppn);

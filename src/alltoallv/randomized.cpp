@@ -65,6 +65,19 @@ const RankOrder *rank_order(const Exchange &x)
     return o;
 }
 
+// The trace's params: the seed and, where the row reads them, queue and segment.
+void trace_params(const Exchange &x, bool queue, std::size_t segment = 0)
+{
+    if (!x.trace)
+        return;
+    std::string params = "seed=" + std::to_string(x.hints->random_seed);
+    if (queue)
+        params += ",max_queue=" + std::to_string(x.hints->max_queue);
+    if (segment)
+        params += ",segment=" + std::to_string(segment);
+    x.trace->set_params(params);
+}
+
 void trace_step(const Exchange &x, int step, int to, int from, std::size_t sent, std::size_t received)
 {
     if (x.trace)
@@ -89,6 +102,7 @@ std::vector<int> random_rank_order(int size, std::uint64_t seed)
 int randomized_scatter(const Exchange &x)
 {
     copy_self_block(x);
+    trace_params(x, false);
     const std::vector<int> &order = rank_order(x)->order;
     std::vector<MPI_Request> reqs;
     std::vector<std::size_t> expected;
@@ -116,6 +130,7 @@ int randomized_scatter(const Exchange &x)
 int randomized_sendrecv(const Exchange &x)
 {
     const RankOrder *o = rank_order(x);
+    trace_params(x, true);
     // Steps in flight; a full queue drains before the next step is posted.
     const int queue = x.hints->max_queue;
     std::vector<MPI_Request> reqs;
@@ -183,7 +198,7 @@ int piece_comm(const Exchange &x, MPI_Comm *comm)
 
 std::size_t piece_count(std::size_t bytes, std::size_t segment)
 {
-    return bytes == 0 ? 1 : (bytes + segment - 1) / segment;
+    return bytes == 0 ? 1 : (bytes - 1) / segment + 1;  // no overflow at any segment length
 }
 
 // One call's pieces: a receive slot per source (one piece in flight from each,
@@ -315,6 +330,7 @@ int randomized_segmented(const Exchange &x)
     MPIX_CHECK(piece_comm(x, &comm));
     const std::size_t segment = x.hints->segment_size ? x.hints->segment_size : kDefaultSegmentBytes;
     const int queue = x.hints->max_queue;  // pieces in flight (0: all)
+    trace_params(x, true, segment);
     SegmentedExchange pieces(x, comm);
     std::size_t most_pieces = 0;
     for (int k = 0; k < x.size; ++k) {

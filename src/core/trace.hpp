@@ -17,6 +17,7 @@ public:
     Trace &operator=(const Trace &) = delete;
 
     void set_params(const std::string &params) { params_ = params; }
+    const std::string &params() const { return params_; }
     // One round: peers (-1 when none), global block ids moved, bytes each way.
     // stage_bytes: bytes of this round received into a staging area (ParLogNa).
     void round(int round, int send_peer, int recv_peer, const std::vector<long long> &blocks,

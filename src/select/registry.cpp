@@ -18,6 +18,7 @@
 #include "alltoallv/randomized.hpp"
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/trace.hpp"
 #include "topo/topology.hpp"
 
 namespace mpix {
@@ -226,6 +227,13 @@ struct AutoRows {
     const Algorithm *a2av_parlogna = find_algorithm(A2AV, "parlogna");
     const Algorithm *a2av_pmpi = find_algorithm(A2AV, "pmpi");
     const Algorithm *a2av_two_phase_bruck = find_algorithm(A2AV, "two_phase_bruck");
+    // `randomized`'s picks, indexed by uniform (MPIX_Alltoall) or not.
+    const Algorithm *randomized_scatter[2] = {find_algorithm(A2AV, "randomized_scatter"),
+                                              find_algorithm(A2A, "randomized_scatter")};
+    const Algorithm *randomized_sendrecv[2] = {find_algorithm(A2AV, "randomized_sendrecv"),
+                                               find_algorithm(A2A, "randomized_sendrecv")};
+    const Algorithm *randomized_segmented[2] = {find_algorithm(A2AV, "randomized_segmented"),
+                                                find_algorithm(A2A, "randomized_segmented")};
 };
 
 const AutoRows &auto_rows()
@@ -399,13 +407,20 @@ int randomized_selection(const Exchange &x)
         const unsigned long long mine = x.size > 1 ? sum / static_cast<unsigned long long>(x.size - 1) : 0;
         MPIX_CHECK(agreed_mean(xcomm, mine, &block));
     }
-    if (block < kRandomizedMinBlock) {
-        const Algorithm *pick = x.uniform ? auto_alltoall(xcomm, block) : auto_alltoallv_rule(x.size, nnodes, block);
-        return pick->run(x);
-    }
-    if (block >= kRandomizedSegmentedMinBlock)
-        return randomized_segmented(x);
-    return x.size <= kRandomizedScatterMaxRanks ? randomized_scatter(x) : randomized_sendrecv(x);
+    const Algorithm *pick;
+    if (block < kRandomizedMinBlock)
+        pick = x.uniform ? auto_alltoall(xcomm, block) : auto_alltoallv_rule(x.size, nnodes, block);
+    else if (block >= kRandomizedSegmentedMinBlock)
+        pick = auto_rows().randomized_segmented[x.uniform];
+    else if (x.size <= kRandomizedScatterMaxRanks)
+        pick = auto_rows().randomized_scatter[x.uniform];
+    else
+        pick = auto_rows().randomized_sendrecv[x.uniform];
+    const int rc = pick->run(x);
+    if (x.trace)  // the trace names the row that ran, before that row's own params
+        x.trace->set_params("picked=" + std::string(pick->name) +
+                            (x.trace->params().empty() ? "" : "," + x.trace->params()));
+    return rc;
 }
 
 }  // namespace
