@@ -221,7 +221,6 @@ struct AutoRows {
     const Algorithm *a2a_bruck_zero_rotation = find_algorithm(A2A, "bruck_zero_rotation");
     const Algorithm *a2a_node_bruck = find_algorithm(A2A, "node_bruck");
     const Algorithm *a2a_nonblocking = find_algorithm(A2A, "nonblocking");
-    const Algorithm *a2a_pmpi = find_algorithm(A2A, "pmpi");
     const Algorithm *a2av_node_bruck = find_algorithm(A2AV, "node_bruck");
     const Algorithm *a2av_nonblocking = find_algorithm(A2AV, "nonblocking");
     const Algorithm *a2av_parlogna = find_algorithm(A2AV, "parlogna");
@@ -260,7 +259,11 @@ int node_count(MPIX_Comm *xcomm)
 // 4+ ranks, node_bruck (fastest at every measured size: P=256 on 16 nodes, 16 B to
 // 4 KiB, 1.03-2.0x its bound; one node of 16, 16 B to 64 KiB). On nodes of 1-3
 // ranks: small blocks log-time (HPDC'22 finds the crossover near a few hundred
-// bytes; the rotation-free variant copies least), bigger ones the library's own.
+// bytes; the rotation-free variant copies least), bigger ones the randomized
+// sendrecv: as fast as or faster than the MPI library's own (SimGrid's, MPICH's
+// selection) at every measured point from 512 B to 1 MiB, on the Slim Fly, the
+// dragonfly and the fat tree at 14-64 nodes of one rank (1.0-1.03x at 512 B-1 KiB,
+// 3.3-4.2x from 64 KiB on 32-64 nodes; bench/results/randomized/).
 const Algorithm *auto_alltoall(MPIX_Comm *xcomm, std::size_t block_bytes)
 {
     if (xcomm->size < kAutoMinRanks)
@@ -269,7 +272,7 @@ const Algorithm *auto_alltoall(MPIX_Comm *xcomm, std::size_t block_bytes)
         return auto_rows().a2a_node_bruck;
     if (block_bytes <= 256)
         return auto_rows().a2a_bruck_zero_rotation;
-    return auto_rows().a2a_pmpi;
+    return auto_rows().randomized_sendrecv[1];
 }
 
 // `auto` for MPIX_Alltoallv, from values every rank agrees on without a
@@ -386,13 +389,22 @@ namespace {
 // Network Topologies" on the block size every rank agrees on (MPIX_Alltoall's
 // block; MPIX_Alltoallv's largest per-rank mean, agreed one call late as
 // `auto` agrees it): small blocks are latency-bound and gain nothing from a
-// shuffle, so they take `auto`'s pick; medium blocks the randomized scatter on
-// few ranks and the randomized sendrecv on many; large blocks the segmented
-// sendrecv. The paper measured 512 B and 16 KiB on its Slim Fly; see
-// bench/results/randomized.md for this model's figures.
+// shuffle, so they take `auto`'s pick; the paper then picks the randomized
+// scatter for medium blocks on few ranks, the randomized sendrecv for medium
+// blocks on many, and the segmented sendrecv for large blocks (512 B and 16 KiB
+// on its Slim Fly). Measured here (bench/results/randomized/: SimGrid on the
+// Slim Fly, dragonfly and fat tree, 14-64 nodes of 1 rank, 14-16 nodes of 10,
+// 1 B to 1 MiB): below 512 B auto's pick is 1.4-7x faster; from 1 KiB on the
+// randomized sendrecv is the fastest of the three at every point. The scatter
+// never beats it (every rank walks the same order, so every rank sends to the
+// same rank first: linear's incast, shuffled); nor does the segmented one (each
+// piece pays a message's overhead and SimGrid shares a link fairly among
+// whole messages, so cutting them frees nothing: 2.2x slower at 64 KiB on 64
+// nodes). Their ranges are therefore empty here; a site whose network
+// rewards them (adaptive routing, head-of-line blocking) sets them here.
 constexpr unsigned long long kRandomizedMinBlock = 512;
-constexpr unsigned long long kRandomizedSegmentedMinBlock = 16384;
-constexpr int kRandomizedScatterMaxRanks = 64;
+constexpr int kRandomizedScatterMaxRanks = 0;                                       // medium blocks: none
+constexpr unsigned long long kRandomizedSegmentedMinBlock = ~0ULL;                  // large blocks: none
 
 int randomized_selection(const Exchange &x)
 {
