@@ -12,6 +12,12 @@
 
 namespace mpix {
 
+void trace_direct_step(const Exchange &x, int step, int to, int from, std::size_t sent, std::size_t received)
+{
+    if (x.trace)
+        x.trace->round(step, to, from, {static_cast<long long>(x.rank) * x.size + to}, sent, received);
+}
+
 int copy_self_block(const Exchange &x)
 {
     std::size_t n = x.sendbytes[x.rank] < x.recvbytes[x.rank] ? x.sendbytes[x.rank] : x.recvbytes[x.rank];
@@ -31,9 +37,7 @@ int recv_peer(const Exchange &x, int k) { return (x.rank - k + x.size) % x.size;
 
 void trace_step(const Exchange &x, int step, int to, int from)
 {
-    if (x.trace)
-        x.trace->round(step, to, from, {static_cast<long long>(x.rank) * x.size + to}, x.sendbytes[to],
-                       x.recvbytes[from]);
+    trace_direct_step(x, step, to, from, x.sendbytes[to], x.recvbytes[from]);
 }
 
 // Posts steps [first, last) of the spread-out order and waits for them.
@@ -164,30 +168,38 @@ int direct_pmpi(const Exchange &x)
                           x.comm);
 }
 
-int direct_linear(const Exchange &x)
+int post_receives_then_sends(const Exchange &x, const std::vector<int> *order)
 {
-    // Every receive in rank order, then every send in rank order (Open MPI's basic linear).
+    auto peer_at = [&](int k) { return order ? (*order)[k] : k; };
     std::vector<MPI_Request> reqs;
     std::vector<std::size_t> expected;
     reqs.reserve(2 * static_cast<size_t>(x.size));
     expected.reserve(2 * static_cast<size_t>(x.size));
-    for (int peer = 0; peer < x.size; ++peer) {
-        if (peer == x.rank)
+    for (int k = 0; k < x.size; ++k) {
+        const int from = peer_at(k);
+        if (from == x.rank)
             continue;
         reqs.emplace_back();
-        expected.push_back(x.recvbytes[peer]);
-        MPIX_CHECK(irecv_bytes(x.recv_block(peer), x.recvbytes[peer], peer, x.tag, x.comm, &reqs.back()));
+        expected.push_back(x.recvbytes[from]);
+        MPIX_CHECK(irecv_bytes(x.recv_block(from), x.recvbytes[from], from, x.tag, x.comm, &reqs.back()));
     }
-    for (int peer = 0; peer < x.size; ++peer) {
-        if (peer == x.rank)
+    for (int k = 0; k < x.size; ++k) {
+        const int to = peer_at(k);
+        if (to == x.rank)
             continue;
         reqs.emplace_back();
         expected.push_back(kNotChecked);
-        MPIX_CHECK(isend_bytes(x.send_block(peer), x.sendbytes[peer], peer, x.tag, x.comm, &reqs.back()));
-        trace_step(x, peer, peer, peer);
+        MPIX_CHECK(isend_bytes(x.send_block(to), x.sendbytes[to], to, x.tag, x.comm, &reqs.back()));
+        trace_step(x, k, to, to);
     }
     copy_self_block(x);
     return wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch);
+}
+
+int direct_linear(const Exchange &x)
+{
+    // Every receive in rank order, then every send in rank order (Open MPI's basic linear).
+    return post_receives_then_sends(x, nullptr);
 }
 
 int direct_pairwise(const Exchange &x)

@@ -4,12 +4,19 @@
 #define MPIX_ALLTOALLV_DIRECT_HPP
 
 #include <memory>
+#include <vector>
 
 #include "core/exchange.hpp"
 
 namespace mpix {
 
 int copy_self_block(const Exchange &x);
+// One trace record of a direct step: the block rank -> to, bytes each way.
+void trace_direct_step(const Exchange &x, int step, int to, int from, std::size_t sent, std::size_t received);
+// Every receive, then every send, in `order` (nullptr: rank order; the own
+// rank is skipped and its block copied), then waits: Open MPI's basic linear,
+// and the randomized scatter with a shuffled order.
+int post_receives_then_sends(const Exchange &x, const std::vector<int> *order);
 
 int direct_pmpi(const Exchange &x);
 int direct_linear(const Exchange &x);

@@ -78,11 +78,6 @@ void trace_params(const Exchange &x, bool queue, std::size_t segment = 0)
     x.trace->set_params(params);
 }
 
-void trace_step(const Exchange &x, int step, int to, int from, std::size_t sent, std::size_t received)
-{
-    if (x.trace)
-        x.trace->round(step, to, from, {static_cast<long long>(x.rank) * x.size + to}, sent, received);
-}
 
 }  // namespace
 
@@ -101,30 +96,8 @@ std::vector<int> random_rank_order(int size, std::uint64_t seed)
 
 int randomized_scatter(const Exchange &x)
 {
-    copy_self_block(x);
     trace_params(x, false);
-    const std::vector<int> &order = rank_order(x)->order;
-    std::vector<MPI_Request> reqs;
-    std::vector<std::size_t> expected;
-    reqs.reserve(2 * static_cast<std::size_t>(x.size));
-    expected.reserve(2 * static_cast<std::size_t>(x.size));
-    for (int from : order) {
-        if (from == x.rank)
-            continue;
-        reqs.emplace_back();
-        expected.push_back(x.recvbytes[from]);
-        MPIX_CHECK(irecv_bytes(x.recv_block(from), x.recvbytes[from], from, x.tag, x.comm, &reqs.back()));
-    }
-    for (int k = 0; k < x.size; ++k) {
-        const int to = order[k];
-        if (to == x.rank)
-            continue;
-        reqs.emplace_back();
-        expected.push_back(kNotChecked);
-        MPIX_CHECK(isend_bytes(x.send_block(to), x.sendbytes[to], to, x.tag, x.comm, &reqs.back()));
-        trace_step(x, k, to, to, x.sendbytes[to], x.recvbytes[to]);
-    }
-    return wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch);
+    return post_receives_then_sends(x, &rank_order(x)->order);
 }
 
 int randomized_sendrecv(const Exchange &x)
@@ -149,7 +122,7 @@ int randomized_sendrecv(const Exchange &x)
         reqs.emplace_back();
         expected.push_back(kNotChecked);
         MPIX_CHECK(isend_bytes(x.send_block(to), x.sendbytes[to], to, x.tag, x.comm, &reqs.back()));
-        trace_step(x, k, to, from, x.sendbytes[to], x.recvbytes[from]);
+        trace_direct_step(x, k, to, from, x.sendbytes[to], x.recvbytes[from]);
         if (queue > 0 && ++in_flight == queue) {
             MPIX_CHECK(wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch));
             reqs.clear();
@@ -356,7 +329,7 @@ int randomized_segmented(const Exchange &x)
             if (x.trace) {
                 const int from = randomized_recv_peer(o->position, x.rank, k);
                 const std::size_t in = x.recvbytes[from];
-                trace_step(x, static_cast<int>(s) * x.size + k, to, from, length,
+                trace_direct_step(x, static_cast<int>(s) * x.size + k, to, from, length,
                            in > offset ? (in - offset < segment ? in - offset : segment) : 0);
             }
             if (queue > 0 && pieces.sends_in_flight() == queue)
