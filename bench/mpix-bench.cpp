@@ -1289,10 +1289,17 @@ std::string csv_field(const std::string &s)
     return q + "\"";
 }
 
+// A JSON string literal: quotes and backslashes escaped, control characters as \u00XX.
 std::string json_string(const std::string &s)
 {
     std::string q = "\"";
     for (char c : s) {
+        if ((unsigned char)c < 0x20) {
+            char esc[8];
+            std::snprintf(esc, sizeof esc, "\\u%04x", (unsigned)(unsigned char)c);
+            q += esc;
+            continue;
+        }
         if (c == '"' || c == '\\')
             q += '\\';
         q += c;
