@@ -81,6 +81,14 @@ const char *const kUsage =
     "                                MPI_Neighbor_alltoallv;\n"
     "                                crs collectives: the `personalized` backend)\n"
     "  --csv FILE --json FILE        machine-readable results (appended CSV keeps one header)\n"
+    "  --workload-out FILE           after the run, rank 0 writes the exact bytes of every block\n"
+    "                                the run moved as JSON: {\"collective\", \"P\", \"ppn\" (ranks\n"
+    "                                on the largest node), \"nodes\", \"dist\", \"size\", \"seed\",\n"
+    "                                \"node_of\": [node of each rank as the library sees it],\n"
+    "                                \"bytes\": [[bytes src sends to dst] for each src]}; sparse\n"
+    "                                collectives: each message's bytes, 0 where none. Needs\n"
+    "                                exactly one size (--size S); not written when the run\n"
+    "                                could not start; a file that cannot be written exits 2\n"
     "  --format table|osu            table (default), or the OSU micro-benchmarks' layout\n"
     "                                (osu_alltoall / osu_alltoallv) for exactly one --algo: a\n"
     "                                registry name, auto (the default there) or mpi (the MPI\n"
@@ -110,6 +118,7 @@ struct Options {
     unsigned long long seed = 1;
     std::string baseline = "mpi";
     std::string csv, json;
+    std::string workload_out;  // --workload-out FILE: the run's bytes per (src, dst), JSON
     std::vector<std::pair<std::string, std::string>> hints;  // --hint KEY=VALUE
     bool verify = true;
     bool list = false;
@@ -183,6 +192,15 @@ bool parse_osu_range(const std::string &v, std::vector<long long> *sizes)
     for (; s <= hi; s *= 2)
         sizes->push_back(s);
     return !sizes->empty();
+}
+
+// --workload-out describes one exchange: exactly one size.
+std::string workload_out_check(const Options &o)
+{
+    if (!o.workload_out.empty() && o.sizes.size() != 1)
+        return "--workload-out writes one size's workload: give exactly one size (--size S), not " +
+               std::to_string(o.sizes.size());
+    return "";
 }
 
 // Returns an error text, or empty on success.
@@ -312,6 +330,10 @@ std::string parse(int argc, char **argv, Options *o)
             o->csv = v;
         } else if (a == "--json") {
             o->json = v;
+        } else if (a == "--workload-out") {
+            if (v.empty())
+                return "empty --workload-out";
+            o->workload_out = v;
         } else {
             return "unknown option " + a;
         }
@@ -350,7 +372,7 @@ std::string parse(int argc, char **argv, Options *o)
             o->iters = MPIX_SMPI ? 1 : -1;
         if (o->warmup < 0)
             o->warmup = MPIX_SMPI ? 0 : -1;
-        return "";
+        return workload_out_check(*o);
     }
     if (o->sizes.empty()) {
         if (o->dist == "fft1")
@@ -368,7 +390,7 @@ std::string parse(int argc, char **argv, Options *o)
         bool sparse = o->coll == Collective::alltoall_crs || o->coll == Collective::alltoallv_crs;
         o->warmup = MPIX_SMPI ? (sparse ? 1 : 0) : 3;
     }
-    return "";
+    return workload_out_check(*o);
 }
 
 // The byte every block carries at index k: a function of source, destination and
@@ -479,11 +501,14 @@ private:
     std::string picked(const Layout &l, long long s);
     bool bound_for(long long s, SizeBound *out);
     void emit(const std::vector<Row> &rows);
+    int write_workload();
 
     const Options &o_;
     MPIX_Comm *xcomm_;
     int p_, me_;
     int nodes_ = 1, ppn_ = 1;
+    std::vector<int> lib_node_of_;  // rank -> node as the library sees it (real or --ppn)
+    int lib_max_ppn_ = 1;           // ranks on the library's largest node
     Workload w_;
     Buffer sbuf_, rbuf_;
     bool shared_ = false;
@@ -977,6 +1002,12 @@ int Bench::run()
     int rc = setup();
     if (rc == 0)
         rc = o_.osu ? run_osu() : run_table();
+    // The exchange ran (1: some row failed verification, its bytes are still these).
+    if ((rc == 0 || rc == 1) && !o_.workload_out.empty()) {
+        int wrc = write_workload();
+        if (wrc)
+            rc = wrc;
+    }
     free_topology();
     MPI_Comm_free(&world_);
     return rc;
@@ -988,8 +1019,14 @@ int Bench::setup()
     MPI_Comm_dup(MPI_COMM_WORLD, &world_);
     // Nodes as the library sees them (real, or emulated by --ppn).
     const mpix::Regions *regions = nullptr;
-    if (mpix::get_regions(xcomm_, mpix::Locality::node, &regions) == MPI_SUCCESS && regions)
+    if (mpix::get_regions(xcomm_, mpix::Locality::node, &regions) == MPI_SUCCESS && regions) {
         nodes_ = regions->count;
+        lib_node_of_ = regions->region_of;  // the same on every rank
+        lib_max_ppn_ = regions->max_size;
+    } else {
+        lib_node_of_.assign(p_, 0);
+        lib_max_ppn_ = p_;
+    }
     ppn_ = (p_ + nodes_ - 1) / nodes_;
     // Steady state, not first use: create the node communicators the library
     // caches, and run one collective on each (SimGrid sets a communicator up on
@@ -1305,6 +1342,61 @@ std::string json_string(const std::string &s)
         q += c;
     }
     return q + "\"";
+}
+
+// --workload-out: every rank's row of bytes (what it sends to each rank in the
+// exchange of the one size: the layout the run used; sparse collectives their
+// messages only), gathered on rank 0 and written as JSON with the library's node of
+// each rank. Collective; 2 on every rank when rank 0 cannot write the file.
+int Bench::write_workload()
+{
+    const long long s = o_.sizes.front();
+    Layout l;
+    std::string err = layout_for(s, &l);  // succeeded for the run, so it does here
+    std::vector<long long> row(p_, 0);
+    if (err.empty()) {
+        if (sparse_view()) {
+            for (std::size_t i = 0; i < l.dest.size(); ++i)
+                row[l.dest[i]] = l.crs_scounts[i];
+        } else {
+            for (int j = 0; j < p_; ++j)
+                row[j] = l.scounts[j];
+        }
+    }
+    std::vector<long long> all(me_ == 0 ? (std::size_t)p_ * p_ : 0);
+    MPI_Gather(row.data(), p_, MPI_LONG_LONG, all.data(), p_, MPI_LONG_LONG, 0, world_);
+    int ok = 1;
+    if (me_ == 0) {
+        FILE *f = std::fopen(o_.workload_out.c_str(), "w");
+        if (!f) {
+            std::fprintf(stderr, "mpix-bench: --workload-out: cannot write %s: %s\n", o_.workload_out.c_str(),
+                         std::strerror(errno));
+            ok = 0;
+        } else {
+            std::fprintf(f, "{\"collective\":\"%s\",\"P\":%d,\"ppn\":%d,\"nodes\":%d,\"dist\":%s,\"size\":%lld,"
+                            "\"seed\":%llu,\"node_of\":[",
+                         mpix::collective_name(o_.coll), p_, lib_max_ppn_, nodes_, json_string(o_.dist).c_str(), s,
+                         o_.seed);
+            for (int r = 0; r < p_; ++r)
+                std::fprintf(f, "%s%d", r ? "," : "", lib_node_of_[r]);
+            std::fprintf(f, "],\"bytes\":[");
+            for (int r = 0; r < p_; ++r) {
+                std::fprintf(f, "%s\n[", r ? "," : "");
+                for (int j = 0; j < p_; ++j)
+                    std::fprintf(f, "%s%lld", j ? "," : "", all[(std::size_t)r * p_ + j]);
+                std::fprintf(f, "]");
+            }
+            std::fprintf(f, "\n]}\n");
+            const bool bad = std::ferror(f) != 0;
+            if (std::fclose(f) != 0 || bad) {
+                std::fprintf(stderr, "mpix-bench: --workload-out: error writing %s: %s\n", o_.workload_out.c_str(),
+                             std::strerror(errno));
+                ok = 0;
+            }
+        }
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, world_);
+    return ok ? 0 : 2;
 }
 
 void Bench::emit(const std::vector<Row> &rows)
