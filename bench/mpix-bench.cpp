@@ -100,6 +100,17 @@ const char *const kUsage =
     "                                validation column (Pass/Fail; any Fail exits 1)\n"
     "  --no-verify                   skip the check against the expected bytes\n"
     "  --list                        print the registry and exit\n"
+    "  --auto-map                    print, as JSON on stdout, what `auto` picks for alltoall\n"
+    "                                and alltoallv over a grid (the library's own rule\n"
+    "                                functions), and exit; runs no exchange, needs no mpiexec:\n"
+    "                                {\"rule\":\"auto\",\"collectives\":{COLL:{\"algorithms\":[names\n"
+    "                                that appear],\"ppn\":{PPN:{\"P\":[...],\"bytes\":[...],\n"
+    "                                \"pick\":[[name per bytes] per P]}}}},\"note\":...};\n"
+    "                                nodes = ceil(P/ppn); alltoallv's bytes: the agreed largest\n"
+    "                                per-rank mean block. Grid lists are sorted, duplicates dropped:\n"
+    "  --map-ranks LIST              P values (2,4,8,...,4096)\n"
+    "  --map-sizes LIST              bytes (powers of two from 1 to 1048576)\n"
+    "  --map-ppn LIST                ranks per node (1,4,16)\n"
     "  --help\n";
 
 struct Options {
@@ -122,6 +133,10 @@ struct Options {
     std::vector<std::pair<std::string, std::string>> hints;  // --hint KEY=VALUE
     bool verify = true;
     bool list = false;
+    // --auto-map and its grid (--map-ranks, --map-sizes, --map-ppn).
+    bool auto_map = false;
+    std::string map_option;  // the first --map-* option given (refused without --auto-map)
+    std::vector<long long> map_ranks, map_sizes, map_ppn;
     bool persistent = false;  // --persistent: persistent-request rows beside the blocking ones
     // --format osu and its OSU-style options (-m -i -x -f -c).
     bool osu = false;
@@ -194,6 +209,21 @@ bool parse_osu_range(const std::string &v, std::vector<long long> *sizes)
     return !sizes->empty();
 }
 
+// A --map-* list: comma-separated integers in [min, max], sorted, duplicates dropped.
+bool parse_grid_list(const std::string &s, long long min, long long max, std::vector<long long> *out)
+{
+    out->clear();
+    for (const std::string &t : split(s, ',')) {
+        long long v;
+        if (!parse_ll(t, &v) || v < min || v > max)
+            return false;
+        out->push_back(v);
+    }
+    std::sort(out->begin(), out->end());
+    out->erase(std::unique(out->begin(), out->end()), out->end());
+    return !out->empty();
+}
+
 // --workload-out describes one exchange: exactly one size.
 std::string workload_out_check(const Options &o)
 {
@@ -224,6 +254,8 @@ std::string parse(int argc, char **argv, Options *o)
             o->osu_option = a;
         if (a == "--list") {
             o->list = true;
+        } else if (a == "--auto-map") {
+            o->auto_map = true;
         } else if (a == "--persistent") {
             o->persistent = true;
         } else if (a == "--no-verify") {
@@ -330,6 +362,13 @@ std::string parse(int argc, char **argv, Options *o)
             o->csv = v;
         } else if (a == "--json") {
             o->json = v;
+        } else if (a == "--map-ranks" || a == "--map-sizes" || a == "--map-ppn") {
+            const bool sizes = a == "--map-sizes";
+            std::vector<long long> *list = a == "--map-ranks" ? &o->map_ranks : sizes ? &o->map_sizes : &o->map_ppn;
+            if (!parse_grid_list(v, sizes ? 0 : 1, sizes ? 1LL << 40 : 1 << 30, list))
+                return "bad " + a + " " + v + (sizes ? " (bytes, 0 <= B <= 2^40)" : " (values >= 1, <= 2^30)");
+            if (o->map_option.empty())
+                o->map_option = a;
         } else if (a == "--workload-out") {
             if (v.empty())
                 return "empty --workload-out";
@@ -340,6 +379,21 @@ std::string parse(int argc, char **argv, Options *o)
     }
     if (!o->osu_option.empty() && !o->osu)
         return o->osu_option + " is an OSU-style option: use it with --format osu (or see --help)";
+    if (!o->map_option.empty() && !o->auto_map)
+        return o->map_option + " sets the grid of --auto-map: use it with --auto-map";
+    if (o->auto_map) {
+        if (!o->workload_out.empty())
+            return "--auto-map runs no exchange: --workload-out would have nothing to write";
+        if (o->map_ranks.empty())
+            for (long long r = 2; r <= 4096; r *= 2)
+                o->map_ranks.push_back(r);
+        if (o->map_sizes.empty())
+            for (long long b = 1; b <= 1048576; b *= 2)
+                o->map_sizes.push_back(b);
+        if (o->map_ppn.empty())
+            o->map_ppn = {1, 4, 16};
+        return "";
+    }
     if (o->persistent && (o->coll == Collective::alltoall_crs || o->coll == Collective::alltoallv_crs))
         return "--persistent: alltoall, alltoallv or neighbor_alltoallv (the crs collectives have no persistent form)";
     if (o->persistent && o->osu)
@@ -1491,6 +1545,57 @@ void list_registry()
     }
 }
 
+// --auto-map: what `auto` picks for MPIX_Alltoall and MPIX_Alltoallv over the grid
+// P x bytes for each ppn (nodes = ceil(P/ppn)), from the registry's own rule
+// functions (select/registry.hpp), so the map cannot drift from the library.
+void print_auto_map(const Options &o)
+{
+    const Collective colls[] = {Collective::alltoall, Collective::alltoallv};
+    std::printf("{\"rule\":\"auto\",\"collectives\":{");
+    for (int c = 0; c < 2; ++c) {
+        const Collective coll = colls[c];
+        auto rule = [&](long long p, long long ppn, long long bytes) {
+            const int nodes = (int)((p + ppn - 1) / ppn);
+            return coll == Collective::alltoall
+                       ? mpix::auto_alltoall_rule((int)p, nodes, (std::size_t)bytes)
+                       : mpix::auto_alltoallv_rule((int)p, nodes, (unsigned long long)bytes);
+        };
+        std::set<const mpix::Algorithm *> seen;
+        for (long long ppn : o.map_ppn)
+            for (long long p : o.map_ranks)
+                for (long long b : o.map_sizes)
+                    seen.insert(rule(p, ppn, b));
+        std::printf("%s\n\"%s\":{\"algorithms\":[", c ? "," : "", mpix::collective_name(coll));
+        bool first = true;  // in registry order
+        for (int i = 0; const mpix::Algorithm *a = mpix::algorithm_at(coll, i); ++i)
+            if (seen.count(a)) {
+                std::printf("%s\"%s\"", first ? "" : ",", a->name);
+                first = false;
+            }
+        std::printf("],\"ppn\":{");
+        for (std::size_t k = 0; k < o.map_ppn.size(); ++k) {
+            const long long ppn = o.map_ppn[k];
+            std::printf("%s\n\"%lld\":{\"P\":[", k ? "," : "", ppn);
+            for (std::size_t i = 0; i < o.map_ranks.size(); ++i)
+                std::printf("%s%lld", i ? "," : "", o.map_ranks[i]);
+            std::printf("],\"bytes\":[");
+            for (std::size_t j = 0; j < o.map_sizes.size(); ++j)
+                std::printf("%s%lld", j ? "," : "", o.map_sizes[j]);
+            std::printf("],\"pick\":[");
+            for (std::size_t i = 0; i < o.map_ranks.size(); ++i) {
+                std::printf("%s\n[", i ? "," : "");
+                for (std::size_t j = 0; j < o.map_sizes.size(); ++j)
+                    std::printf("%s\"%s\"", j ? "," : "", rule(o.map_ranks[i], ppn, o.map_sizes[j])->name);
+                std::printf("]");
+            }
+            std::printf("]}");
+        }
+        std::printf("}}");
+    }
+    std::printf("},\n\"note\":\"alltoallv: bytes = the agreed largest per-rank mean block\"}\n");
+    std::fflush(stdout);
+}
+
 #if !MPIX_SMPI
 // Cores the ranks of this host may run on: the union of their affinity masks
 // (hardware_concurrency where the mask cannot be read).
@@ -1573,12 +1678,14 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     Options o;
     std::string err = parse(argc, argv, &o);
-    if (!err.empty() || o.list) {
+    if (!err.empty() || o.list || o.auto_map) {
         if (me == 0) {
             if (err == "help")
                 std::fputs(kUsage, stdout);
             else if (!err.empty())
                 std::fprintf(stderr, "mpix-bench: %s\n%s", err.c_str(), kUsage);
+            else if (o.auto_map)
+                print_auto_map(o);
             else
                 list_registry();
         }
