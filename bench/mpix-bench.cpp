@@ -81,6 +81,14 @@ const char *const kUsage =
     "                                MPI_Neighbor_alltoallv;\n"
     "                                crs collectives: the `personalized` backend)\n"
     "  --csv FILE --json FILE        machine-readable results (appended CSV keeps one header)\n"
+    "  --workload-out FILE           after the run, rank 0 writes the exact bytes of every block\n"
+    "                                the run moved as JSON: {\"collective\", \"P\", \"ppn\" (ranks\n"
+    "                                on the largest node), \"nodes\", \"dist\", \"size\", \"seed\",\n"
+    "                                \"node_of\": [node of each rank as the library sees it],\n"
+    "                                \"bytes\": [[bytes src sends to dst] for each src]}; sparse\n"
+    "                                collectives: each message's bytes, 0 where none. Needs\n"
+    "                                exactly one size (--size S); not written when the run\n"
+    "                                could not start; a file that cannot be written exits 2\n"
     "  --format table|osu            table (default), or the OSU micro-benchmarks' layout\n"
     "                                (osu_alltoall / osu_alltoallv) for exactly one --algo: a\n"
     "                                registry name, auto (the default there) or mpi (the MPI\n"
@@ -92,6 +100,17 @@ const char *const kUsage =
     "                                validation column (Pass/Fail; any Fail exits 1)\n"
     "  --no-verify                   skip the check against the expected bytes\n"
     "  --list                        print the registry and exit\n"
+    "  --auto-map                    print, as JSON on stdout, what `auto` picks for alltoall\n"
+    "                                and alltoallv over a grid (the library's own rule\n"
+    "                                functions), and exit; runs no exchange, needs no mpiexec:\n"
+    "                                {\"rule\":\"auto\",\"collectives\":{COLL:{\"algorithms\":[names\n"
+    "                                that appear],\"ppn\":{PPN:{\"P\":[...],\"bytes\":[...],\n"
+    "                                \"pick\":[[name per bytes] per P]}}}},\"note\":...};\n"
+    "                                nodes = ceil(P/ppn); alltoallv's bytes: the agreed largest\n"
+    "                                per-rank mean block. Grid lists are sorted, duplicates dropped:\n"
+    "  --map-ranks LIST              P values (2,4,8,...,4096)\n"
+    "  --map-sizes LIST              bytes (powers of two from 1 to 1048576)\n"
+    "  --map-ppn LIST                ranks per node (1,4,16)\n"
     "  --help\n";
 
 struct Options {
@@ -110,9 +129,14 @@ struct Options {
     unsigned long long seed = 1;
     std::string baseline = "mpi";
     std::string csv, json;
+    std::string workload_out;  // --workload-out FILE: the run's bytes per (src, dst), JSON
     std::vector<std::pair<std::string, std::string>> hints;  // --hint KEY=VALUE
     bool verify = true;
     bool list = false;
+    // --auto-map and its grid (--map-ranks, --map-sizes, --map-ppn).
+    bool auto_map = false;
+    std::string map_option;  // the first --map-* option given (refused without --auto-map)
+    std::vector<long long> map_ranks, map_sizes, map_ppn;
     bool persistent = false;  // --persistent: persistent-request rows beside the blocking ones
     // --format osu and its OSU-style options (-m -i -x -f -c).
     bool osu = false;
@@ -185,6 +209,30 @@ bool parse_osu_range(const std::string &v, std::vector<long long> *sizes)
     return !sizes->empty();
 }
 
+// A --map-* list: comma-separated integers in [min, max], sorted, duplicates dropped.
+bool parse_grid_list(const std::string &s, long long min, long long max, std::vector<long long> *out)
+{
+    out->clear();
+    for (const std::string &t : split(s, ',')) {
+        long long v;
+        if (!parse_ll(t, &v) || v < min || v > max)
+            return false;
+        out->push_back(v);
+    }
+    std::sort(out->begin(), out->end());
+    out->erase(std::unique(out->begin(), out->end()), out->end());
+    return !out->empty();
+}
+
+// --workload-out describes one exchange: exactly one size.
+std::string workload_out_check(const Options &o)
+{
+    if (!o.workload_out.empty() && o.sizes.size() != 1)
+        return "--workload-out writes one size's workload: give exactly one size (--size S), not " +
+               std::to_string(o.sizes.size());
+    return "";
+}
+
 // Returns an error text, or empty on success.
 std::string parse(int argc, char **argv, Options *o)
 {
@@ -206,6 +254,8 @@ std::string parse(int argc, char **argv, Options *o)
             o->osu_option = a;
         if (a == "--list") {
             o->list = true;
+        } else if (a == "--auto-map") {
+            o->auto_map = true;
         } else if (a == "--persistent") {
             o->persistent = true;
         } else if (a == "--no-verify") {
@@ -312,12 +362,38 @@ std::string parse(int argc, char **argv, Options *o)
             o->csv = v;
         } else if (a == "--json") {
             o->json = v;
+        } else if (a == "--map-ranks" || a == "--map-sizes" || a == "--map-ppn") {
+            const bool sizes = a == "--map-sizes";
+            std::vector<long long> *list = a == "--map-ranks" ? &o->map_ranks : sizes ? &o->map_sizes : &o->map_ppn;
+            if (!parse_grid_list(v, sizes ? 0 : 1, sizes ? 1LL << 40 : 1 << 30, list))
+                return "bad " + a + " " + v + (sizes ? " (bytes, 0 <= B <= 2^40)" : " (values >= 1, <= 2^30)");
+            if (o->map_option.empty())
+                o->map_option = a;
+        } else if (a == "--workload-out") {
+            if (v.empty())
+                return "empty --workload-out";
+            o->workload_out = v;
         } else {
             return "unknown option " + a;
         }
     }
     if (!o->osu_option.empty() && !o->osu)
         return o->osu_option + " is an OSU-style option: use it with --format osu (or see --help)";
+    if (!o->map_option.empty() && !o->auto_map)
+        return o->map_option + " sets the grid of --auto-map: use it with --auto-map";
+    if (o->auto_map) {
+        if (!o->workload_out.empty())
+            return "--auto-map runs no exchange: --workload-out would have nothing to write";
+        if (o->map_ranks.empty())
+            for (long long r = 2; r <= 4096; r *= 2)
+                o->map_ranks.push_back(r);
+        if (o->map_sizes.empty())
+            for (long long b = 1; b <= 1048576; b *= 2)
+                o->map_sizes.push_back(b);
+        if (o->map_ppn.empty())
+            o->map_ppn = {1, 4, 16};
+        return "";
+    }
     if (o->persistent && (o->coll == Collective::alltoall_crs || o->coll == Collective::alltoallv_crs))
         return "--persistent: alltoall, alltoallv or neighbor_alltoallv (the crs collectives have no persistent form)";
     if (o->persistent && o->osu)
@@ -350,7 +426,7 @@ std::string parse(int argc, char **argv, Options *o)
             o->iters = MPIX_SMPI ? 1 : -1;
         if (o->warmup < 0)
             o->warmup = MPIX_SMPI ? 0 : -1;
-        return "";
+        return workload_out_check(*o);
     }
     if (o->sizes.empty()) {
         if (o->dist == "fft1")
@@ -368,7 +444,7 @@ std::string parse(int argc, char **argv, Options *o)
         bool sparse = o->coll == Collective::alltoall_crs || o->coll == Collective::alltoallv_crs;
         o->warmup = MPIX_SMPI ? (sparse ? 1 : 0) : 3;
     }
-    return "";
+    return workload_out_check(*o);
 }
 
 // The byte every block carries at index k: a function of source, destination and
@@ -479,11 +555,14 @@ private:
     std::string picked(const Layout &l, long long s);
     bool bound_for(long long s, SizeBound *out);
     void emit(const std::vector<Row> &rows);
+    int write_workload();
 
     const Options &o_;
     MPIX_Comm *xcomm_;
     int p_, me_;
     int nodes_ = 1, ppn_ = 1;
+    std::vector<int> lib_node_of_;  // rank -> node as the library sees it (real or --ppn)
+    int lib_max_ppn_ = 1;           // ranks on the library's largest node
     Workload w_;
     Buffer sbuf_, rbuf_;
     bool shared_ = false;
@@ -977,6 +1056,12 @@ int Bench::run()
     int rc = setup();
     if (rc == 0)
         rc = o_.osu ? run_osu() : run_table();
+    // The exchange ran (1: some row failed verification, its bytes are still these).
+    if ((rc == 0 || rc == 1) && !o_.workload_out.empty()) {
+        int wrc = write_workload();
+        if (wrc)
+            rc = wrc;
+    }
     free_topology();
     MPI_Comm_free(&world_);
     return rc;
@@ -988,8 +1073,14 @@ int Bench::setup()
     MPI_Comm_dup(MPI_COMM_WORLD, &world_);
     // Nodes as the library sees them (real, or emulated by --ppn).
     const mpix::Regions *regions = nullptr;
-    if (mpix::get_regions(xcomm_, mpix::Locality::node, &regions) == MPI_SUCCESS && regions)
+    if (mpix::get_regions(xcomm_, mpix::Locality::node, &regions) == MPI_SUCCESS && regions) {
         nodes_ = regions->count;
+        lib_node_of_ = regions->region_of;  // the same on every rank
+        lib_max_ppn_ = regions->max_size;
+    } else {
+        lib_node_of_.assign(p_, 0);
+        lib_max_ppn_ = p_;
+    }
     ppn_ = (p_ + nodes_ - 1) / nodes_;
     // Steady state, not first use: create the node communicators the library
     // caches, and run one collective on each (SimGrid sets a communicator up on
@@ -1289,15 +1380,77 @@ std::string csv_field(const std::string &s)
     return q + "\"";
 }
 
+// A JSON string literal: quotes and backslashes escaped, control characters as \u00XX.
 std::string json_string(const std::string &s)
 {
     std::string q = "\"";
     for (char c : s) {
+        if ((unsigned char)c < 0x20) {
+            char esc[8];
+            std::snprintf(esc, sizeof esc, "\\u%04x", (unsigned)(unsigned char)c);
+            q += esc;
+            continue;
+        }
         if (c == '"' || c == '\\')
             q += '\\';
         q += c;
     }
     return q + "\"";
+}
+
+// --workload-out: every rank's row of bytes (what it sends to each rank in the
+// exchange of the one size: the layout the run used; sparse collectives their
+// messages only), gathered on rank 0 and written as JSON with the library's node of
+// each rank. Collective; 2 on every rank when rank 0 cannot write the file.
+int Bench::write_workload()
+{
+    const long long s = o_.sizes.front();
+    Layout l;
+    std::string err = layout_for(s, &l);  // succeeded for the run, so it does here
+    std::vector<long long> row(p_, 0);
+    if (err.empty()) {
+        if (sparse_view()) {
+            for (std::size_t i = 0; i < l.dest.size(); ++i)
+                row[l.dest[i]] = l.crs_scounts[i];
+        } else {
+            for (int j = 0; j < p_; ++j)
+                row[j] = l.scounts[j];
+        }
+    }
+    std::vector<long long> all(me_ == 0 ? (std::size_t)p_ * p_ : 0);
+    MPI_Gather(row.data(), p_, MPI_LONG_LONG, all.data(), p_, MPI_LONG_LONG, 0, world_);
+    int ok = 1;
+    if (me_ == 0) {
+        FILE *f = std::fopen(o_.workload_out.c_str(), "w");
+        if (!f) {
+            std::fprintf(stderr, "mpix-bench: --workload-out: cannot write %s: %s\n", o_.workload_out.c_str(),
+                         std::strerror(errno));
+            ok = 0;
+        } else {
+            std::fprintf(f, "{\"collective\":\"%s\",\"P\":%d,\"ppn\":%d,\"nodes\":%d,\"dist\":%s,\"size\":%lld,"
+                            "\"seed\":%llu,\"node_of\":[",
+                         mpix::collective_name(o_.coll), p_, lib_max_ppn_, nodes_, json_string(o_.dist).c_str(), s,
+                         o_.seed);
+            for (int r = 0; r < p_; ++r)
+                std::fprintf(f, "%s%d", r ? "," : "", lib_node_of_[r]);
+            std::fprintf(f, "],\"bytes\":[");
+            for (int r = 0; r < p_; ++r) {
+                std::fprintf(f, "%s\n[", r ? "," : "");
+                for (int j = 0; j < p_; ++j)
+                    std::fprintf(f, "%s%lld", j ? "," : "", all[(std::size_t)r * p_ + j]);
+                std::fprintf(f, "]");
+            }
+            std::fprintf(f, "\n]}\n");
+            const bool bad = std::ferror(f) != 0;
+            if (std::fclose(f) != 0 || bad) {
+                std::fprintf(stderr, "mpix-bench: --workload-out: error writing %s: %s\n", o_.workload_out.c_str(),
+                             std::strerror(errno));
+                ok = 0;
+            }
+        }
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, world_);
+    return ok ? 0 : 2;
 }
 
 void Bench::emit(const std::vector<Row> &rows)
@@ -1392,6 +1545,57 @@ void list_registry()
     }
 }
 
+// --auto-map: what `auto` picks for MPIX_Alltoall and MPIX_Alltoallv over the grid
+// P x bytes for each ppn (nodes = ceil(P/ppn)), from the registry's own rule
+// functions (select/registry.hpp), so the map cannot drift from the library.
+void print_auto_map(const Options &o)
+{
+    const Collective colls[] = {Collective::alltoall, Collective::alltoallv};
+    std::printf("{\"rule\":\"auto\",\"collectives\":{");
+    for (int c = 0; c < 2; ++c) {
+        const Collective coll = colls[c];
+        auto rule = [&](long long p, long long ppn, long long bytes) {
+            const int nodes = (int)((p + ppn - 1) / ppn);
+            return coll == Collective::alltoall
+                       ? mpix::auto_alltoall_rule((int)p, nodes, (std::size_t)bytes)
+                       : mpix::auto_alltoallv_rule((int)p, nodes, (unsigned long long)bytes);
+        };
+        std::set<const mpix::Algorithm *> seen;
+        for (long long ppn : o.map_ppn)
+            for (long long p : o.map_ranks)
+                for (long long b : o.map_sizes)
+                    seen.insert(rule(p, ppn, b));
+        std::printf("%s\n\"%s\":{\"algorithms\":[", c ? "," : "", mpix::collective_name(coll));
+        bool first = true;  // in registry order
+        for (int i = 0; const mpix::Algorithm *a = mpix::algorithm_at(coll, i); ++i)
+            if (seen.count(a)) {
+                std::printf("%s\"%s\"", first ? "" : ",", a->name);
+                first = false;
+            }
+        std::printf("],\"ppn\":{");
+        for (std::size_t k = 0; k < o.map_ppn.size(); ++k) {
+            const long long ppn = o.map_ppn[k];
+            std::printf("%s\n\"%lld\":{\"P\":[", k ? "," : "", ppn);
+            for (std::size_t i = 0; i < o.map_ranks.size(); ++i)
+                std::printf("%s%lld", i ? "," : "", o.map_ranks[i]);
+            std::printf("],\"bytes\":[");
+            for (std::size_t j = 0; j < o.map_sizes.size(); ++j)
+                std::printf("%s%lld", j ? "," : "", o.map_sizes[j]);
+            std::printf("],\"pick\":[");
+            for (std::size_t i = 0; i < o.map_ranks.size(); ++i) {
+                std::printf("%s\n[", i ? "," : "");
+                for (std::size_t j = 0; j < o.map_sizes.size(); ++j)
+                    std::printf("%s\"%s\"", j ? "," : "", rule(o.map_ranks[i], ppn, o.map_sizes[j])->name);
+                std::printf("]");
+            }
+            std::printf("]}");
+        }
+        std::printf("}}");
+    }
+    std::printf("},\n\"note\":\"alltoallv: bytes = the agreed largest per-rank mean block\"}\n");
+    std::fflush(stdout);
+}
+
 #if !MPIX_SMPI
 // Cores the ranks of this host may run on: the union of their affinity masks
 // (hardware_concurrency where the mask cannot be read).
@@ -1474,12 +1678,14 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     Options o;
     std::string err = parse(argc, argv, &o);
-    if (!err.empty() || o.list) {
+    if (!err.empty() || o.list || o.auto_map) {
         if (me == 0) {
             if (err == "help")
                 std::fputs(kUsage, stdout);
             else if (!err.empty())
                 std::fprintf(stderr, "mpix-bench: %s\n%s", err.c_str(), kUsage);
+            else if (o.auto_map)
+                print_auto_map(o);
             else
                 list_registry();
         }

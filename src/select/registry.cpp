@@ -254,6 +254,8 @@ int node_count(MPIX_Comm *xcomm)
     return get_regions(xcomm, Locality::node, &nodes) == MPI_SUCCESS && nodes ? nodes->count : 1;
 }
 
+}  // namespace
+
 // `auto` for MPIX_Alltoall: P, the node count and the block size, which MPI
 // requires to be the same on every rank. From 8 ranks on one node or on nodes of
 // 4+ ranks, node_bruck (fastest at every measured size: P=256 on 16 nodes, 16 B to
@@ -264,15 +266,23 @@ int node_count(MPIX_Comm *xcomm)
 // selection) at every measured point from 512 B to 1 MiB, on the Slim Fly, the
 // dragonfly and the fat tree at 14-64 nodes of one rank (1.0-1.03x at 512 B-1 KiB,
 // 3.3-4.2x from 64 KiB on 32-64 nodes; bench/results/randomized/).
-const Algorithm *auto_alltoall(MPIX_Comm *xcomm, std::size_t block_bytes)
+const Algorithm *auto_alltoall_rule(int size, int nnodes, std::size_t block_bytes)
 {
-    if (xcomm->size < kAutoMinRanks)
+    if (size < kAutoMinRanks)
         return auto_rows().a2a_nonblocking;
-    if (!few_ranks_per_node(xcomm->size, node_count(xcomm)))
+    if (!few_ranks_per_node(size, nnodes))
         return auto_rows().a2a_node_bruck;
     if (block_bytes <= 256)
         return auto_rows().a2a_bruck_zero_rotation;
     return auto_rows().randomized_sendrecv[1];
+}
+
+namespace {
+
+// The rule on this communicator's size and node count.
+const Algorithm *auto_alltoall(MPIX_Comm *xcomm, std::size_t block_bytes)
+{
+    return auto_alltoall_rule(xcomm->size, node_count(xcomm), block_bytes);
 }
 
 // `auto` for MPIX_Alltoallv, from values every rank agrees on without a

@@ -3,6 +3,7 @@
 #ifndef MPIX_SELECT_REGISTRY_HPP
 #define MPIX_SELECT_REGISTRY_HPP
 
+#include <cstddef>
 #include <memory>
 
 #include "core/blocks.hpp"
@@ -59,6 +60,9 @@ const Algorithm *find_algorithm(Collective c, const char *name);
 // statistic, agreed now, rather than the previous call's.
 const Algorithm *select_algorithm(Collective c, MPIX_Comm *xcomm, const Hints &hints, const UserSide &send,
                                   bool persistent = false);
+// `auto`'s rule for MPIX_Alltoall, from values every rank agrees on: P, the number
+// of nodes (1 when unknown) and the block size in bytes.
+const Algorithm *auto_alltoall_rule(int size, int nnodes, std::size_t block_bytes);
 // `auto`'s rule for MPIX_Alltoallv, from values every rank agrees on: P, the number
 // of nodes (1 when unknown) and, only where auto_alltoallv_needs_mean says so, the
 // largest per-rank mean block in bytes (agreed one call late, off the call's path).

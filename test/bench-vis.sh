@@ -1,0 +1,112 @@
+#!/bin/sh
+# mpix-bench's outputs for the visualizer: --auto-map (auto's picks over a grid,
+# from the library's rule, checked at points derived from README "Algorithms")
+# and --workload-out (the bytes of every block a run moved, with the node of each
+# rank), plus their refusals. Skipped (77) only without python3 (it reads the JSON).
+set -u
+bench=bench/mpix-bench
+run="${MPIEXEC:-mpiexec} -n 4 $bench"
+python=$(command -v python3) || { echo "SKIP: python3 not found (the checks read JSON)"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/mpix-bench-vis.XXXXXX")" || fail "mktemp"
+trap 'rm -rf "$tmp"' EXIT
+
+# (a) --auto-map: one process, no mpiexec; picks against the documented rule:
+# below 8 ranks nonblocking; from 8, one node or nodes of 4+ ranks: node_bruck; on
+# nodes of 1-3 ranks alltoall takes bruck_zero_rotation up to 256 B, then
+# randomized_sendrecv; alltoallv (agreed mean) two_phase_bruck up to 32 B,
+# parlogna up to 768 B, pmpi above.
+$bench --auto-map >"$tmp/map.json" || fail "--auto-map exited non-zero"
+$bench --auto-map --map-ranks 64,4,8,64 --map-sizes 1024,16 --map-ppn 2 >"$tmp/small.json" ||
+    fail "--auto-map with a grid exited non-zero"
+"$python" - "$tmp/map.json" "$tmp/small.json" <<'EOF' || fail "--auto-map picks"
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["rule"] == "auto" and "agreed largest per-rank mean" in m["note"], m.get("note")
+cs = m["collectives"]
+assert sorted(cs) == ["alltoall", "alltoallv"], sorted(cs)
+ranks = [2 ** k for k in range(1, 13)]
+sizes = [2 ** k for k in range(0, 21)]
+def pick(coll, ppn, p, b):
+    g = cs[coll]["ppn"][str(ppn)]
+    return g["pick"][g["P"].index(p)][g["bytes"].index(b)]
+for coll, c in cs.items():
+    assert sorted(c["ppn"]) == ["1", "16", "4"], sorted(c["ppn"])
+    names = set()
+    for g in c["ppn"].values():
+        assert g["P"] == ranks and g["bytes"] == sizes, (g["P"], g["bytes"])
+        assert len(g["pick"]) == len(ranks) and all(len(r) == len(sizes) for r in g["pick"])
+        names.update(n for r in g["pick"] for n in r)
+    assert set(c["algorithms"]) == names, (coll, c["algorithms"], names)
+    for ppn in (1, 4, 16):
+        for p in (2, 4):
+            for b in (1, 1024, 1048576):
+                assert pick(coll, ppn, p, b) == "nonblocking", (coll, ppn, p, b)
+    for ppn, p in ((16, 8), (16, 16), (4, 64), (16, 4096)):  # one node, or nodes of 4+ ranks
+        for b in (1, 256, 4096, 1048576):
+            assert pick(coll, ppn, p, b) == "node_bruck", (coll, ppn, p, b)
+expect = {("alltoall", 16): "bruck_zero_rotation", ("alltoall", 256): "bruck_zero_rotation",
+          ("alltoall", 512): "randomized_sendrecv", ("alltoall", 1024): "randomized_sendrecv",
+          ("alltoallv", 16): "two_phase_bruck", ("alltoallv", 32): "two_phase_bruck",
+          ("alltoallv", 64): "parlogna", ("alltoallv", 512): "parlogna",
+          ("alltoallv", 1024): "pmpi", ("alltoallv", 4096): "pmpi"}
+for (coll, b), want in expect.items():
+    for p in (8, 64, 4096):
+        got = pick(coll, 1, p, b)
+        assert got == want, (coll, p, b, got, want)
+assert sorted(cs["alltoall"]["algorithms"]) == ["bruck_zero_rotation", "node_bruck", "nonblocking",
+                                                "randomized_sendrecv"], cs["alltoall"]["algorithms"]
+assert sorted(cs["alltoallv"]["algorithms"]) == ["node_bruck", "nonblocking", "parlogna", "pmpi",
+                                                 "two_phase_bruck"], cs["alltoallv"]["algorithms"]
+# A given grid: sorted, duplicates dropped; ppn 2 at P=64 is 32 nodes of 2.
+s = json.load(open(sys.argv[2]))["collectives"]
+g = s["alltoall"]["ppn"]["2"]
+assert list(s["alltoall"]["ppn"]) == ["2"] and g["P"] == [4, 8, 64] and g["bytes"] == [16, 1024], g
+assert g["pick"][2] == ["bruck_zero_rotation", "randomized_sendrecv"], g["pick"]
+assert s["alltoallv"]["ppn"]["2"]["pick"][2] == ["two_phase_bruck", "pmpi"], s["alltoallv"]
+EOF
+for bad in "--map-ranks 8" "--auto-map --map-sizes 1,x" "--auto-map --map-ppn 0"; do
+    if $bench $bad >/dev/null 2>"$tmp/err"; then fail "accepted: $bad"; fi
+    grep -q 'map-' "$tmp/err" || fail "no message for: $bad"
+done
+
+# (b) --workload-out at 4 ranks on emulated nodes of 2.
+common="--ppn 2 --algo pairwise --iters 1 --warmup 0"
+$run --coll alltoallv --dist uniform --size 64 $common --workload-out "$tmp/v.json" >/dev/null 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "alltoallv --workload-out"; }
+$run --coll alltoall --size 64 $common --workload-out "$tmp/a.json" >/dev/null 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "alltoall --workload-out"; }
+# Sparse: every rank sends one message of 16 B to one other rank (graph:1), 0 elsewhere.
+$run --coll alltoall_crs --dist graph:1 --size 16 --ppn 2 --algo nonblocking --iters 1 --warmup 0 --workload-out "$tmp/c.json" >/dev/null 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "alltoall_crs --workload-out"; }
+"$python" - "$tmp" <<'EOF' || fail "--workload-out contents"
+import json, sys
+d = sys.argv[1]
+def load(name, coll, dist, size):
+    w = json.load(open(d + "/" + name))
+    head = {k: w[k] for k in ("collective", "P", "ppn", "nodes", "dist", "size", "seed", "node_of")}
+    assert head == {"collective": coll, "P": 4, "ppn": 2, "nodes": 2, "dist": dist, "size": size, "seed": 1,
+                    "node_of": [0, 0, 1, 1]}, head
+    b = w["bytes"]
+    assert len(b) == 4 and all(len(r) == 4 and all(type(x) is int for x in r) for r in b), b
+    return b
+v = load("v.json", "alltoallv", "uniform", 64)
+assert all(0 <= x <= 64 for r in v for x in r), v
+assert len({x for r in v for x in r}) > 1, v  # uniform in 0..64, not one value
+a = load("a.json", "alltoall", "uniform", 64)
+assert a == [[64] * 4] * 4, a
+c = load("c.json", "alltoall_crs", "graph:1", 16)
+for s, r in enumerate(c):
+    assert r[s] == 0 and sorted(r) == [0, 0, 0, 16], (s, r)
+EOF
+
+# Refusals: an unwritable file (non-zero exit and a message), several sizes.
+if $run --coll alltoall --size 64 $common --workload-out "$tmp/no/such/dir/w.json" >/dev/null 2>"$tmp/err"; then
+    fail "--workload-out into a missing directory exited 0"
+fi
+grep -q 'workload-out: cannot write' "$tmp/err" || { cat "$tmp/err"; fail "no message for an unwritable file"; }
+if $run --size 16,64 $common --workload-out "$tmp/w.json" >/dev/null 2>"$tmp/err"; then
+    fail "--workload-out with two sizes accepted"
+fi
+grep -q 'workload-out writes one size' "$tmp/err" || fail "no message for two sizes"
+echo "mpix-bench vis outputs: 1 passed, 0 failed"
