@@ -283,8 +283,8 @@
     // node boundaries
     for (let r = 1; r < P; ++r) {
       if (m.nodeOf[r] !== m.nodeOf[r - 1]) {
-        el("line", { x1: r * c, y1: 0, x2: r * c, y2: size, stroke: "#98a2b3", "stroke-width": 0.6 }, svg);
-        el("line", { x1: 0, y1: r * c, x2: size, y2: r * c, stroke: "#98a2b3", "stroke-width": 0.6 }, svg);
+        el("line", { x1: r * c, y1: 0, x2: r * c, y2: size, stroke: "#344054", "stroke-width": 1 }, svg);
+        el("line", { x1: 0, y1: r * c, x2: size, y2: r * c, stroke: "#344054", "stroke-width": 1 }, svg);
       }
     }
     function draw(k) {
