@@ -144,9 +144,11 @@
     if (alg.indexOf("randomized") === 0)
       return "step " + (step.index + 1) + " of the shuffled order (seed " + (param(run, "seed") || "0") + "): rank at position i sends to the rank at position i+" + (step.index + 1) + " and receives from position i\u2212" + (step.index + 1);
     const bruckish = /bruck|parlogna/.test(alg) && alg !== "node_bruck";
-    if (bruckish && fx && dists.length === 1) {
-      const r = parseInt(param(run, "radix") || "2", 10);
-      const dg = digits(d, r);
+    const radix = parseInt(param(run, "radix") || "2", 10);
+    const dg = digits(d, radix);
+    // Only when the distance is one digit v * r^j (1 <= v < r) of the radix.
+    if (bruckish && fx && dists.length === 1 && dg.v >= 1 && dg.v < radix) {
+      const r = radix;
       if (r === 2) return "bit " + dg.j + ": send the blocks whose destination offset (d\u2212p mod " + P + ") has bit " + dg.j + " set to rank p+" + d + ", receive from p\u2212" + d;
       return "radix-" + r + " digit " + dg.j + ": send the blocks whose digit " + dg.j + " (of d\u2212p mod " + P + " in base " + r + ") is " + dg.v + " to rank p+" + d + ", receive from p\u2212" + d;
     }
