@@ -3,7 +3,9 @@
 // at its destination exactly once. The node-aware family and node_bruck: every
 // block arrives once, each pair of units exchanges one message, only leaders leave
 // the node, and node_bruck's messages inside a node stay within its two Bruck
-// phases.
+// phases. Every registry row of every collective (alltoall, alltoallv, the sparse
+// and neighbour exchanges, on emulated nodes of 2 ranks from P = 4): its trace
+// replays as a viewer replays it, every block ending at its destination.
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "alltoallv/parlogna.hpp"
@@ -369,10 +372,431 @@ void test_relay_family()
         rmdir(dir.c_str());
 }
 
+// ---- Replay: every row of every collective, as a trace viewer replays it ----
+
+// One trace row on rank 0, with the rank that wrote it.
+struct Row {
+    int rank, round, to, from;  // to: send_peer, from: recv_peer
+    std::vector<long long> blocks;
+    unsigned long long sent, recv;
+};
+
+// Every rank's trace file `prefix`.<rank>.jsonl as rows on rank 0 (removed after).
+std::vector<Row> gather_rows(const std::string &prefix)
+{
+    std::string file = prefix + "." + std::to_string(mpixtest::rank()) + ".jsonl";
+    std::vector<Line> lines = read_trace(file);
+    std::remove(file.c_str());
+    std::vector<long long> flat;
+    for (const Line &l : lines) {
+        flat.insert(flat.end(), {mpixtest::rank(), l.round, l.send_peer, l.recv_peer, static_cast<long long>(l.sent),
+                                 static_cast<long long>(l.recv), static_cast<long long>(l.blocks.size())});
+        flat.insert(flat.end(), l.blocks.begin(), l.blocks.end());
+    }
+    std::vector<long long> every = gather_on_root(flat);
+    std::vector<Row> rows;
+    for (std::size_t i = 0; i + 7 <= every.size();) {
+        Row r;
+        r.rank = static_cast<int>(every[i]);
+        r.round = static_cast<int>(every[i + 1]);
+        r.to = static_cast<int>(every[i + 2]);
+        r.from = static_cast<int>(every[i + 3]);
+        r.sent = static_cast<unsigned long long>(every[i + 4]);
+        r.recv = static_cast<unsigned long long>(every[i + 5]);
+        std::size_t n = static_cast<std::size_t>(every[i + 6]);
+        i += 7;
+        const auto first = every.begin() + static_cast<std::ptrdiff_t>(i);
+        r.blocks.assign(first, first + static_cast<std::ptrdiff_t>(n));
+        i += n;
+        rows.push_back(std::move(r));
+    }
+    return rows;
+}
+
+// Replays one call's rows (every rank's) as a viewer does; returns "" or what is wrong.
+// `exists`: the blocks of the call (global id src*P+dst, src != dst), `nonempty`
+// those with bytes. Every block starts at its source; rounds are replayed in
+// increasing order, and within a round a send applies once its sender holds every
+// block it lists (to a fixpoint). A send's blocks then sit at its peer. Checked:
+// peers and ids in range, no self block, no block of the call listed that does not
+// exist; every sent block held by its sender at its round; no block delivered twice
+// to one rank (a repeat by the same sender to the same peer is another piece of it)
+// nor back to a rank that held it; every rank a block passes through, other than its
+// destination, forwards it; receive-only rows list exactly the blocks their peer's
+// rows of that round send to them, and the bytes sent; every non-empty block ends at
+// its destination.
+std::string replay(const std::vector<Row> &rows, int p, const std::set<long long> &exists,
+                   const std::set<long long> &nonempty)
+{
+    auto str = [](long long v) { return std::to_string(v); };
+    auto row_text = [&](const Row &r) {
+        std::string b;
+        for (long long id : r.blocks)
+            b += (b.empty() ? "" : ",") + str(id / p) + ">" + str(id % p);
+        return "rank " + str(r.rank) + " round " + str(r.round) + " send_peer " + str(r.to) + " recv_peer " +
+               str(r.from) + " blocks [" + b + "]";
+    };
+    std::map<int, std::vector<const Row *>> sends_by_round;
+    // (round, sender, receiver) -> blocks and bytes as the sender's and as the receiver's rows tell.
+    std::map<std::tuple<int, int, int>, std::set<long long>> sent_set, recv_set;
+    std::map<std::tuple<int, int, int>, unsigned long long> sent_bytes, recv_bytes;
+    for (const Row &r : rows) {
+        if (r.round < 0 || r.to < -1 || r.to >= p || r.from < -1 || r.from >= p || r.to == r.rank ||
+            r.from == r.rank)
+            return "bad round or peer: " + row_text(r);
+        if (r.to < 0 && r.from < 0 && !r.blocks.empty())
+            return "blocks without a peer: " + row_text(r);
+        for (long long id : r.blocks) {
+            if (id < 0 || id >= static_cast<long long>(p) * p || id / p == id % p)
+                return "bad block id " + str(id) + ": " + row_text(r);
+            if (!exists.count(id))
+                return "block " + str(id / p) + ">" + str(id % p) + " is not part of this call: " + row_text(r);
+        }
+        if (r.to >= 0) {
+            sends_by_round[r.round].push_back(&r);
+            auto key = std::make_tuple(r.round, r.rank, r.to);
+            sent_set[key].insert(r.blocks.begin(), r.blocks.end());
+            sent_bytes[key] += r.sent;
+        } else if (r.from >= 0) {
+            auto key = std::make_tuple(r.round, r.from, r.rank);
+            recv_set[key].insert(r.blocks.begin(), r.blocks.end());
+            recv_bytes[key] += r.recv;
+        }
+    }
+    for (const auto &rv : recv_set) {
+        const auto &key = rv.first;
+        std::string at = "round " + str(std::get<0>(key)) + " " + str(std::get<1>(key)) + "->" + str(std::get<2>(key));
+        if (sent_set[key] != rv.second)
+            return at + ": the receive rows list other blocks than the sender's rows send";
+        if (sent_bytes[key] != recv_bytes[key])
+            return at + ": bytes_recv " + str(static_cast<long long>(recv_bytes[key])) + " != bytes_sent " +
+                   str(static_cast<long long>(sent_bytes[key]));
+    }
+    std::map<long long, std::set<int>> holders;
+    std::map<long long, std::map<int, int>> came_from;  // block -> receiver -> sender
+    std::map<long long, std::set<int>> forwarded;        // block -> ranks that sent it
+    for (long long id : exists)
+        holders[id].insert(static_cast<int>(id / p));
+    for (auto &round : sends_by_round) {
+        std::vector<const Row *> pending = round.second;
+        for (bool progress = true; progress && !pending.empty();) {
+            progress = false;
+            std::vector<const Row *> left;
+            for (const Row *r : pending) {
+                bool ready = true;
+                for (long long id : r->blocks)
+                    ready = ready && holders[id].count(r->rank);
+                if (!ready) {
+                    left.push_back(r);
+                    continue;
+                }
+                progress = true;
+                for (long long id : r->blocks) {
+                    forwarded[id].insert(r->rank);
+                    auto seen = came_from[id].find(r->to);
+                    if (seen != came_from[id].end()) {
+                        if (seen->second != r->rank)
+                            return "block " + str(id / p) + ">" + str(id % p) + " delivered to rank " + str(r->to) +
+                                   " twice (from " + str(seen->second) + " and " + str(r->rank) + ")";
+                        continue;  // another piece of it
+                    }
+                    if (holders[id].count(r->to))
+                        return "block " + str(id / p) + ">" + str(id % p) + " sent back to rank " + str(r->to) +
+                               ", which held it: " + row_text(*r);
+                    came_from[id][r->to] = r->rank;
+                    holders[id].insert(r->to);
+                }
+            }
+            pending.swap(left);
+        }
+        if (!pending.empty()) {
+            const Row &r = *pending.front();
+            for (long long id : r.blocks)
+                if (!holders[id].count(r.rank))
+                    return "rank " + str(r.rank) + " sends block " + str(id / p) + ">" + str(id % p) +
+                           " in round " + str(r.round) + " without holding it: " + row_text(r);
+        }
+    }
+    for (const auto &h : holders) {
+        const long long id = h.first;
+        for (int at : h.second)
+            if (at != id % p && at != id / p && !forwarded[id].count(at))
+                return "block " + str(id / p) + ">" + str(id % p) + " stranded at rank " + str(at);
+    }
+    for (long long id : nonempty)
+        if (!holders[id].count(static_cast<int>(id % p)))
+            return "block " + str(id / p) + ">" + str(id % p) + " never reaches its destination";
+    return "";
+}
+
+// The rows of every rank for trace prefix `prefix`, replayed on rank 0; records a failure.
+void check_replay(const std::string &prefix, const std::string &what, const std::set<long long> &exists,
+                  const std::set<long long> &nonempty, bool expect_rows = true)
+{
+    std::vector<Row> rows = gather_rows(prefix);
+    if (mpixtest::rank() != 0)
+        return;
+    const int p = mpixtest::size();
+    std::string wrong = replay(rows, p, exists, nonempty);
+    MPIX_EXPECT(wrong.empty(), what + ": " + wrong);
+    MPIX_EXPECT(!expect_rows || nonempty.empty() || !rows.empty(), what + ": no trace rows");
+}
+
+// Sets the row (key `coll`_algorithm) and the trace prefix on the communicator.
+void select_traced(MPIX_Comm *xcomm, const std::string &coll, const char *algo, const std::string &prefix)
+{
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    MPIX_Info_set(info, (coll + "_algorithm").c_str(), algo);
+    MPIX_Info_set(info, "trace", prefix.c_str());
+    MPIX_Info_set(info, "segment_size", "8");  // segmented rows send pieces of the larger blocks
+    MPIX_Comm_set_info(xcomm, info);
+    MPIX_Info_free(&info);
+}
+
+std::set<long long> dense_blocks(const std::function<int(int, int)> &bytes, bool only_nonempty)
+{
+    const int p = mpixtest::size();
+    std::set<long long> ids;
+    for (int s = 0; s < p; ++s)
+        for (int d = 0; d < p; ++d)
+            if (s != d && (!only_nonempty || bytes(s, d) > 0))
+                ids.insert(static_cast<long long>(s) * p + d);
+    return ids;
+}
+
+// The sparse pattern: distinct destinations of rank r (itself included).
+std::vector<int> sparse_dests(int r, int p)
+{
+    std::vector<int> d;
+    for (int q : {r, (r + 1) % p, (r + 3) % p, (r * 5 + 2) % p})
+        if (std::find(d.begin(), d.end(), q) == d.end())
+            d.push_back(q);
+    return d;
+}
+int sparse_count(int s, int d) { return static_cast<int>(mpixtest::mix(s, d, 11) % 3); }  // alltoallv_crs
+
+// One sparse call of row `algo`; checks the sources and counts it reports.
+void run_sparse(MPIX_Comm *xcomm, bool uniform, const std::string &what)
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    std::vector<int> dest = sparse_dests(me, p), counts, displs;
+    std::vector<int> vals;
+    for (int d : dest) {
+        int n = uniform ? 2 : sparse_count(me, d);
+        counts.push_back(n);
+        displs.push_back(static_cast<int>(vals.size()));
+        for (int e = 0; e < n; ++e)
+            vals.push_back(me * 1000 + d * 10 + e);
+    }
+    std::vector<int> want_src;
+    for (int s = 0; s < p; ++s) {
+        std::vector<int> ds = sparse_dests(s, p);
+        if (std::find(ds.begin(), ds.end(), me) != ds.end())
+            want_src.push_back(s);
+    }
+    int nnz = p, size = 3 * p;
+    std::vector<int> src(p), rcounts(p), rdispls(p), rvals(3 * p);
+    int rc = uniform ? MPIX_Alltoall_crs(static_cast<int>(dest.size()), dest.data(), 2, MPI_INT, vals.data(), &nnz,
+                                         src.data(), 2, MPI_INT, rvals.data(), nullptr, xcomm)
+                     : MPIX_Alltoallv_crs(static_cast<int>(dest.size()), static_cast<int>(vals.size()), dest.data(),
+                                          counts.data(), displs.data(), MPI_INT, vals.data(), &nnz, &size, src.data(),
+                                          rcounts.data(), rdispls.data(), MPI_INT, rvals.data(), nullptr, xcomm);
+    MPIX_EXPECT(rc == MPI_SUCCESS, what + ": call failed");
+    src.resize(rc == MPI_SUCCESS ? nnz : 0);
+    MPIX_EXPECT(rc != MPI_SUCCESS || src == want_src, what + ": wrong sources");
+    for (int i = 0; rc == MPI_SUCCESS && !uniform && i < nnz; ++i) {
+        MPIX_EXPECT(rcounts[i] == sparse_count(src[i], me), what + ": wrong count");
+        for (int e = 0; e < rcounts[i] && rcounts[i] == sparse_count(src[i], me); ++e)
+            MPIX_EXPECT(rvals[rdispls[i] + e] == src[i] * 1000 + me * 10 + e, what + ": wrong value");
+    }
+}
+
+// The neighbour graph: rank r's destinations, repeats and a self loop included.
+std::vector<int> neighbor_dests(int r, int p)
+{
+    return {(r + 1) % p, (r + 1) % p, r, (r + 2) % p, (r + p / 2) % p};
+}
+int neighbor_count(int r, int k) { return static_cast<int>(mpixtest::mix(r, k, 21) % 4); }  // k-th destination
+
+// One neighbour exchange of row `algo` (blocking, or persistent with global
+// indices: element e of every block of rank r has index r*100+e); checks the data.
+void run_neighbor(MPIX_Comm *xcomm, bool indexed, const std::string &what, std::set<long long> *exists,
+                  std::set<long long> *nonempty)
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    std::vector<int> sources, in_counts;  // k-th occurrence of s pairs with s's k-th occurrence of me
+    for (int s = 0; s < p; ++s) {
+        std::vector<int> d = neighbor_dests(s, p);
+        for (std::size_t k = 0; k < d.size(); ++k) {
+            const int n = neighbor_count(s, static_cast<int>(k));
+            if (d[k] == me) {
+                sources.push_back(s);
+                in_counts.push_back(n);
+            }
+            if (s != d[k]) {
+                exists->insert(static_cast<long long>(s) * p + d[k]);
+                if (n > 0)
+                    nonempty->insert(static_cast<long long>(s) * p + d[k]);
+            }
+        }
+    }
+    std::vector<int> dests = neighbor_dests(me, p), sc, sd, rd;
+    std::vector<long long> sidx, ridx;
+    std::vector<int> sbuf, rbuf;
+    for (std::size_t k = 0; k < dests.size(); ++k) {
+        sc.push_back(neighbor_count(me, static_cast<int>(k)));
+        sd.push_back(static_cast<int>(sbuf.size()));
+        for (int e = 0; e < sc.back(); ++e) {
+            sbuf.push_back(me * 100 + e);
+            sidx.push_back(me * 100 + e);
+        }
+    }
+    for (std::size_t j = 0; j < sources.size(); ++j) {
+        rd.push_back(static_cast<int>(rbuf.size()));
+        for (int e = 0; e < in_counts[j]; ++e) {
+            rbuf.push_back(-1);
+            ridx.push_back(sources[j] * 100 + e);
+        }
+    }
+    MPIX_Topo *topo = nullptr;
+    int rc = MPIX_Topo_init(static_cast<int>(sources.size()), sources.data(), MPI_UNWEIGHTED,
+                            static_cast<int>(dests.size()), dests.data(), MPI_UNWEIGHTED, xcomm, &topo);
+    MPIX_EXPECT(rc == MPI_SUCCESS, what + ": MPIX_Topo_init failed");
+    if (!indexed) {
+        rc = MPIX_Neighbor_alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_INT, rbuf.data(), in_counts.data(),
+                                     rd.data(), MPI_INT, topo, xcomm);
+    } else {
+        MPIX_Request *req = nullptr;
+        rc = MPIX_Neighbor_alltoallv_init_indexed(sbuf.data(), sc.data(), sd.data(), MPI_INT, rbuf.data(),
+                                                  in_counts.data(), rd.data(), MPI_INT, sidx.data(), ridx.data(), topo,
+                                                  xcomm, nullptr, &req);
+        if (rc == MPI_SUCCESS) {
+            rc = MPIX_Start(req);
+            if (rc == MPI_SUCCESS)
+                rc = MPIX_Wait(req, MPI_STATUS_IGNORE);
+            MPIX_Request_free(&req);
+        }
+    }
+    MPIX_EXPECT(rc == MPI_SUCCESS, what + ": exchange failed");
+    for (std::size_t j = 0; j < sources.size(); ++j)
+        for (int e = 0; e < in_counts[j]; ++e)
+            MPIX_EXPECT(rbuf[rd[j] + e] == sources[j] * 100 + e, what + ": wrong value");
+    MPIX_Topo_free(&topo);
+}
+
+// The replay itself fails on broken traces (synthetic rows, P = 3, rank 0 only):
+// the blocks 0>2 and 1>2 relayed through rank 1, 2>0 direct.
+void test_replay_rejects_broken_traces()
+{
+    if (mpixtest::rank() == 0) {
+        const int p = 3;
+        const std::set<long long> exists{0 * p + 2, 1 * p + 2, 2 * p + 0}, nonempty = exists;
+        const std::vector<Row> good{
+            {0, 0, 1, -1, {2}, 4, 0},       // 0 sends 0>2 to 1
+            {1, 0, -1, 0, {2}, 0, 4},       // 1 receives it
+            {1, 1, 2, -1, {2, 5}, 8, 0},    // 1 forwards 0>2 with its own 1>2
+            {2, 1, -1, 1, {2, 5}, 0, 8},
+            {2, 0, 0, -1, {6}, 3, 0},       // 2>0 direct, no receive row (as a row with both peers)
+        };
+        MPIX_EXPECT(replay(good, p, exists, nonempty).empty(), "replay rejects a valid trace: " +
+                                                                   replay(good, p, exists, nonempty));
+        auto broken = [&](const char *why, const std::function<void(std::vector<Row> &)> &edit) {
+            std::vector<Row> rows = good;
+            edit(rows);
+            MPIX_EXPECT(!replay(rows, p, exists, nonempty).empty(), std::string("replay accepts a trace with ") + why);
+        };
+        broken("a block that never arrives", [](std::vector<Row> &r) { r.pop_back(); });
+        broken("a relay sending before it holds", [](std::vector<Row> &r) { r[0].round = r[1].round = 2; });
+        broken("a receive row not matching its send", [](std::vector<Row> &r) { r[3].blocks = {2}; });
+        broken("bytes received not matching bytes sent", [](std::vector<Row> &r) { r[1].recv = 5; });
+        broken("a block delivered twice", [](std::vector<Row> &r) { r.push_back({0, 1, 2, -1, {2}, 4, 0}); });
+        broken("a block stranded at a relay", [](std::vector<Row> &r) { r.push_back({2, 2, 1, -1, {6}, 3, 0}); });
+        broken("a block sent back to its source", [](std::vector<Row> &r) { r.push_back({2, 2, 1, -1, {5}, 3, 0}); });
+        broken("a self block", [](std::vector<Row> &r) { r[4].blocks = {8}; });
+        broken("a block not in the call", [](std::vector<Row> &r) { r[4].blocks = {7}; });
+        broken("a send to oneself", [](std::vector<Row> &r) { r[4].to = 2; });
+    }
+    MPIX_CHECK_ALL("the replay rejects broken traces");
+}
+
+void test_replay_every_row()
+{
+    const int p = mpixtest::size();
+    std::string dir = mpixtest::shared_temp_dir();
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    if (p >= 4)
+        MPIX_Comm_update_locality(xcomm, 2);
+    int case_no = 0;
+    auto prefix_for = [&](const std::string &coll, const char *algo) {
+        return dir + "/" + std::to_string(case_no++) + "-" + coll + "-" + algo;
+    };
+    // alltoall: uniform blocks; alltoallv: small blocks with zeros, and larger ones
+    // cut into 8-byte pieces by the segmented rows.
+    const std::function<int(int, int)> uniform = [](int, int) { return 3; };
+    const std::function<int(int, int)> zeros = [](int s, int d) {
+        return static_cast<int>(mpixtest::mix(s, d, 3) % 4);
+    };
+    const std::function<int(int, int)> larger = [](int s, int d) {
+        return 5 + static_cast<int>(mpixtest::mix(s, d, 4) % 20);
+    };
+    for (const char *coll : {"alltoall", "alltoallv"}) {
+        const bool a2a = std::string(coll) == "alltoall";
+        for (int i = 0; const char *algo = MPIX_Algorithm_name(coll, i); ++i)
+            for (const auto *bytes : a2a ? std::vector<const std::function<int(int, int)> *>{&uniform}
+                                         : std::vector<const std::function<int(int, int)> *>{&zeros, &larger}) {
+                std::string prefix = prefix_for(coll, algo);
+                std::string what = std::string(coll) + " " + algo + " P=" + std::to_string(p) +
+                                   (bytes == &zeros ? " (zero blocks)" : "");
+                select_traced(xcomm, coll, algo, prefix);
+                mpixtest::exchange_and_check(xcomm, a2a, *bytes, what);
+                check_replay(prefix, what, dense_blocks(*bytes, false), dense_blocks(*bytes, true));
+                MPIX_CHECK_ALL(what.c_str());
+            }
+    }
+    for (const char *coll : {"alltoall_crs", "alltoallv_crs"}) {
+        const bool uniform_crs = std::string(coll) == "alltoall_crs";
+        std::set<long long> exists, nonempty;
+        for (int s = 0; s < p; ++s)
+            for (int d : sparse_dests(s, p))
+                if (d != s) {
+                    exists.insert(static_cast<long long>(s) * p + d);
+                    if (uniform_crs || sparse_count(s, d) > 0)
+                        nonempty.insert(static_cast<long long>(s) * p + d);
+                }
+        for (int i = 0; const char *algo = MPIX_Algorithm_name(coll, i); ++i) {
+            std::string prefix = prefix_for(coll, algo);
+            std::string what = std::string(coll) + " " + algo + " P=" + std::to_string(p);
+            select_traced(xcomm, coll, algo, prefix);
+            run_sparse(xcomm, uniform_crs, what);
+            check_replay(prefix, what, exists, nonempty);
+            MPIX_CHECK_ALL(what.c_str());
+        }
+    }
+    for (int i = 0; const char *algo = MPIX_Algorithm_name("neighbor_alltoallv", i); ++i)
+        for (bool indexed : {false, true}) {
+            std::string prefix = prefix_for("neighbor", algo);
+            std::string what = std::string("neighbor_alltoallv ") + algo + " P=" + std::to_string(p) +
+                               (indexed ? " (indexed, persistent)" : "");
+            select_traced(xcomm, "neighbor_alltoallv", algo, prefix);
+            std::set<long long> exists, nonempty;
+            run_neighbor(xcomm, indexed, what, &exists, &nonempty);
+            check_replay(prefix, what, exists, nonempty);
+            MPIX_CHECK_ALL(what.c_str());
+        }
+    MPIX_Comm_free(&xcomm);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mpixtest::rank() == 0)
+        rmdir(dir.c_str());
+}
+
 const mpixtest::TestCase kTests[] = {
     {"ParLogNa K against an independent digit count, P <= 64", test_round_count_formula},
     {"ParLogNa traces: K, D, temporary bound, each block once", test_parlogna_every_radix},
     {"node-aware family and node_bruck traces: each block once, one message per unit pair", test_relay_family},
+    {"the trace replay rejects broken traces", test_replay_rejects_broken_traces},
+    {"every row of every collective: its trace replays, each block ends at its destination", test_replay_every_row},
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <climits>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
@@ -145,13 +146,38 @@ int prepare_nonblocking(const Exchange &x, std::unique_ptr<ExchangePlan> *plan)
     return prepare_posted(x, from, to, plan);
 }
 
+// The MPI library's collective is opaque: traced as one round 0 in which every
+// block goes straight from its source to its destination, a send row per
+// destination and a receive row per source (non-empty blocks; MPI_Alltoall: all),
+// with params opaque=1 and the MPI function.
+static void trace_opaque(const Exchange &x, const char *mpi_function)
+{
+    if (!x.trace)
+        return;
+    const std::string params = std::string("opaque=1,mpi=") + mpi_function;
+    x.trace->set_params(x.trace->params().empty() ? params : x.trace->params() + "," + params);
+    const long long p = x.size, me = x.rank;
+    for (int d = 0; d < x.size; ++d) {
+        const std::size_t bytes = x.uniform ? x.block_bytes : x.sendbytes[d];
+        if (d != x.rank && (x.uniform || bytes > 0))
+            x.trace->round(0, d, -1, {me * p + d}, bytes, 0);
+    }
+    for (int s = 0; s < x.size; ++s) {
+        const std::size_t bytes = x.uniform ? x.block_bytes : x.recvbytes[s];
+        if (s != x.rank && (x.uniform || bytes > 0))
+            x.trace->round(0, -1, s, {s * p + me}, 0, bytes);
+    }
+}
+
 int direct_pmpi(const Exchange &x)
 {
     int p = x.size;
     // Uniform exchanges always lay block j at j * block_bytes (see Exchange).
-    if (x.uniform && fits_int(x.block_bytes * static_cast<std::size_t>(p)))
+    if (x.uniform && fits_int(x.block_bytes * static_cast<std::size_t>(p))) {
+        trace_opaque(x, "MPI_Alltoall");
         return PMPI_Alltoall(x.sendbuf, static_cast<int>(x.block_bytes), MPI_BYTE, x.recvbuf,
                              static_cast<int>(x.block_bytes), MPI_BYTE, x.comm);
+    }
     std::vector<int> sc(p), sd(p), rc(p), rd(p);
     for (int i = 0; i < p; ++i) {
         // MPI_Alltoallv takes int byte counts and offsets; beyond that the
@@ -164,6 +190,7 @@ int direct_pmpi(const Exchange &x)
         rc[i] = static_cast<int>(x.recvbytes[i]);
         rd[i] = static_cast<int>(x.rdispls[i]);
     }
+    trace_opaque(x, "MPI_Alltoallv");
     return PMPI_Alltoallv(x.sendbuf, sc.data(), sd.data(), MPI_BYTE, x.recvbuf, rc.data(), rd.data(), MPI_BYTE,
                           x.comm);
 }

@@ -215,7 +215,12 @@ int node_bruck(const Exchange &x)
 
     // Phase B: one message per handled node v, to v's handler of u.
     const std::vector<int> &handled = plan->handled[i];
-    const int round_b = rounds_a;
+    // Trace rounds: phase B follows the most phase-A rounds of any node (a node's
+    // radix and size set its own count), so a message between nodes has one
+    // round at both ends; agreed only when tracing (the hint is the same everywhere).
+    int round_b = rounds_a;
+    if (x.trace)
+        MPIX_CHECK(MPI_Allreduce(&rounds_a, &round_b, 1, MPI_INT, MPI_MAX, x.comm));
     std::vector<int> peers;
     std::vector<MPI_Request> send_reqs(handled.size(), MPI_REQUEST_NULL);
     std::vector<std::vector<unsigned char>> totals_heads(handled.size());

@@ -80,9 +80,17 @@ int parlinna(const Exchange &x, bool coalesced)
     std::vector<Piece> arrived;
     std::vector<ScratchBytes> store;
     const int radix = parlogna_radix(n, x.hints->radix);
-    const long long rounds_1 = bundle_bruck_rounds(n, radix);
-    if (x.trace)
+    // Phase 2's trace rounds follow phase 1's on every node: after the most
+    // rounds any node takes (nodes of other sizes take fewer), so a message's
+    // round is the same at its sender and its receiver.
+    long long rounds_1 = 0;
+    if (x.trace) {
+        for (int v = 0; v < N; ++v) {
+            const int nv = R->size_of(v);
+            rounds_1 = std::max<long long>(rounds_1, bundle_bruck_rounds(nv, parlogna_radix(nv, x.hints->radix)));
+        }
         x.trace->set_params("radix=" + std::to_string(std::max(2, std::min(radix, n))));
+    }
     {
         BundleGroup bg = bundle_group(x.comm, local, me_i, radix, x.tag,
                                       x.uniform ? SizesKnown::everywhere : SizesKnown::nowhere, x.trace, 0);

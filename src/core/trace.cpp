@@ -1,6 +1,8 @@
 #include "core/trace.hpp"
 
 #include <cstdio>
+#include <memory>
+#include <string>
 #include <utility>
 
 namespace mpix {
@@ -29,6 +31,13 @@ void write_json_string(std::FILE *f, const std::string &s)
     std::fputc('"', f);
 }
 }  // namespace
+
+std::unique_ptr<Trace> open_trace(const std::string &prefix, int rank, const char *call, const char *algorithm)
+{
+    if (prefix.empty())
+        return nullptr;
+    return std::unique_ptr<Trace>(new Trace(prefix + "." + std::to_string(rank) + ".jsonl", call, algorithm));
+}
 
 Trace::~Trace()
 {

@@ -4,6 +4,7 @@
 #define MPIX_CORE_TRACE_HPP
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,12 @@ private:
     std::vector<Round> rounds_;
     std::size_t temp_now_ = 0, temp_peak_ = 0, stage_peak_ = 0;
 };
+
+// The trace of one call (or one start of a persistent request) of `algorithm`
+// on rank `rank`: PREFIX.<rank>.jsonl for the hint `trace` = `prefix`; nullptr
+// when the prefix is empty (tracing off). Every dispatch (alltoall(v), sparse,
+// neighbour, persistent) opens its traces here, so every row gets one.
+std::unique_ptr<Trace> open_trace(const std::string &prefix, int rank, const char *call, const char *algorithm);
 
 }  // namespace mpix
 

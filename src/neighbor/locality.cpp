@@ -8,6 +8,9 @@
 // metadata travelling along the same routes; a start then only copies and posts.
 // With global element indices, a value this rank sends to several ranks of M
 // crosses the network once; M's relay duplicates it while scattering.
+// Traced rounds (hint `trace`): 0 the direct blocks inside the node and the
+// gathers at the relays, 1 between relays, 2 the scatter; every row lists the
+// edges (source * P + destination) its message carries.
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -256,6 +259,16 @@ int LocalityPlan::build(const NeighborExchange &x)
     auto node_of = [&](int rank) { return nodes->region_of[rank]; };
     // The rank of node `at` that relays its traffic with node `peer`.
     auto relay = [&](int at, int peer) { return nodes->member(at, peer % nodes->size_of(at)); };
+    // A traced message (none to myself: a local copy).
+    auto traced = [&](int round, int to, int from, std::vector<long long> blocks, std::size_t bytes) {
+        if (x.traced && (to >= 0 ? to : from) != me)
+            trace_rows.push_back(NeighborTraceRow{round, to, from, std::move(blocks), to >= 0 ? bytes : 0,
+                                                  to >= 0 ? 0 : bytes});
+    };
+    auto edges = [&](const Segment &s, std::vector<long long> *out) {
+        for (const Segment::Block &b : s.blocks)
+            out->push_back(static_cast<long long>(s.src) * size + b.dst);
+    };
 
     // Blocks inside this node go directly, as in `standard`.
     for (std::size_t j = 0; j < sources.size(); ++j)
@@ -263,11 +276,14 @@ int LocalityPlan::build(const NeighborExchange &x)
             direct_posted_.push_back(x.recvbytes[j]);
             MPIX_CHECK(recv_init(&direct_recv_, x.recvbuf + x.rdispls[j], x.recvbytes[j], sources[j],
                                  x.tag + kDirect, comm));
+            traced(0, -1, sources[j], {static_cast<long long>(sources[j]) * size + me}, x.recvbytes[j]);
         }
     for (std::size_t i = 0; i < destinations.size(); ++i)
-        if (node_of(destinations[i]) == my_node)
+        if (node_of(destinations[i]) == my_node) {
             MPIX_CHECK(send_init(&direct_send_, x.sendbuf + x.sdispls[i], x.sendbytes[i], destinations[i],
                                  x.tag + kDirect, comm));
+            traced(0, destinations[i], -1, {static_cast<long long>(me) * size + destinations[i]}, x.sendbytes[i]);
+        }
 
     // (1) This rank's segment per remote node, and where each unit comes from.
     std::map<int, Segment> mine;
@@ -313,6 +329,11 @@ int LocalityPlan::build(const NeighborExchange &x)
         }
         const int to = relay(my_node, node);
         MPIX_CHECK(send_init(&gather_send_, gather, at, to, x.tag + kGather, comm));
+        if (x.traced) {
+            std::vector<long long> ids;
+            edges(s, &ids);
+            traced(0, to, -1, std::move(ids), at);
+        }
         s.put(meta_out[to], node);
     }
     MPIX_CHECK(exchange_meta(comm, size, x.tag + kMetaGather, meta_out, &meta_in));
@@ -335,12 +356,20 @@ int LocalityPlan::build(const NeighborExchange &x)
         char *pair = buffer(total);
         std::size_t at = 0;
         Meta &meta = meta_out[relay(entry.first, my_node)];
+        std::vector<long long> pair_ids;
         for (const Segment &s : entry.second) {
             MPIX_CHECK(recv_init(&gather_recv_, pair + at, s.total_bytes(), s.src, x.tag + kGather, comm));
             at += s.total_bytes();
             s.put(meta, entry.first);
+            if (x.traced) {
+                std::vector<long long> ids;
+                edges(s, &ids);
+                pair_ids.insert(pair_ids.end(), ids.begin(), ids.end());
+                traced(0, -1, s.src, std::move(ids), s.total_bytes());
+            }
         }
         MPIX_CHECK(send_init(&pair_send_, pair, total, relay(entry.first, my_node), x.tag + kNodePair, comm));
+        traced(1, relay(entry.first, my_node), -1, std::move(pair_ids), total);
         internode_bytes += total;
     }
     MPIX_CHECK(exchange_meta(comm, size, x.tag + kMetaPair, meta_out, &meta_in));
@@ -367,6 +396,16 @@ int LocalityPlan::build(const NeighborExchange &x)
             total += s.total_bytes();
         char *pair = buffer(total);
         MPIX_CHECK(recv_init(&pair_recv_, pair, total, entry.second.first, x.tag + kNodePair, comm));
+        std::map<int, std::vector<long long>> ids_for;  // destination -> the edges scattered to it
+        if (x.traced) {
+            std::vector<long long> ids;
+            for (const Segment &s : segments) {
+                edges(s, &ids);
+                for (const Segment::Block &b : s.blocks)
+                    ids_for[b.dst].push_back(static_cast<long long>(s.src) * size + b.dst);
+            }
+            traced(1, -1, entry.second.first, std::move(ids), total);
+        }
         struct Piece {
             const char *from;
             std::size_t bytes;
@@ -407,6 +446,7 @@ int LocalityPlan::build(const NeighborExchange &x)
                     at += p.bytes;
                 }
             MPIX_CHECK(send_init(&scatter_send_, scatter, bytes, dest.first, x.tag + kScatter, comm));
+            traced(2, dest.first, -1, ids_for[dest.first], bytes);
             meta_requests.push_back(MPI_REQUEST_NULL);
             MPIX_CHECK(MPI_Isend(sizes.data(), static_cast<int>(sizes.size()), MPI_LONG_LONG, dest.first,
                                  x.tag + kMetaScatter, comm, &meta_requests.back()));
@@ -436,6 +476,12 @@ int LocalityPlan::build(const NeighborExchange &x)
             total += static_cast<std::size_t>(b);
         char *scatter = buffer(total);
         MPIX_CHECK(recv_init(&scatter_recv_, scatter, total, relay(my_node, entry.first), x.tag + kScatter, comm));
+        if (x.traced) {
+            std::vector<long long> ids;
+            for (std::size_t j : entry.second)
+                ids.push_back(static_cast<long long>(sources[j]) * size + me);
+            traced(2, -1, relay(my_node, entry.first), std::move(ids), total);
+        }
         std::size_t at = 0;
         for (std::size_t k = 0; k < entry.second.size(); ++k) {
             const std::size_t j = entry.second[k];

@@ -50,6 +50,17 @@ struct NeighborExchange {
     // once. nullptr: no indices.
     const long long *sindices = nullptr;
     std::size_t send_elem_bytes = 0;  // packed bytes per send element (indexed only)
+    bool traced = false;  // hint `trace`: the plan lists its messages in trace_rows
+};
+
+// One message of an exchange as the trace records it (core/trace.hpp): the
+// blocks are the graph's edges it carries, global ids source * P + destination
+// (a value sent once for several ranks of a node lists every edge it serves);
+// a message to oneself is a local copy, never listed.
+struct NeighborTraceRow {
+    int round, send_peer, recv_peer;  // -1: the side that is not this rank's
+    std::vector<long long> blocks;
+    std::size_t bytes_sent, bytes_recv;
 };
 
 // What a backend computes once (routes, sizes, persistent point-to-point
@@ -70,6 +81,8 @@ public:
     // Bytes this rank sends to ranks of other nodes per exchange (tests compare
     // backends with it).
     std::size_t internode_bytes = 0;
+    // With x.traced: this rank's messages of every exchange (the same each start).
+    std::vector<NeighborTraceRow> trace_rows;
 };
 
 // Collective: builds a backend's plan for `x` (MPI error code on failure).

@@ -1,5 +1,6 @@
 // `standard`: direct point-to-point, a persistent receive per source and a
-// persistent send per destination, all posted at start.
+// persistent send per destination, all posted at start. Traced as round 0: a
+// send row per destination, a receive row per source.
 #include <climits>
 #include <cstdint>
 
@@ -22,6 +23,7 @@ public:
         const auto &destinations = x.topo->destinations;
         const Regions *nodes = nullptr;
         MPIX_CHECK(get_regions(x.xcomm, Locality::node, &nodes));
+        const long long size = static_cast<long long>(nodes->region_of.size());  // P
         requests_.reserve(sources.size() + destinations.size());
         posted_.reserve(requests_.capacity());
         // Receives first: a rank's sends to itself then find theirs posted.
@@ -32,6 +34,9 @@ public:
             posted_.push_back(x.recvbytes[j]);
             MPIX_CHECK(MPI_Recv_init(x.recvbuf + x.rdispls[j], static_cast<int>(x.recvbytes[j]), MPI_BYTE, sources[j],
                                      x.tag, x.comm, &requests_.back()));
+            if (x.traced && sources[j] != x.rank)
+                trace_rows.push_back(NeighborTraceRow{0, -1, sources[j], {sources[j] * size + x.rank}, 0,
+                                                      x.recvbytes[j]});
         }
         for (std::size_t i = 0; i < destinations.size(); ++i) {
             if (x.sendbytes[i] > INT_MAX)
@@ -42,6 +47,9 @@ public:
                                      destinations[i], x.tag, x.comm, &requests_.back()));
             if (nodes->region_of[destinations[i]] != nodes->my_region)
                 internode_bytes += x.sendbytes[i];
+            if (x.traced && destinations[i] != x.rank)
+                trace_rows.push_back(NeighborTraceRow{0, destinations[i], -1, {x.rank * size + destinations[i]},
+                                                      x.sendbytes[i], 0});
         }
         return MPI_SUCCESS;
     }

@@ -218,12 +218,8 @@ int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorith
     Exchange x = byte_exchange(xcomm, c, sb, rb, &hints, &mismatch);
     x.tag = allocate_tags(xcomm);
 
-    std::unique_ptr<Trace> trace;
-    if (!hints.trace.empty()) {
-        trace.reset(new Trace(hints.trace + "." + std::to_string(x.rank) + ".jsonl", collective_name(c),
-                              algorithm->name));
-        x.trace = trace.get();
-    }
+    std::unique_ptr<Trace> trace = open_trace(hints.trace, x.rank, collective_name(c), algorithm->name);
+    x.trace = trace.get();
     {
         WorldErrorsReturn world_returns(xcomm->world_available);  // a truncated receive must come back here
         rc = algorithm->run(x);

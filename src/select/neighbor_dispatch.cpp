@@ -1,11 +1,13 @@
 #include "select/neighbor_dispatch.hpp"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "core/request.hpp"
+#include "core/trace.hpp"
 #include "neighbor/neighbor.hpp"
 #include "select/dispatch.hpp"
 #include "select/registry.hpp"
@@ -119,6 +121,8 @@ public:
             x.sindices = a.sindices;
             x.send_elem_bytes = send_.info.size;
         }
+        x.traced = !hints.trace.empty();
+        trace_prefix_ = hints.trace;
         rc = algorithm_->plan_neighbor(x, &plan_);
         if (rc != MPI_SUCCESS)
             return report(xcomm, fn, algorithm_, rc, kOtherBlocksArrived);
@@ -149,13 +153,25 @@ public:
         if (rc == MPI_SUCCESS && !*done)
             return MPI_SUCCESS;
         *done = true;
+        write_trace();
         rc = finish_exchange(rc, plan_->mismatch, recv_, static_cast<int>(rcounts_.size()), rb_, xcomm_->comm);
         return report(xcomm_, fn, algorithm_, rc, kOtherBlocksArrived);
     }
     const NeighborPlan *plan() const { return plan_.get(); }
 
 private:
+    // One completed exchange's messages, as the plan listed them, to the trace.
+    void write_trace() const
+    {
+        std::unique_ptr<Trace> trace = open_trace(trace_prefix_, xcomm_->rank,
+                                                  collective_name(Collective::neighbor_alltoallv), algorithm_->name);
+        if (trace)
+            for (const NeighborTraceRow &r : plan_->trace_rows)
+                trace->round(r.round, r.send_peer, r.recv_peer, r.blocks, r.bytes_sent, r.bytes_recv);
+    }
+
     MPIX_Comm *xcomm_ = nullptr;
+    std::string trace_prefix_;
     std::vector<int> scounts_, sdispls_, rcounts_, rdispls_;
     UserSide send_, recv_;
     BlockSide sb_, rb_;

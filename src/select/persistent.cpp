@@ -189,11 +189,8 @@ private:
             return rc;
         if (rb_.staged)
             std::memset(rb_.base, 0, rb_.total_bytes);
-        if (!hints_.trace.empty()) {
-            trace_.reset(new Trace(hints_.trace + "." + std::to_string(xcomm->rank) + ".jsonl",
-                                   collective_name(collective_), algorithm_->name));
-            x_.trace = trace_.get();
-        }
+        trace_ = open_trace(hints_.trace, xcomm->rank, collective_name(collective_), algorithm_->name);
+        x_.trace = trace_.get();
         return MPI_SUCCESS;
     }
 

@@ -3,12 +3,14 @@
 #include "select/sparse_dispatch.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <vector>
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "core/request.hpp"
+#include "core/trace.hpp"
 #include "select/registry.hpp"
 #include "topo/topology.hpp"
 
@@ -58,7 +60,11 @@ int run_sparse(MPIX_Comm *xcomm, Collective c, const char *fn, SparseExchange &x
     } else {
         a = select_sparse_algorithm(c, hints, x.size, 0);
     }
+    std::unique_ptr<Trace> trace = open_trace(hints.trace, x.rank, collective_name(c), a->name);
+    x.trace = trace.get();
     rc = a->run_sparse(x);
+    trace.reset();  // written now; x must not keep it
+    x.trace = nullptr;
     if (rc != MPI_SUCCESS)
         return raise_internal(xcomm->user, rc, fn, a->name);
     const SparseInbox &in = *x.inbox;

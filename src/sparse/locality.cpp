@@ -4,6 +4,8 @@
 // which redistributes inside its node with a second sparse exchange over the
 // node communicator. Messages between nodes per rank drop from "destinations" to
 // "destination nodes". Messages carry headers: count, then (rank, bytes) pairs.
+// Traced rounds: 0 the aggregates between nodes, 1 the redistribution inside
+// the node; each row lists the messages (source * P + destination) it carries.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -11,6 +13,7 @@
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/trace.hpp"
 #include "sparse/sparse.hpp"
 #include "topo/topology.hpp"
 
@@ -110,9 +113,18 @@ int locality_exchange(const SparseExchange &x, InnerExchange inner)
         sends1.push_back(SparseMessage{to, nullptr, 0});
         i = j;
     }
-    for (std::size_t i = 0; i < sends1.size(); ++i) {
+    const long long P = x.size;
+    std::vector<long long> ids;
+    for (std::size_t i = 0, first = 0; i < sends1.size(); ++i) {
         sends1[i].data = agg1[i].data();
         sends1[i].bytes = agg1[i].size();
+        if (x.trace) {  // the pieces of aggregate i: remote[first..) while bound for its node
+            ids.clear();
+            const int r = reg->region_of[remote[first].dest];
+            for (; first < remote.size() && reg->region_of[remote[first].dest] == r; ++first)
+                ids.push_back(x.rank * P + remote[first].dest);
+            x.trace->round(0, sends1[i].dest, -1, ids, sends1[i].bytes, 0);
+        }
     }
     SparseInbox in1;
     MPIX_CHECK(inner(x.comm, x.tag + 2, sends1, -1, &in1));
@@ -121,10 +133,15 @@ int locality_exchange(const SparseExchange &x, InnerExchange inner)
     std::vector<Piece> pieces = mine;
     for (std::size_t i = 0; i < in1.count(); ++i) {
         int src = in1.source[i];
+        ids.clear();
         MPIX_CHECK(unpack_pieces(in1.data.data() + in1.offset[i], in1.bytes[i],
                                  [&](int dest, const char *d, std::size_t n) {
                                      pieces.push_back(Piece{src, dest, d, n});
+                                     if (x.trace)
+                                         ids.push_back(src * P + dest);
                                  }));
+        if (x.trace)
+            x.trace->round(0, -1, src, ids, 0, in1.bytes[i]);
     }
     for (const Piece &pc : pieces)
         if (reg->region_of[pc.dest] != reg->my_region)
@@ -141,19 +158,34 @@ int locality_exchange(const SparseExchange &x, InnerExchange inner)
         sends2.push_back(SparseMessage{reg->index_of[pieces[i].dest], nullptr, 0});
         i = j;
     }
-    for (std::size_t i = 0; i < sends2.size(); ++i) {
+    for (std::size_t i = 0, first = 0; i < sends2.size(); ++i) {
         sends2[i].data = agg2[i].data();
         sends2[i].bytes = agg2[i].size();
+        if (x.trace) {  // the pieces of aggregate i; the one for myself is a local copy
+            const int dest = pieces[first].dest;
+            ids.clear();
+            for (; first < pieces.size() && pieces[first].dest == dest; ++first)
+                ids.push_back(pieces[first].src * P + dest);
+            if (dest != x.rank)
+                x.trace->round(1, dest, -1, ids, sends2[i].bytes, 0);
+        }
     }
     SparseInbox in2;
     MPIX_CHECK(inner(local, x.tag + 4, sends2, -1, &in2));
-    for (std::size_t i = 0; i < in2.count(); ++i)
+    for (std::size_t i = 0; i < in2.count(); ++i) {
+        ids.clear();
         MPIX_CHECK(unpack_pieces(in2.data.data() + in2.offset[i], in2.bytes[i],
                                  [&](int src, const char *d, std::size_t n) {
                                      char *dst = x.inbox->add(src, n);
                                      if (n)
                                          std::memcpy(dst, d, n);
+                                     if (x.trace)
+                                         ids.push_back(src * P + x.rank);
                                  }));
+        const int from = reg->member(reg->my_region, in2.source[i]);  // a local index in `local`
+        if (x.trace && from != x.rank)
+            x.trace->round(1, -1, from, ids, 0, in2.bytes[i]);
+    }
     return MPI_SUCCESS;
 }
 

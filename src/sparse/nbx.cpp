@@ -111,9 +111,13 @@ int nbx_exchange(MPI_Comm comm, int tag, const std::vector<SparseMessage> &sends
     }
 }
 
+// Traced as one round 0 of sends (the barrier carries no block).
 int sparse_nonblocking(const SparseExchange &x)
 {
-    return nbx_exchange(x.comm, x.tag, x.sends, x.known_recv_nnz, x.inbox);
+    const std::size_t first = x.inbox->count();
+    MPIX_CHECK(nbx_exchange(x.comm, x.tag, x.sends, x.known_recv_nnz, x.inbox));
+    trace_direct_messages(x, 0, first);
+    return MPI_SUCCESS;
 }
 
 int sparse_nonblocking_locality(const SparseExchange &x)

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/p2p.hpp"
+#include "core/trace.hpp"
 #include "sparse/sparse.hpp"
 
 namespace mpix {
@@ -30,9 +31,27 @@ int personalized_exchange(MPI_Comm comm, int tag, const std::vector<SparseMessag
     return wait_all(static_cast<int>(reqs.size()), reqs.data());
 }
 
+void trace_direct_messages(const SparseExchange &x, int round, std::size_t first_arrival, std::size_t overhead)
+{
+    if (!x.trace)
+        return;
+    const long long p = x.size, me = x.rank;
+    for (const SparseMessage &m : x.sends)
+        if (m.dest != x.rank)
+            x.trace->round(round, m.dest, -1, {me * p + m.dest}, m.bytes + overhead, 0);
+    const SparseInbox &in = *x.inbox;
+    for (std::size_t i = first_arrival; i < in.count(); ++i)
+        if (in.source[i] != x.rank)
+            x.trace->round(round, -1, in.source[i], {in.source[i] * p + me}, 0, in.bytes[i] + overhead);
+}
+
+// Traced as one round 0 of sends (the flags' reduce-scatter carries no block).
 int sparse_personalized(const SparseExchange &x)
 {
-    return personalized_exchange(x.comm, x.tag, x.sends, x.known_recv_nnz, x.inbox);
+    const std::size_t first = x.inbox->count();
+    MPIX_CHECK(personalized_exchange(x.comm, x.tag, x.sends, x.known_recv_nnz, x.inbox));
+    trace_direct_messages(x, 0, first);
+    return MPI_SUCCESS;
 }
 
 int sparse_personalized_locality(const SparseExchange &x)

@@ -90,6 +90,7 @@ int sparse_rma(const SparseExchange &x)
     }
     MPIX_CHECK(MPI_Win_fence(0, w->win));
 
+    const std::size_t first = x.inbox->count();
     for (int s = 0; s < x.size; ++s) {
         char *slot = w->base + static_cast<std::size_t>(s) * stride;
         std::uint64_t head = 0;
@@ -103,6 +104,8 @@ int sparse_rma(const SparseExchange &x)
         head = 0;
         std::memcpy(slot, &head, kHeader);  // cleared for the next call
     }
+    // The puts of the one fence epoch as round 0, header included.
+    trace_direct_messages(x, 0, first, kHeader);
     return MPI_SUCCESS;
 }
 

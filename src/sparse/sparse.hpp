@@ -15,6 +15,8 @@ struct MPIX_Comm;
 
 namespace mpix {
 
+class Trace;  // core/trace.hpp
+
 // One outgoing message: `bytes` bytes at `data` for rank `dest`.
 struct SparseMessage {
     int dest;
@@ -57,7 +59,16 @@ struct SparseExchange {
     long long known_recv_nnz;
     const Hints *hints;
     SparseInbox *inbox;  // output
+    // nullptr when tracing is off. Rows: block id = original source * P + final
+    // destination; a message to oneself is a local copy, never traced.
+    Trace *trace;
 };
+
+// Traces a backend whose messages go straight to their destinations: in round
+// `round` a send row per message of x.sends and a receive row per message of
+// x.inbox from index `first_arrival` on, each `overhead` bytes longer on the
+// wire than its payload (RMA's header).
+void trace_direct_messages(const SparseExchange &x, int round, std::size_t first_arrival, std::size_t overhead = 0);
 
 // Inner exchanges over any communicator (used by the backends and by the
 // locality variants for their two phases). `known` >= 0: exactly that many
