@@ -383,8 +383,13 @@ def main():
             # non-uniform with zero-size blocks, a staged (ParLogNa) and a two-phase Bruck
             "alltoallv": ["--coll", "alltoallv", "--algo", "parlogna,two_phase_bruck", "--np", "6", "--size", "16",
                           "--hint", "radix=3", "--no-map"],
-            # hierarchical across uneven nodes (5 ranks, nodes of 2)
-            "hierarchical": ["--coll", "alltoall", "--algo", "hierarchical", "--np", "5", "--ppn", "2", "--no-map"],
+            # hierarchical across uneven nodes (5 ranks, nodes of 2) beside the MPI library's own (opaque)
+            "hierarchical": ["--coll", "alltoall", "--algo", "hierarchical,pmpi", "--np", "5", "--ppn", "2", "--no-map"],
+            # the sparse exchanges and the neighbour exchange, node-aggregated beside direct
+            "crs": ["--coll", "alltoallv_crs", "--algo", "personalized_locality,nonblocking", "--np", "6", "--ppn", "3",
+                    "--dist", "graph:2", "--size", "8", "--no-map"],
+            "neighbor": ["--coll", "neighbor_alltoallv", "--algo", "locality,standard", "--np", "6", "--ppn", "3",
+                         "--dist", "graph:3", "--size", "8", "--no-map"],
         }
         for name, args in specs.items():
             made = make_page(opts, name, args)

@@ -158,7 +158,18 @@
                                               : "one message per pair of nodes, between nodes";
     if (alg.indexOf("parlinna") === 0)
       return step.intra === step.sends.length ? "ParLogNa round inside each node (distance " + d + ")" : "between nodes to the rank of equal local index";
-    if (/crs|neighbor/.test(run.collective)) return "phase " + step.round + ": " + step.sends.length + " messages " + hops;
+    if (run.collective === "neighbor_alltoallv") {
+      if (alg === "locality")
+        return ["blocks to the own node go direct; blocks for another node gather at the rank relaying to it",
+                "relay to relay: one message per pair of nodes", "the destination node's relay scatters to the destination ranks"][step.round] || "phase " + step.round;
+      return "every message straight to its destination (persistent requests, all posted at the start)";
+    }
+    if (/crs/.test(run.collective)) {
+      if (/_locality$/.test(alg))
+        return step.round === 0 ? "one aggregate per pair of nodes, to the counterpart rank on the destination node" : "redistribution inside the destination node";
+      return "every message straight to its destination" + ({ personalized: " (the receivers learned their counts by a reduce-scatter of flags)",
+        nonblocking: " (synchronous sends; receivers probe until a non-blocking barrier ends)", rma: " (MPI_Put into per-source slots between two fences)" }[alg] || "");
+    }
     return "round " + step.round + ": " + step.sends.length + " messages " + hops + (fx ? ", rank " + focus + " to rank " + fx.to : "");
   }
 
