@@ -78,7 +78,6 @@ void trace_params(const Exchange &x, bool queue, std::size_t segment = 0)
     x.trace->set_params(params);
 }
 
-
 }  // namespace
 
 std::vector<int> random_rank_order(int size, std::uint64_t seed)

@@ -57,14 +57,16 @@
           holder[b] = s.to; lastFrom[b] = s.from; lastTo[b] = s.to; arrived.add(b);
         }
       });
-      const ready = (s) => s.blocks.every((b) => holder[b] === s.from || (lastFrom[b] === s.from && lastTo[b] === s.to));
+      // The sender has the block, or sent it to the same peer last (another piece).
+      const has = (s, b) => holder[b] === s.from || (lastFrom[b] === s.from && lastTo[b] === s.to);
+      const ready = (s) => s.blocks.every((b) => has(s, b));
       let moved = true;
       while (pending.length && moved) {
         moved = false;
         pending = pending.filter((s) => { if (ready(s)) { apply(s); moved = true; return false; } return true; });
       }
       pending.forEach((s) => {
-        const missing = s.blocks.filter((b) => !(holder[b] === s.from || (lastFrom[b] === s.from && lastTo[b] === s.to)));
+        const missing = s.blocks.filter((b) => !has(s, b));
         errors.push("round " + step.round + ": rank " + s.from + " sends " + missing.map((b) => blockName(b, P)).join(", ") +
                     " to rank " + s.to + " but does not hold " + (missing.length > 1 ? "them" : "it"));
         s.blocks.forEach((b) => { holder[b] = s.to; lastFrom[b] = s.from; lastTo[b] = s.to; arrived.add(b); });
