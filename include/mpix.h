@@ -24,7 +24,10 @@ typedef struct MPIX_Comm MPIX_Comm;
 /** Opaque, validated set of string hints. */
 typedef struct MPIX_Info MPIX_Info;
 
-/** Collective over @p comm: duplicates it; all library traffic uses the duplicate. */
+/** Collective over @p comm: duplicates it; all library traffic uses the duplicate.
+ *  With MPIX_TUNING_FILE set (on every rank), rank 0 reads that selection table and
+ *  broadcasts it; a file that cannot be read or is malformed returns
+ *  MPI_ERR_INFO_VALUE naming the file, rule and field, and creates nothing. */
 int MPIX_Comm_init(MPIX_Comm **xcomm, MPI_Comm comm);
 /** Collective: frees everything cached on @p *xcomm and sets it to NULL. */
 int MPIX_Comm_free(MPIX_Comm **xcomm);
@@ -32,7 +35,10 @@ int MPIX_Comm_free(MPIX_Comm **xcomm);
 int MPIX_Comm_topo_init(MPIX_Comm *xcomm);
 /** Collective: emulate nodes of @p ppn consecutive ranks (last node may be smaller); 0 restores the real map. */
 int MPIX_Comm_update_locality(MPIX_Comm *xcomm, int ppn);
-/** Default hints for every call on @p xcomm (copied; NULL clears them). Same values on every rank. */
+/** Default hints for every call on @p xcomm (copied; NULL clears them). Same values on every rank.
+ *  Collective when @p info holds a `tuning_file` other than the one already read:
+ *  rank 0 reads the selection table and broadcasts it (README, "Selection tables");
+ *  on any error nothing changes. */
 int MPIX_Comm_set_info(MPIX_Comm *xcomm, const MPIX_Info *info);
 
 int MPIX_Info_init(MPIX_Info **info);

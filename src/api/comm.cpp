@@ -41,11 +41,16 @@ static int comm_init_unguarded(MPIX_Comm **xcomm, MPI_Comm comm)
     MPI_Comm_set_errhandler(x->comm, MPI_ERRORS_RETURN);
     // One reduction agrees on both: any rank's environment malformed, and MPIX_PPN
     // equal everywhere (ranks with different node maps would wait on each other).
-    int local[3] = {env_rc != MPI_SUCCESS, ppn, -ppn}, agreed[3] = {0, 0, 0};
-    rc = MPI_Allreduce(local, agreed, 3, MPI_INT, MPI_MAX, x->comm);
+    // The same reduction checks that MPIX_TUNING_FILE is set everywhere or nowhere
+    // (rank 0 reads it for all, so it must be there to be read).
+    auto tuning = x->env_values.find("tuning_file");
+    const int has_table = env_rc == MPI_SUCCESS && tuning != x->env_values.end() && !tuning->second.empty();
+    int local[5] = {env_rc != MPI_SUCCESS, ppn, -ppn, has_table, -has_table}, agreed[5] = {0, 0, 0, 0, 0};
+    rc = MPI_Allreduce(local, agreed, 5, MPI_INT, MPI_MAX, x->comm);
     const bool any_bad = rc == MPI_SUCCESS && agreed[0];
     const bool ppn_differs = rc == MPI_SUCCESS && !any_bad && agreed[1] != -agreed[2];
-    if (rc != MPI_SUCCESS || any_bad || ppn_differs) {
+    const bool table_differs = rc == MPI_SUCCESS && !any_bad && agreed[3] != -agreed[4];
+    if (rc != MPI_SUCCESS || any_bad || ppn_differs || table_differs) {
         MPI_Comm_free(&x->comm);
         if (rc != MPI_SUCCESS)
             return raise_internal(comm, rc, fn, "MPI_Allreduce");
@@ -53,7 +58,19 @@ static int comm_init_unguarded(MPIX_Comm **xcomm, MPI_Comm comm)
             return raise(comm, env_rc, fn, bad.c_str());
         if (any_bad)
             return raise(comm, MPI_ERR_INFO_VALUE, fn, "a malformed MPIX_ environment variable on another rank");
-        return raise(comm, MPI_ERR_INFO_VALUE, fn, "environment variable MPIX_PPN differs between ranks");
+        if (ppn_differs)
+            return raise(comm, MPI_ERR_INFO_VALUE, fn, "environment variable MPIX_PPN differs between ranks");
+        return raise(comm, MPI_ERR_INFO_VALUE, fn, "environment variable MPIX_TUNING_FILE is set on some ranks only");
+    }
+    if (has_table) {  // rank 0's path: read there, broadcast, parsed alike everywhere
+        std::string why;
+        rc = load_table_file(x->comm, tuning->second, find_algorithm, &x->env_table, &why);
+        if (rc != MPI_SUCCESS) {
+            MPI_Comm_free(&x->comm);
+            if (rc != MPI_ERR_INFO_VALUE)
+                return raise_internal(comm, rc, fn, "reading MPIX_TUNING_FILE");
+            return raise(comm, rc, fn, ("environment variable MPIX_TUNING_FILE: " + why).c_str());
+        }
     }
     x->emulated_ppn = ppn;
     x->user = comm;
@@ -132,6 +149,26 @@ static int comm_set_info_unguarded(MPIX_Comm *xcomm, const MPIX_Info *info)
 {
     if (!xcomm)
         return raise(MPI_COMM_NULL, MPI_ERR_ARG, "MPIX_Comm_set_info", "xcomm is NULL");
+    // A tuning_file is read here, collectively (rank 0 reads, every rank parses
+    // the same text); a path already read is kept. On any error nothing changes.
+    std::shared_ptr<const SelectionTable> table;
+    std::string path;
+    auto tuning = info ? info->values.find("tuning_file") : std::map<std::string, std::string>::const_iterator();
+    if (info && tuning != info->values.end() && !tuning->second.empty()) {
+        path = tuning->second;
+        if (path == xcomm->info_table_path && xcomm->info_table) {
+            table = xcomm->info_table;
+        } else {
+            std::string why;
+            int rc = load_table_file(xcomm->comm, path, find_algorithm, &table, &why);
+            if (rc == MPI_ERR_INFO_VALUE)
+                return raise(xcomm->user, rc, "MPIX_Comm_set_info", ("hint tuning_file: " + why).c_str());
+            if (rc != MPI_SUCCESS)
+                return raise_internal(xcomm->user, rc, "MPIX_Comm_set_info", "reading tuning_file");
+        }
+    }
+    xcomm->info_table = std::move(table);
+    xcomm->info_table_path = path;
     if (info)
         xcomm->info_values = info->values;
     else

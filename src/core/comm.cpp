@@ -34,6 +34,15 @@ Hints resolve_hints(const MPIX_Comm *xcomm, const MPIX_Info *call_info)
     return h;
 }
 
+int check_call_info(const MPIX_Info *call_info, const char **why)
+{
+    if (call_info && call_info->values.count("tuning_file")) {
+        *why = "hint tuning_file is a communicator's (MPIX_Comm_set_info, MPIX_TUNING_FILE), not a per-call hint";
+        return MPI_ERR_INFO_KEY;
+    }
+    return MPI_SUCCESS;
+}
+
 void drop_topology(MPIX_Comm *xcomm)
 {
     for (auto &r : xcomm->regions)
@@ -49,6 +58,7 @@ void drop_topology(MPIX_Comm *xcomm)
 void refresh_hints(MPIX_Comm *xcomm)
 {
     xcomm->hints = Hints();
+    xcomm->rule_hints.clear();
     apply_hints(xcomm->env_values, xcomm->lookup, &xcomm->hints);
     apply_hints(xcomm->info_values, xcomm->lookup, &xcomm->hints);
 }

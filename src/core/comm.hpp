@@ -29,6 +29,9 @@ struct CacheEntry {
 }  // namespace mpix
 
 struct MPIX_Request;  // core/request.hpp
+namespace mpix {
+class SelectionTable;  // select/table.hpp
+}
 
 struct MPIX_Comm {
     MPI_Comm user = MPI_COMM_NULL;  // the caller's communicator: errors are raised here
@@ -42,6 +45,15 @@ struct MPIX_Comm {
     mpix::AlgorithmLookup lookup = nullptr;              // select's find_algorithm, set by MPIX_Comm_init
     std::map<std::string, std::string> env_values;        // validated MPIX_<KEY> variables
     std::map<std::string, std::string> info_values;       // MPIX_Comm_set_info
+    // Selection tables (select/table.hpp), read collectively: MPIX_TUNING_FILE's
+    // at MPIX_Comm_init, the comm info's tuning_file at MPIX_Comm_set_info (that
+    // path kept so an unchanged one is not read again). `auto` tries the info's,
+    // then the environment's, then the built-in table.
+    std::shared_ptr<const mpix::SelectionTable> env_table, info_table;
+    std::string info_table_path;
+    // The comm's hints with a table rule's hint values, per rule (select's
+    // comm_hints_with_rule); emptied whenever the hints change.
+    std::map<const void *, mpix::Hints> rule_hints;
 
     int emulated_ppn = 0;  // -1: the map below, installed by mpix::set_emulated_regions (tests)
     std::vector<long long> emulated_node_keys;    // per rank, when emulated_ppn == -1
@@ -84,6 +96,11 @@ int allocate_tags(MPIX_Comm *xcomm);
 
 // The typed hints of one call: comm-level hints overridden by `call_info` (may be null).
 Hints resolve_hints(const MPIX_Comm *xcomm, const MPIX_Info *call_info);
+
+// Per-call info may not carry hints that only a communicator takes
+// (tuning_file: its table is read collectively at MPIX_Comm_init or
+// MPIX_Comm_set_info). MPI_SUCCESS, or MPI_ERR_INFO_KEY with `why`.
+int check_call_info(const MPIX_Info *call_info, const char **why);
 
 // Re-resolves xcomm->hints from the environment and comm info values.
 void refresh_hints(MPIX_Comm *xcomm);

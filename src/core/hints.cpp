@@ -47,6 +47,9 @@ const HintKey kKeys[] = {
      "*recv_size is the exact received size, not a capacity (accepted; no backend needs it: sizes travel with the data)"},
     {"trace", HintKind::path, 0, "path prefix (empty: off)", "(off)",
      "append one JSON line per round to PREFIX.<rank>.jsonl"},
+    {"tuning_file", HintKind::path, 0, "path of a selection table (JSON; empty: none)", "(none)",
+     "site selection table (mpix-tune) that auto tries before the built-in one; read collectively by "
+     "MPIX_Comm_init (MPIX_TUNING_FILE) and MPIX_Comm_set_info, never per call"},
     {nullptr, HintKind::path, 0, nullptr, nullptr, nullptr},
 };
 

@@ -200,8 +200,8 @@ private:
 
 // The byte path: user blocks as byte views, the algorithm, then unpacking;
 // returns what report() returns.
-int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorithm *algorithm, const UserSide &send,
-                  const UserSide &recv, bool in_place)
+int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorithm *algorithm, const Hints &hints,
+                  const UserSide &send, const UserSide &recv, bool in_place)
 {
     const int p = xcomm->size;
     BlockSide sb, rb;
@@ -213,7 +213,6 @@ int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorith
     if (rc != MPI_SUCCESS)
         return raise_staging(xcomm->user, rc, fn, "the receive staging buffer");
 
-    const Hints &hints = xcomm->hints;
     int mismatch = MPI_SUCCESS;
     Exchange x = byte_exchange(xcomm, c, sb, rb, &hints, &mismatch);
     x.tag = allocate_tags(xcomm);
@@ -286,7 +285,8 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
     int rc = check_exchange(xcomm, c, fn, send, recv, in_place);
     if (rc != MPI_SUCCESS)
         return rc;
-    const Algorithm *algorithm = select_algorithm(c, xcomm, xcomm->hints, send);
+    const RuleHints *rule_hints = nullptr;
+    const Algorithm *algorithm = select_algorithm(c, xcomm, xcomm->hints, send, false, &rule_hints);
     xcomm->last_algorithm[static_cast<int>(c)] = algorithm->name;
     // The MPI library's own collective gets the caller's arguments as they are:
     // calling it through mpix then costs what calling it directly costs. Tracing
@@ -297,7 +297,7 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
         if (passed)
             return rc == MPI_SUCCESS ? MPI_SUCCESS : report(xcomm, fn, algorithm, rc);
     }
-    return run_byte_path(xcomm, c, fn, algorithm, send, recv, in_place);
+    return run_byte_path(xcomm, c, fn, algorithm, comm_hints_with_rule(xcomm, rule_hints), send, recv, in_place);
 }
 
 }  // namespace mpix

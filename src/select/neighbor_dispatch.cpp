@@ -50,21 +50,22 @@ int check_side(MPIX_Comm *xcomm, const char *fn, const char *which, const void *
 const char *const kOtherBlocksArrived = "the other blocks arrived, the other ranks completed";
 
 // The backend: the resolved hint, or `auto` on values every rank agrees on.
+// This rank's blocks to ranks of other nodes (a rule may test their agreed maximum).
+long long count_offnode_blocks(const Regions &nodes, const void *topo)
+{
+    long long mine = 0;
+    for (int d : static_cast<const MPIX_Topo *>(topo)->destinations)
+        mine += nodes.region_of[d] != nodes.my_region;
+    return mine;
+}
+
+// The backend: the resolved hint, or the selection tables' pick on values every
+// rank agrees on.
 int select_neighbor(MPIX_Comm *xcomm, const Hints &hints, const MPIX_Topo *topo, const Algorithm **out)
 {
     if ((*out = hints.row[static_cast<int>(Collective::neighbor_alltoallv)]))
         return MPI_SUCCESS;
-    const Regions *nodes = nullptr;
-    MPIX_CHECK(get_regions(xcomm, Locality::node, &nodes));
-    long long max_offnode = 0;
-    if (neighbor_auto_needs_stats(nodes->count)) {
-        long long mine = 0;
-        for (int d : topo->destinations)
-            mine += nodes->region_of[d] != nodes->my_region;
-        MPIX_CHECK(MPI_Allreduce(&mine, &max_offnode, 1, MPI_LONG_LONG, MPI_MAX, xcomm->comm));
-    }
-    *out = auto_neighbor_rule(nodes->count, max_offnode);
-    return MPI_SUCCESS;
+    return select_neighbor_rule(xcomm, count_offnode_blocks, topo, out);
 }
 
 // One exchange's byte views and plan; lives for one call or for a request.
@@ -215,6 +216,9 @@ int init_neighbor(const char *fn, const NeighborArgs &args, const MPIX_Info *xin
         return raise(xcomm->user, MPI_ERR_ARG, fn, "request is NULL");
     if (!xcomm->deferred.empty())
         run_deferred(xcomm);
+    const char *why = nullptr;
+    if (int rc = check_call_info(xinfo, &why))
+        return raise(xcomm->user, rc, fn, why);
     const Hints hints = resolve_hints(xcomm, xinfo);
     std::unique_ptr<NeighborRequest> r(new NeighborRequest(xcomm, fn));
     MPIX_CHECK(r->call.init(fn, args, hints, allocate_persistent_tags(xcomm)));

@@ -240,8 +240,17 @@ int init_persistent_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, Use
     int rc = check_exchange(xcomm, c, fn, send, recv, in_place);
     if (rc != MPI_SUCCESS)
         return rc;
+    const char *why = nullptr;
+    if ((rc = check_call_info(xinfo, &why)) != MPI_SUCCESS)
+        return raise(xcomm->user, rc, fn, why);
     Hints hints = resolve_hints(xcomm, xinfo);
-    const Algorithm *algorithm = select_algorithm(c, xcomm, hints, send, true);
+    const RuleHints *rule_hints = nullptr;
+    const Algorithm *algorithm = select_algorithm(c, xcomm, hints, send, true, &rule_hints);
+    if (rule_hints) {  // the table's values for every key no level set
+        const std::map<std::string, std::string> *given[3] = {&xcomm->env_values, &xcomm->info_values,
+                                                              xinfo ? &xinfo->values : nullptr};
+        apply_rule_hints(*rule_hints, xcomm->lookup, given, 3, &hints);
+    }
     xcomm->last_algorithm[static_cast<int>(c)] = algorithm->name;
     std::unique_ptr<PersistentExchange> r(new PersistentExchange(xcomm, fn, c, hints, algorithm));
     rc = r->init(send, recv, in_place);

@@ -190,148 +190,93 @@ const Algorithm *find_algorithm(Collective c, const char *name)
     return nullptr;
 }
 
-// `auto` for MPIX_Neighbor_alltoallv. On one node there is nothing to
-// aggregate: `standard`. With several nodes, `locality` trades each rank's
-// off-node messages for one message per node pair plus two hops inside the
-// nodes; those hops cost about as much as a few off-node latencies, so it pays
-// only once some rank sends many blocks off its node (the busiest rank sets the
-// pace, hence the agreed maximum). The threshold is the sparse exchanges'
-// measured crossover (16 off-node messages, see the sparse rule below), the same
-// trade; not yet measured for neighbour exchanges themselves.
-constexpr long long kAutoNeighborLocalityMinOffnodeBlocks = 16;
-
-bool neighbor_auto_needs_stats(int nnodes) { return nnodes > 1; }
-
-const Algorithm *auto_neighbor_rule(int nnodes, long long max_offnode_blocks)
-{
-    static const Algorithm *const standard = find_algorithm(Collective::neighbor_alltoallv, "standard");
-    static const Algorithm *const locality = find_algorithm(Collective::neighbor_alltoallv, "locality");
-    if (nnodes <= 1 || max_offnode_blocks < kAutoNeighborLocalityMinOffnodeBlocks)
-        return standard;
-    return locality;
-}
+// `auto` is data: the rules live in selection tables (select/table.hpp). The
+// built-in one (select/default_table.json) holds today's thresholds and the
+// measurements behind them; a site's table (mpix-tune) is tried first. What
+// follows only gathers the facts a rule tests, agreeing on the costly ones only
+// when a rule that could win tests them, so every rank picks the same row.
 
 namespace {
 
-constexpr int kAutoMinRanks = 8;
-constexpr int kAutoAggregateRanksPerNode = 4;  // fewer per node on average: no node aggregation
-
-// The rows `auto` picks, looked up by name once (the registry is read-only).
-struct AutoRows {
-    const Algorithm *a2a_bruck_zero_rotation = find_algorithm(A2A, "bruck_zero_rotation");
-    const Algorithm *a2a_node_bruck = find_algorithm(A2A, "node_bruck");
-    const Algorithm *a2a_nonblocking = find_algorithm(A2A, "nonblocking");
-    const Algorithm *a2av_node_bruck = find_algorithm(A2AV, "node_bruck");
-    const Algorithm *a2av_nonblocking = find_algorithm(A2AV, "nonblocking");
-    const Algorithm *a2av_parlogna = find_algorithm(A2AV, "parlogna");
-    const Algorithm *a2av_pmpi = find_algorithm(A2AV, "pmpi");
-    const Algorithm *a2av_two_phase_bruck = find_algorithm(A2AV, "two_phase_bruck");
-    // `randomized`'s picks, indexed by uniform (MPIX_Alltoall) or not.
-    const Algorithm *randomized_scatter[2] = {find_algorithm(A2AV, "randomized_scatter"),
-                                              find_algorithm(A2A, "randomized_scatter")};
-    const Algorithm *randomized_sendrecv[2] = {find_algorithm(A2AV, "randomized_sendrecv"),
-                                               find_algorithm(A2A, "randomized_sendrecv")};
-    const Algorithm *randomized_segmented[2] = {find_algorithm(A2AV, "randomized_segmented"),
-                                                find_algorithm(A2A, "randomized_segmented")};
-};
-
-const AutoRows &auto_rows()
+// Each collective's row when no rule matches at all (only if the built-in
+// table failed to parse, a build defect its test catches).
+const Algorithm *safe_row(Collective c)
 {
-    static const AutoRows rows;
-    return rows;
+    switch (c) {
+    case Collective::alltoall:
+    case Collective::alltoallv:
+        return find_algorithm(c, "pmpi");
+    case Collective::alltoall_crs:
+    case Collective::alltoallv_crs:
+        return find_algorithm(c, "nonblocking");
+    case Collective::neighbor_alltoallv:
+        return find_algorithm(c, "standard");
+    }
+    return nullptr;
 }
 
-// True when nodes hold too few ranks (1-3 on average) for node_bruck to
-// aggregate: it would then send about P/n messages per rank between nodes.
-bool few_ranks_per_node(int size, int nnodes)
+const Algorithm *row_of(const TableRule *rule, Collective c, const RuleHints **rule_hints)
 {
-    return nnodes > 1 && size < kAutoAggregateRanksPerNode * nnodes;
+    if (rule_hints)
+        *rule_hints = rule && !rule->hints.empty() ? &rule->hints : nullptr;
+    return rule ? rule->algorithm : safe_row(c);
 }
 
-int node_count(MPIX_Comm *xcomm)
+// The built-in table alone, on a shape (P, node count): what `auto` picks
+// before any site table, for tests and mpix-bench --auto-map.
+const Algorithm *builtin_pick(Collective c, const SelectionFacts &f)
 {
-    const Regions *nodes = nullptr;
-    return get_regions(xcomm, Locality::node, &nodes) == MPI_SUCCESS && nodes ? nodes->count : 1;
+    TableChain none;
+    return row_of(pick_rule(none, c, f), c, nullptr);
 }
 
-}  // namespace
-
-// `auto` for MPIX_Alltoall: P, the node count and the block size, which MPI
-// requires to be the same on every rank. From 8 ranks on one node or on nodes of
-// 4+ ranks, node_bruck (fastest at every measured size: P=256 on 16 nodes, 16 B to
-// 4 KiB, 1.03-2.0x its bound; one node of 16, 16 B to 64 KiB). On nodes of 1-3
-// ranks: small blocks log-time (HPDC'22 finds the crossover near a few hundred
-// bytes; the rotation-free variant copies least), bigger ones the randomized
-// sendrecv: as fast as or faster than the MPI library's own (SimGrid's, MPICH's
-// selection) at every measured point from 512 B to 1 MiB, on the Slim Fly, the
-// dragonfly and the fat tree at 14-64 nodes of one rank (1.0-1.03x at 512 B-1 KiB,
-// 3.3-4.2x from 64 KiB on 32-64 nodes; bench/results/randomized/).
-const Algorithm *auto_alltoall_rule(int size, int nnodes, std::size_t block_bytes)
+TableChain chain_of(const MPIX_Comm *xcomm)
 {
-    if (size < kAutoMinRanks)
-        return auto_rows().a2a_nonblocking;
-    if (!few_ranks_per_node(size, nnodes))
-        return auto_rows().a2a_node_bruck;
-    if (block_bytes <= 256)
-        return auto_rows().a2a_bruck_zero_rotation;
-    return auto_rows().randomized_sendrecv[1];
+    TableChain chain;
+    chain.site[0] = xcomm->info_table.get();
+    chain.site[1] = xcomm->env_table.get();
+    return chain;
 }
 
-namespace {
-
-// The rule on this communicator's size and node count.
-const Algorithm *auto_alltoall(MPIX_Comm *xcomm, std::size_t block_bytes)
+// The static facts of this communicator's regions (node or socket).
+int comm_facts(MPIX_Comm *xcomm, Locality locality, SelectionFacts *facts, const Regions **out = nullptr)
 {
-    return auto_alltoall_rule(xcomm->size, node_count(xcomm), block_bytes);
+    const Regions *r = nullptr;
+    MPIX_CHECK(get_regions(xcomm, locality, &r));
+    std::vector<int> sizes;
+    if (r)
+        for (int i = 0; i < r->count; ++i)
+            sizes.push_back(r->size_of(i));
+    topology_facts(xcomm->size, sizes, facts);
+    if (out)
+        *out = r;
+    return MPI_SUCCESS;
 }
 
-// `auto` for MPIX_Alltoallv, from values every rank agrees on without a
-// collective on the call's path (README, "Which algorithm when"; SimGrid on
-// 16-core nodes, bench/results):
-//  - fewer than 8 ranks: `nonblocking`, every receive posted at once. Against the
-//    MPI library's own, interleaved call by call (bench/mpix-passthrough, MPICH
-//    4.0.2, P=2): 1.14x its time at 16 B (about 60 ns of mpix), 1.02-1.05x at
-//    4 KiB, 0.60x at 64 KiB; SimGrid, one node, P=4 and 7: 6.01 against 6.21 and
-//    12.01 against 12.21 us. Posting a receive for every block, it reports a
-//    block sent where none is expected, which MPICH's own leaves queued on the
-//    communicator;
-//  - one node, or nodes of 4+ ranks on average: `node_bruck`, at every block size.
-//    It was fastest at every measured point (P=256 on 16 nodes: 16 B to 8 KiB,
-//    1.04-2.0x its bound; one node of 16: 16 B to 64 KiB). It needs no agreed
-//    statistic: its radix inside a node follows the node's own agreed volume,
-//    which its first phase spreads in its headers (node_bruck.cpp);
-//  - nodes of 1-3 ranks (the node-aware phases cannot aggregate): the largest
-//    per-rank mean block decides, `two_phase_bruck` up to 32 B, `parlogna` up to
-//    768 B, the MPI library's own above. That mean is the previous call's, agreed
-//    by an MPI_Iallreduce started at the end of that call and completed at the
-//    start of this one (the first call on a communicator agrees with a blocking
-//    MPI_Allreduce); see agreed_mean below.
-constexpr unsigned long long kAutoBruckMaxMean = 32;        // bytes: S <= 64 uniform
-constexpr unsigned long long kAutoParlognaMaxMean = 768;    // bytes: S <= 1.5 KiB uniform
-
-// The largest per-rank mean block, agreed one call late: a call completes the
-// MPI_Iallreduce the previous call started (every rank started it, in the same
-// order, so it can complete; usually it already has), uses its result, and
-// starts the next one with its own mean. Every rank therefore uses the same
-// value in the same call. Kept on the communicator; freeing it completes the
-// pending reduction (MPIX_Comm_free is collective).
-struct AgreedMean : CacheEntry {
+// The agreed block statistics of MPIX_Alltoallv, {largest per-rank mean block,
+// largest block}, agreed one call late: a call completes the MPI_Iallreduce the
+// previous call started (every rank started it, in the same order, so it can
+// complete; usually it already has), uses its result, and starts the next one
+// with its own values. Every rank therefore uses the same values in the same
+// call. Kept on the communicator; freeing it completes the pending reduction
+// (MPIX_Comm_free is collective).
+struct AgreedBlocks : CacheEntry {
     MPI_Request pending = MPI_REQUEST_NULL;
-    unsigned long long contribution = 0, result = 0;
+    unsigned long long contribution[2] = {0, 0}, result[2] = {0, 0};
     bool have = false;
-    ~AgreedMean() override
+    ~AgreedBlocks() override
     {
         if (pending != MPI_REQUEST_NULL)
             MPI_Wait(&pending, MPI_STATUS_IGNORE);
     }
 };
 
-int agreed_mean(MPIX_Comm *xcomm, unsigned long long mine, unsigned long long *out)
+int agreed_blocks(MPIX_Comm *xcomm, const unsigned long long mine[2], unsigned long long out[2])
 {
-    const std::string key = "auto:alltoallv:agreed_mean";
-    AgreedMean *a = cached<AgreedMean>(xcomm, key);
+    const std::string key = "auto:alltoallv:agreed_blocks";
+    AgreedBlocks *a = cached<AgreedBlocks>(xcomm, key);
     if (!a) {
-        std::unique_ptr<AgreedMean> fresh(new AgreedMean());
+        std::unique_ptr<AgreedBlocks> fresh(new AgreedBlocks());
         a = fresh.get();
         xcomm->cache[key] = std::move(fresh);
     }
@@ -340,58 +285,111 @@ int agreed_mean(MPIX_Comm *xcomm, unsigned long long mine, unsigned long long *o
         a->have = true;
     }
     if (!a->have) {
-        MPIX_CHECK(MPI_Allreduce(&mine, &a->result, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm));
+        MPIX_CHECK(MPI_Allreduce(mine, a->result, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm));
         a->have = true;
     }
-    *out = a->result;
-    a->contribution = mine;
-    return MPI_Iallreduce(&a->contribution, &a->result, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm,
-                          &a->pending);
+    out[0] = a->result[0];
+    out[1] = a->result[1];
+    a->contribution[0] = mine[0];
+    a->contribution[1] = mine[1];
+    return MPI_Iallreduce(a->contribution, a->result, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm, &a->pending);
+}
+
+// This rank's {mean block to the other ranks, largest block}, in bytes.
+void local_blocks(int size, int rank, const UserSide &send, unsigned long long out[2])
+{
+    unsigned long long sum = 0, largest = 0;
+    for (int j = 0; j < size; ++j) {
+        const unsigned long long b = send.count(j) * send.info.size;
+        largest = std::max(largest, b);
+        if (j != rank)
+            sum += b;
+    }
+    out[0] = size > 1 ? sum / static_cast<unsigned long long>(size - 1) : 0;
+    out[1] = largest;
+}
+
+// `exact`: a persistent init agrees on this call's own values (one allreduce,
+// paid once for every start) instead of the previous call's.
+const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send, bool exact,
+                           const RuleHints **rule_hints)
+{
+    SelectionFacts facts;
+    if (comm_facts(xcomm, Locality::node, &facts) != MPI_SUCCESS)
+        shape_facts(xcomm->size, 1, &facts);
+    const TableChain chain = chain_of(xcomm);
+    if (c == Collective::alltoall) {
+        facts.set(Fact::block_bytes, send.count(0) * send.info.size);
+    } else if (chain_needs_agreed(chain, c, facts)) {
+        unsigned long long mine[2], agreed[2] = {0, 0};
+        local_blocks(xcomm->size, xcomm->rank, send, mine);
+        const int rc = exact ? MPI_Allreduce(mine, agreed, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm)
+                             : agreed_blocks(xcomm, mine, agreed);
+        if (rc != MPI_SUCCESS)  // the MPI library's own needs no agreement
+            return row_of(nullptr, Collective::alltoallv, rule_hints);
+        facts.set(Fact::mean_block_bytes, agreed[0]);
+        facts.set(Fact::max_block_bytes, agreed[1]);
+    }
+    return row_of(pick_rule(chain, c, facts), c, rule_hints);
 }
 
 }  // namespace
 
+const Algorithm *auto_alltoall_rule(int size, int nnodes, std::size_t block_bytes)
+{
+    SelectionFacts f;
+    shape_facts(size, nnodes, &f);
+    f.set(Fact::block_bytes, block_bytes);
+    return builtin_pick(A2A, f);
+}
+
 bool auto_alltoallv_needs_mean(int size, int nnodes)
 {
-    return size >= kAutoMinRanks && few_ranks_per_node(size, nnodes);
+    SelectionFacts f;
+    shape_facts(size, nnodes, &f);
+    return chain_needs_agreed(TableChain(), A2AV, f);
 }
 
 const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long agreed_mean)
 {
-    if (size < kAutoMinRanks)
-        return auto_rows().a2av_nonblocking;
-    if (!auto_alltoallv_needs_mean(size, nnodes))
-        return auto_rows().a2av_node_bruck;
-    if (agreed_mean <= kAutoBruckMaxMean)
-        return auto_rows().a2av_two_phase_bruck;
-    if (agreed_mean <= kAutoParlognaMaxMean)
-        return auto_rows().a2av_parlogna;
-    return auto_rows().a2av_pmpi;
+    SelectionFacts f;
+    shape_facts(size, nnodes, &f);
+    f.set(Fact::mean_block_bytes, agreed_mean);
+    f.set(Fact::max_block_bytes, agreed_mean);
+    return builtin_pick(A2AV, f);
 }
 
-namespace {
-
-// `exact`: a persistent init agrees on this call's own mean (one allreduce,
-// paid once for every start) instead of the previous call's.
-const Algorithm *auto_alltoallv(MPIX_Comm *xcomm, const UserSide &send, bool exact)
+bool neighbor_auto_needs_stats(int nnodes)
 {
-    const int nnodes = node_count(xcomm);
-    unsigned long long agreed = 0;
-    if (auto_alltoallv_needs_mean(xcomm->size, nnodes)) {
-        unsigned long long sum = 0;
-        for (int j = 0; j < xcomm->size; ++j)
-            if (j != xcomm->rank)
-                sum += send.count(j) * send.info.size;
-        unsigned long long mine = sum / static_cast<unsigned long long>(xcomm->size - 1);
-        int rc = exact ? MPI_Allreduce(&mine, &agreed, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm)
-                       : agreed_mean(xcomm, mine, &agreed);
-        if (rc != MPI_SUCCESS)
-            return auto_rows().a2av_pmpi;
-    }
-    return auto_alltoallv_rule(xcomm->size, nnodes, agreed);
+    SelectionFacts f;
+    shape_facts(std::max(nnodes, 1), nnodes, &f);
+    return chain_needs_agreed(TableChain(), Collective::neighbor_alltoallv, f);
 }
 
-}  // namespace
+const Algorithm *auto_neighbor_rule(int nnodes, long long max_offnode_blocks)
+{
+    SelectionFacts f;
+    shape_facts(std::max(nnodes, 1), nnodes, &f);
+    f.set(Fact::max_offnode_blocks, static_cast<unsigned long long>(std::max(0LL, max_offnode_blocks)));
+    return builtin_pick(Collective::neighbor_alltoallv, f);
+}
+
+int select_neighbor_rule(MPIX_Comm *xcomm, long long (*count_offnode)(const Regions &, const void *),
+                         const void *arg, const Algorithm **out)
+{
+    const Collective c = Collective::neighbor_alltoallv;
+    SelectionFacts facts;
+    const Regions *nodes = nullptr;
+    MPIX_CHECK(comm_facts(xcomm, Locality::node, &facts, &nodes));
+    const TableChain chain = chain_of(xcomm);
+    if (chain_needs_agreed(chain, c, facts)) {
+        long long mine = count_offnode(*nodes, arg), agreed = 0;
+        MPIX_CHECK(MPI_Allreduce(&mine, &agreed, 1, MPI_LONG_LONG, MPI_MAX, xcomm->comm));
+        facts.set(Fact::max_offnode_blocks, static_cast<unsigned long long>(agreed));
+    }
+    *out = row_of(pick_rule(chain, c, facts), c, nullptr);
+    return MPI_SUCCESS;
+}
 
 namespace {
 
@@ -419,26 +417,54 @@ constexpr unsigned long long kRandomizedSegmentedMinBlock = ~0ULL;              
 int randomized_selection(const Exchange &x)
 {
     MPIX_Comm *xcomm = x.xcomm;
-    unsigned long long block = x.block_bytes;
-    const int nnodes = node_count(xcomm);
+    unsigned long long block = x.block_bytes, largest = x.block_bytes;
     if (!x.uniform) {
         unsigned long long sum = 0;
-        for (int j = 0; j < x.size; ++j)
+        largest = 0;
+        for (int j = 0; j < x.size; ++j) {
+            largest = std::max<unsigned long long>(largest, x.sendbytes[j]);
             if (j != x.rank)
                 sum += x.sendbytes[j];
-        const unsigned long long mine = x.size > 1 ? sum / static_cast<unsigned long long>(x.size - 1) : 0;
-        MPIX_CHECK(agreed_mean(xcomm, mine, &block));
+        }
+        const unsigned long long mine[2] = {x.size > 1 ? sum / static_cast<unsigned long long>(x.size - 1) : 0,
+                                            largest};
+        unsigned long long agreed[2];
+        MPIX_CHECK(agreed_blocks(xcomm, mine, agreed));
+        block = agreed[0];
+        largest = agreed[1];
     }
+    const RuleHints *rule_hints = nullptr;
     const Algorithm *pick;
-    if (block < kRandomizedMinBlock)
-        pick = x.uniform ? auto_alltoall(xcomm, block) : auto_alltoallv_rule(x.size, nnodes, block);
-    else if (block >= kRandomizedSegmentedMinBlock)
-        pick = auto_rows().randomized_segmented[x.uniform];
-    else if (x.size <= kRandomizedScatterMaxRanks)
-        pick = auto_rows().randomized_scatter[x.uniform];
-    else
-        pick = auto_rows().randomized_sendrecv[x.uniform];
-    const int rc = pick->run(x);
+    if (block < kRandomizedMinBlock) {
+        // `auto`'s pick on the agreed values (the tables' rules, hints included).
+        SelectionFacts facts;
+        if (comm_facts(xcomm, Locality::node, &facts) != MPI_SUCCESS)
+            shape_facts(x.size, 1, &facts);
+        facts.set(Fact::block_bytes, block);
+        facts.set(Fact::mean_block_bytes, block);
+        facts.set(Fact::max_block_bytes, largest);
+        const Collective c = x.uniform ? A2A : A2AV;
+        pick = row_of(pick_rule(chain_of(xcomm), c, facts), c, &rule_hints);
+        if (pick->run == randomized_selection)  // a site table naming `randomized` here: the built-in pick
+            pick = row_of(pick_rule(TableChain(), c, facts), c, &rule_hints);
+    } else if (block >= kRandomizedSegmentedMinBlock) {
+        pick = find_algorithm(x.uniform ? A2A : A2AV, "randomized_segmented");
+    } else if (x.size <= kRandomizedScatterMaxRanks) {
+        pick = find_algorithm(x.uniform ? A2A : A2AV, "randomized_scatter");
+    } else {
+        pick = find_algorithm(x.uniform ? A2A : A2AV, "randomized_sendrecv");
+    }
+    int rc;
+    if (rule_hints) {
+        Hints hints = *x.hints;
+        const std::map<std::string, std::string> *given[2] = {&xcomm->env_values, &xcomm->info_values};
+        apply_rule_hints(*rule_hints, xcomm->lookup, given, 2, &hints);
+        Exchange y = x;
+        y.hints = &hints;
+        rc = pick->run(y);
+    } else {
+        rc = pick->run(x);
+    }
     if (x.trace)  // the trace names the row that ran, before that row's own params
         x.trace->set_params("picked=" + std::string(pick->name) +
                             (x.trace->params().empty() ? "" : "," + x.trace->params()));
@@ -448,55 +474,76 @@ int randomized_selection(const Exchange &x)
 }  // namespace
 
 const Algorithm *select_algorithm(Collective c, MPIX_Comm *xcomm, const Hints &hints, const UserSide &send,
-                                  bool persistent)
+                                  bool persistent, const RuleHints **rule_hints)
 {
+    if (rule_hints)
+        *rule_hints = nullptr;
     if (const Algorithm *a = hints.row[static_cast<int>(c)])
         return a;
-    return c == A2A ? auto_alltoall(xcomm, send.count(0) * send.info.size) : auto_alltoallv(xcomm, send, persistent);
+    return auto_pick(c, xcomm, send, persistent, rule_hints);
 }
 
-// `auto` for the sparse exchanges (MPIX_Alltoall(v)_crs):
-//  1. crs_recv_nnz_known: `personalized` (its reduction is skipped, leaving only
-//     sends and probed receives: nothing is cheaper);
-//  2. fewer than 4 nodes: `nonblocking` (NBX: no O(P) reduction, log P barrier
-//     rounds; below 4 nodes aggregation's second phase costs more than it saves);
-//  3. 4+ nodes: `nonblocking_locality` when the busiest rank sends more than 16
-//     messages to other nodes, else `nonblocking`. Aggregation adds two steps
-//     inside the node, which cost about as much as 16 messages' overheads
-//     (SimGrid, P=256 on 16 nodes of 16, 1 us per message: 11-17 us at 64 B), and
-//     what it saves is the busiest rank's messages. Checked on nine patterns
-//     (sim/README.md): radfr1 and tumorAntiAngiogenesis_4 halos at P=256 and
-//     1024, and traffic matrices from 1 to 32 off-node messages per rank; the
-//     rule picks the faster backend in all nine, the mean-based rule before it
-//     in five.
-// The statistic is a maximum over ranks (one allreduce in the entry point), so
-// every rank picks the same backend.
-constexpr int kSparseMinNodes = 4;
-constexpr long long kSparseAggregateAbove = 16;  // off-node messages of the busiest rank
+const Hints &comm_hints_with_rule(MPIX_Comm *xcomm, const RuleHints *rule_hints)
+{
+    if (!rule_hints)
+        return xcomm->hints;
+    auto it = xcomm->rule_hints.find(rule_hints);
+    if (it != xcomm->rule_hints.end())
+        return it->second;
+    Hints h = xcomm->hints;
+    const std::map<std::string, std::string> *given[2] = {&xcomm->env_values, &xcomm->info_values};
+    apply_rule_hints(*rule_hints, xcomm->lookup, given, 2, &h);
+    return xcomm->rule_hints.emplace(rule_hints, std::move(h)).first->second;
+}
 
-bool sparse_auto_needs_stats(int nnodes) { return nnodes >= kSparseMinNodes; }
+bool sparse_auto_needs_stats(int nnodes)
+{
+    SelectionFacts f;
+    shape_facts(std::max(nnodes, 1), nnodes, &f);
+    return chain_needs_agreed(TableChain(), Collective::alltoall_crs, f);
+}
 
 const Algorithm *select_sparse_algorithm(Collective c, const Hints &hints, int size, int nnodes)
 {
-    (void)size;
-    (void)nnodes;
-    const std::string &name = hints.algorithm_for(c);
-    if (name != "auto")
-        if (const Algorithm *a = find_algorithm(c, name.c_str()))
-            if (a->run_sparse)
-                return a;
-    return find_algorithm(c, hints.crs_recv_nnz_known ? "personalized" : "nonblocking");
+    return select_sparse_algorithm(c, hints, size, nnodes, 0);
 }
 
 const Algorithm *select_sparse_algorithm(Collective c, const Hints &hints, int size, int nnodes,
                                          long long max_remote_sends)
 {
-    const Algorithm *a = select_sparse_algorithm(c, hints, size, nnodes);
-    if (hints.algorithm_for(c) != "auto" || hints.crs_recv_nnz_known)
-        return a;
-    if (sparse_auto_needs_stats(nnodes) && max_remote_sends > kSparseAggregateAbove)
-        return find_algorithm(c, "nonblocking_locality");
-    return a;
+    const std::string &name = hints.algorithm_for(c);
+    if (name != "auto")
+        if (const Algorithm *a = find_algorithm(c, name.c_str()))
+            if (a->run_sparse)
+                return a;
+    SelectionFacts f;
+    shape_facts(size, std::max(nnodes, 1), &f);
+    f.set(Fact::recv_nnz_known, hints.crs_recv_nnz_known ? 1 : 0);
+    f.set(Fact::max_remote_sends, static_cast<unsigned long long>(std::max(0LL, max_remote_sends)));
+    return builtin_pick(c, f);
+}
+
+int select_sparse_rule(MPIX_Comm *xcomm, Collective c, const Hints &hints,
+                       int (*max_remote_sends)(const Regions &, const void *, long long *), const void *arg,
+                       const Algorithm **out, const RuleHints **rule_hints)
+{
+    *rule_hints = nullptr;
+    const std::string &name = hints.algorithm_for(c);
+    if (name != "auto")
+        if ((*out = find_algorithm(c, name.c_str())) && (*out)->run_sparse)
+            return MPI_SUCCESS;
+    SelectionFacts facts;
+    const Regions *reg = nullptr;
+    MPIX_CHECK(comm_facts(xcomm, hints.locality, &facts, &reg));
+    facts.set(Fact::recv_nnz_known, hints.crs_recv_nnz_known ? 1 : 0);
+    const TableChain chain = chain_of(xcomm);
+    if (chain_needs_agreed(chain, c, facts)) {
+        long long agreed = 0;
+        MPIX_CHECK(max_remote_sends(*reg, arg, &agreed));
+        facts.set(Fact::max_remote_sends, static_cast<unsigned long long>(std::max(0LL, agreed)));
+    }
+    *out = row_of(pick_rule(chain, c, facts), c, rule_hints);
+    return MPI_SUCCESS;
 }
 
 }  // namespace mpix

@@ -10,10 +10,12 @@
 #include "core/exchange.hpp"
 #include "core/hints.hpp"
 #include "neighbor/neighbor.hpp"
+#include "select/table.hpp"
 
 namespace mpix {
 
 struct SparseExchange;  // defined in sparse/sparse.hpp
+struct Regions;         // topo/topology.hpp
 
 using ExchangeFn = int (*)(const Exchange &);
 using SparseFn = int (*)(const SparseExchange &);
@@ -52,14 +54,33 @@ const char *persistent_form(const Algorithm &a);
 const Algorithm *algorithm_at(Collective c, int index);
 const Algorithm *find_algorithm(Collective c, const char *name);
 
-// The algorithm a call runs: the resolved hint, or the `auto` rule. The rule uses
-// only values that are equal on every rank, so every rank picks the same one.
-// `send` is the call's send side (the receive side for MPI_IN_PLACE), with its
-// type described. Called once per call on every rank (`auto` may start a reduction).
+// The algorithm a call runs: the resolved hint, or the first matching rule of
+// the selection tables (the comm info's tuning_file, MPIX_TUNING_FILE's, the
+// built-in one; select/table.hpp). Rules test only values that are equal on every
+// rank, so every rank picks the same row. `send` is the call's send side (the
+// receive side for MPI_IN_PLACE), with its type described. Called once per call
+// on every rank (a rule on agreed block statistics may start a reduction).
 // `persistent` (MPIX_Alltoall(v)_init): what `auto` agrees on is this call's own
-// statistic, agreed now, rather than the previous call's.
+// statistic, agreed now, rather than the previous call's. `rule_hints`, when
+// given, receives the picked rule's hint values (nullptr: none), which apply to
+// every key the caller did not set.
 const Algorithm *select_algorithm(Collective c, MPIX_Comm *xcomm, const Hints &hints, const UserSide &send,
-                                  bool persistent = false);
+                                  bool persistent = false, const RuleHints **rule_hints = nullptr);
+// The comm's hints with a rule's hint values (kept on the comm; `rule_hints`
+// nullptr: the comm's hints).
+const Hints &comm_hints_with_rule(MPIX_Comm *xcomm, const RuleHints *rule_hints);
+// The tables' pick for a neighbour exchange; `count_offnode` gives this rank's
+// blocks to other nodes when a rule tests the agreed maximum (collective).
+int select_neighbor_rule(MPIX_Comm *xcomm, long long (*count_offnode)(const Regions &, const void *),
+                         const void *arg, const Algorithm **out);
+// The hint's backend or the tables' pick for a sparse exchange;
+// `max_remote_sends` agrees on the statistic when a rule tests it (collective).
+int select_sparse_rule(MPIX_Comm *xcomm, Collective c, const Hints &hints,
+                       int (*max_remote_sends)(const Regions &, const void *, long long *), const void *arg,
+                       const Algorithm **out, const RuleHints **rule_hints);
+
+// The built-in table's picks on a shape (P and a node count; nodes as equal as P
+// allows), for tests and mpix-bench --auto-map:
 // `auto`'s rule for MPIX_Alltoall, from values every rank agrees on: P, the number
 // of nodes (1 when unknown) and the block size in bytes.
 const Algorithm *auto_alltoall_rule(int size, int nnodes, std::size_t block_bytes);

@@ -30,9 +30,20 @@ int mpix::agreed_max_remote_sends(const int *dests, std::size_t ndests, const Re
 
 namespace {
 
+// The agreed maximum of messages to other regions, when a rule tests it.
+int remote_sends_of(const Regions &reg, const void *exchange, long long *agreed)
+{
+    const SparseExchange &x = *static_cast<const SparseExchange *>(exchange);
+    std::vector<int> dests;
+    dests.reserve(x.sends.size());
+    for (const SparseMessage &m : x.sends)
+        dests.push_back(m.dest);
+    return agreed_max_remote_sends(dests.data(), dests.size(), &reg, x.comm, agreed);
+}
+
 // Runs the selected backend; fills the inbox sorted by source (`order`).
 int run_sparse(MPIX_Comm *xcomm, Collective c, const char *fn, SparseExchange &x, const Hints &hints,
-               std::vector<std::size_t> *order)
+               const std::map<std::string, std::string> *call_values, std::vector<std::size_t> *order)
 {
     x.xcomm = xcomm;
     x.comm = xcomm->comm;
@@ -41,24 +52,16 @@ int run_sparse(MPIX_Comm *xcomm, Collective c, const char *fn, SparseExchange &x
     x.tag = allocate_tags(xcomm);
     x.hints = &hints;
     const Algorithm *a = nullptr;
-    int rc = MPI_SUCCESS;
-    if (hints.algorithm_for(c) == "auto" && !hints.crs_recv_nnz_known) {
-        const Regions *reg = nullptr;
-        rc = get_regions(xcomm, hints.locality, &reg);
-        if (rc != MPI_SUCCESS)
-            return raise_internal(xcomm->user, rc, fn, "topology");
-        long long max_remote_sends = 0;
-        if (sparse_auto_needs_stats(reg->count)) {  // else nothing to aggregate: no statistics
-            std::vector<int> dests;
-            for (const SparseMessage &m : x.sends)
-                dests.push_back(m.dest);
-            rc = agreed_max_remote_sends(dests.data(), dests.size(), reg, x.comm, &max_remote_sends);
-            if (rc != MPI_SUCCESS)
-                return raise_internal(xcomm->user, rc, fn, "auto");
-        }
-        a = select_sparse_algorithm(c, hints, x.size, reg->count, max_remote_sends);
-    } else {
-        a = select_sparse_algorithm(c, hints, x.size, 0);
+    const RuleHints *rule_hints = nullptr;
+    int rc = select_sparse_rule(xcomm, c, hints, remote_sends_of, &x, &a, &rule_hints);
+    if (rc != MPI_SUCCESS)
+        return raise_internal(xcomm->user, rc, fn, "auto");
+    Hints with_rule;
+    if (rule_hints) {  // the table's values for every key no level set
+        with_rule = hints;
+        const std::map<std::string, std::string> *given[3] = {&xcomm->env_values, &xcomm->info_values, call_values};
+        apply_rule_hints(*rule_hints, xcomm->lookup, given, 3, &with_rule);
+        x.hints = &with_rule;
     }
     std::unique_ptr<Trace> trace = open_trace(hints.trace, x.rank, collective_name(c), a->name);
     x.trace = trace.get();
@@ -116,6 +119,9 @@ int mpix::exchange_messages(MPIX_Comm *xcomm, MPIX_Info *xinfo, Collective c, co
 {
     if (!xcomm->deferred.empty())
         run_deferred(xcomm);  // started persistent exchanges run first, in call order
+    const char *why = nullptr;
+    if (int rc = check_call_info(xinfo, &why))
+        return raise(xcomm->user, rc, fn, why);
     Hints hints = resolve_hints(xcomm, xinfo);
     ScratchBytes staging;
     SparseExchange x{};
@@ -127,5 +133,5 @@ int mpix::exchange_messages(MPIX_Comm *xcomm, MPIX_Info *xinfo, Collective c, co
                            &staging, &x.sends);
     if (rc != MPI_SUCCESS)
         return raise_staging(xcomm->user, rc, fn, "the packed sendvals");
-    return run_sparse(xcomm, c, fn, x, hints, order);
+    return run_sparse(xcomm, c, fn, x, hints, xinfo ? &xinfo->values : nullptr, order);
 }
