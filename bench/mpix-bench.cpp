@@ -25,31 +25,34 @@ using mpixbench::refuse;
 const char *const kProgram = "mpix-bench";
 
 const char *const kDescription =
-    "mpix-bench: verifies and times every registry algorithm of one collective on a chosen\n"
-    "workload, beside the MPI library's own collective in the same run. Times: per call the\n"
-    "slowest rank's (MPI_Wtime), then median/min/max over the timed calls.";
+    "mpix-bench: verifies and times every registry algorithm of one collective on a\n"
+    "chosen workload, beside the MPI library's own collective in the same run.\n"
+    "Times: per call the slowest rank's (MPI_Wtime), then median/min/max over the\n"
+    "timed calls.";
 
 const char *const kWorkloads =
     "Workloads (--dist), S = --size:\n"
-    "  uniform      block bytes uniform in 0..S\n"
-    "  equal        every block S bytes (osu_alltoallv's exchange)\n"
-    "  normal       mean S/2, sd S/8, clipped to 0..S\n"
-    "  powerlaw     S*x^2, x = (i+1)/P over a shuffled order of destinations\n"
-    "  fft1         ranks below ceil(0.625P) send S bytes (default 64 = 8 doubles) to the\n"
-    "               first ceil(0.78125P) ranks, others nothing\n"
-    "  fft2         every rank sends S bytes (default 512 = 64 doubles), the last rank S/4\n"
-    "  matrix:PATH  SpMV halo of a Matrix Market file, row-block partition, S bytes per\n"
-    "               vector value (default 8)\n"
-    "  traffic:PATH P x P counts (one row per source rank) times S bytes (default 1)\n"
-    "  graph:D      S bytes on each edge of a random graph: every rank sends to D distinct\n"
-    "               other ranks (neighbor_alltoallv's default: graph:6)\n"
+    "  uniform       block bytes uniform in 0..S\n"
+    "  equal         every block S bytes (osu_alltoallv's exchange)\n"
+    "  normal        mean S/2, sd S/8, clipped to 0..S\n"
+    "  powerlaw      S*x^2, x = (i+1)/P over a shuffled order of destinations\n"
+    "  fft1          ranks below ceil(0.625P) send S bytes (default 64 = 8 doubles)\n"
+    "                to the first ceil(0.78125P) ranks, others nothing\n"
+    "  fft2          every rank sends S bytes (default 512 = 64 doubles), the last\n"
+    "                rank S/4\n"
+    "  matrix:PATH   SpMV halo of a Matrix Market file, row-block partition, S bytes\n"
+    "                per vector value (default 8)\n"
+    "  traffic:PATH  P x P counts (one row per source rank) times S bytes (default 1)\n"
+    "  graph:D       S bytes on each edge of a random graph: every rank sends to D\n"
+    "                distinct other ranks (neighbor_alltoallv's default: graph:6)\n"
     "MPIX_Alltoall always sends S bytes per block.\n"
-    "Outputs: a table on stdout, progress on stderr; --csv appends rows under one header:\n"
-    "  collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,max_us,\n"
-    "  speedup_vs_mpi,verified,bound_us,x_bound,mean_block_bytes,max_block_bytes\n"
-    "  (bound_us, x_bound: simulated runs only; mean_block_bytes / max_block_bytes: the\n"
-    "  workload's largest per-rank mean block to the other ranks and largest block);\n"
-    "  --json writes the same columns as keys.";
+    "\n"
+    "Outputs: a table on stdout, progress on stderr; --csv appends rows under one\n"
+    "header: collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,\n"
+    "max_us,speedup_vs_mpi,verified,bound_us,x_bound,mean_block_bytes,max_block_bytes\n"
+    "(bound_us, x_bound: simulated runs only; mean_block_bytes, max_block_bytes: the\n"
+    "workload's largest per-rank mean block to the other ranks and its largest block,\n"
+    "what a selection rule agrees on); --json writes the same columns as keys.";
 
 // The options as given, before the defaults that depend on other options.
 struct CommandLine {
@@ -125,8 +128,9 @@ void add_options(CLI::App &app, CommandLine &cl)
                if (!mpix::collective_from_name(v.c_str(), &o.coll))
                    refuse("unknown collective " + v);
            },
-           "collective (alltoallv)")
-        ->type_name("alltoall|alltoallv|alltoall_crs|alltoallv_crs|neighbor_alltoallv")
+           "the collective: alltoall, alltoallv (default), alltoall_crs, alltoallv_crs or "
+           "neighbor_alltoallv")
+        ->type_name("NAME")
         ->group(workload);
     app.add_option_function<std::string>(
            "--size",
@@ -155,8 +159,9 @@ void add_options(CLI::App &app, CommandLine &cl)
                o.dist = v;
                cl.dist_given = true;
            },
-           "the workload (uniform; neighbor_alltoallv: graph:6), see below")
-        ->type_name("uniform|equal|normal|powerlaw|fft1|fft2|matrix:PATH|traffic:PATH|graph:D")
+           "the workload: uniform (default; neighbor_alltoallv: graph:6), equal, normal, powerlaw, "
+           "fft1, fft2, matrix:PATH, traffic:PATH or graph:D (see below)")
+        ->type_name("WORKLOAD")
         ->group(workload);
     app.add_option_function<std::string>(
            "--matrix",
@@ -164,7 +169,7 @@ void add_options(CLI::App &app, CommandLine &cl)
                o.dist = "matrix:" + v;
                cl.dist_given = true;
            },
-           "the same as --dist matrix:PATH (neighbor_alltoallv: the halo of an SpMV with a\n"
+           "the same as --dist matrix:PATH (neighbor_alltoallv: the halo of an SpMV with a "
            "row-block partition as a neighbour topology)")
         ->type_name("PATH")
         ->group(workload);
@@ -177,8 +182,8 @@ void add_options(CLI::App &app, CommandLine &cl)
                o.dist = "graph:" + v;
                cl.dist_given = true;
            },
-           "the same as --dist graph:D (neighbor_alltoallv: a random graph as a neighbour\n"
-           "topology; its baseline mpi = MPI_Neighbor_alltoallv on\n"
+           "the same as --dist graph:D (neighbor_alltoallv: a random graph as a neighbour "
+           "topology; its baseline mpi = MPI_Neighbor_alltoallv on "
            "MPI_Dist_graph_create_adjacent, not under SimGrid SMPI)")
         ->type_name("D")
         ->group(workload);
@@ -241,21 +246,21 @@ void add_options(CLI::App &app, CommandLine &cl)
                    refuse("bad --hint " + v + " (unknown key or malformed value: " + problem + ")");
                o.hints.emplace_back(key, value);
            },
-           "any other hint for every algorithm (README, Hints), e.g. inner=pairwise;\n"
+           "any other hint for every algorithm (README, Hints), e.g. inner=pairwise; "
            "repeatable; shown in params")
         ->type_name("KEY=VALUE")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
         ->group(algorithms);
     app.add_option_function<std::string>(
            "--baseline", [&o](const std::string &v) { o.baseline = v; },
-           "what speedup is relative to (mpi = MPI_Alltoall(v), MPI_Neighbor_alltoallv;\n"
+           "what speedup is relative to (mpi = MPI_Alltoall(v), MPI_Neighbor_alltoallv; "
            "crs collectives: the `personalized` backend)")
         ->type_name("mpi|NAME|none")
         ->group(algorithms);
     app.add_flag_callback(
            "--persistent", [&o] { o.persistent = true; },
-           "also time each algorithm as a persistent request (init once, MPIX_Start +\n"
-           "MPIX_Wait per call; alltoall, alltoallv, neighbor_alltoallv): rows with params\n"
+           "also time each algorithm as a persistent request (init once, MPIX_Start + "
+           "MPIX_Wait per call; alltoall, alltoallv, neighbor_alltoallv): rows with params "
            "...;persistent")
         ->group(algorithms);
     app.add_flag_callback("--list", [&cl] { cl.list = true; }, "print the registry and exit")->group(algorithms);
@@ -303,11 +308,11 @@ void add_options(CLI::App &app, CommandLine &cl)
                    refuse("empty --workload-out");
                o.workload_out = v;
            },
-           "after the run, rank 0 writes the exact bytes of every block the run moved as\n"
-           "JSON: {\"collective\", \"P\", \"ppn\" (ranks on the largest node), \"nodes\", \"dist\",\n"
-           "\"size\", \"seed\", \"node_of\": [node of each rank as the library sees it],\n"
-           "\"bytes\": [[bytes src sends to dst] for each src]}; sparse collectives: each\n"
-           "message's bytes, 0 where none. Needs exactly one size (--size S); not written\n"
+           "after the run, rank 0 writes the exact bytes of every block the run moved as "
+           "JSON: {\"collective\", \"P\", \"ppn\" (ranks on the largest node), \"nodes\", \"dist\", "
+           "\"size\", \"seed\", \"node_of\": [node of each rank as the library sees it], "
+           "\"bytes\": [[bytes src sends to dst] for each src]}; sparse collectives: each "
+           "message's bytes, 0 where none. Needs exactly one size (--size S); not written "
            "when the run could not start; a file that cannot be written exits 2")
         ->type_name("FILE")
         ->group(output);
@@ -318,8 +323,8 @@ void add_options(CLI::App &app, CommandLine &cl)
                    refuse("unknown --format " + v + " (table or osu)");
                o.osu = v == "osu";
            },
-           "table (default), or the OSU micro-benchmarks' layout (osu_alltoall /\n"
-           "osu_alltoallv) for exactly one --algo: a registry name, auto (the default there)\n"
+           "table (default), or the OSU micro-benchmarks' layout (osu_alltoall / "
+           "osu_alltoallv) for exactly one --algo: a registry name, auto (the default there) "
            "or mpi (the MPI library's own collective); alltoallv's default --dist: equal")
         ->type_name("table|osu")
         ->group(output);
@@ -379,11 +384,11 @@ void add_options(CLI::App &app, CommandLine &cl)
         ->group(osu);
 
     app.add_flag_callback("--auto-map", [&cl] { cl.auto_map = true; },
-                          "print, as JSON on stdout, what `auto` picks for alltoall and alltoallv over\n"
-                          "a grid (the library's own rule functions), and exit; runs no exchange,\n"
-                          "needs no mpiexec: {\"rule\":\"auto\",\"collectives\":{COLL:{\"algorithms\":[names\n"
-                          "that appear],\"ppn\":{PPN:{\"P\":[...],\"bytes\":[...],\"pick\":[[name per bytes]\n"
-                          "per P]}}}},\"note\":...}; nodes = ceil(P/ppn); alltoallv's bytes: the agreed\n"
+                          "print, as JSON on stdout, what `auto` picks for alltoall and alltoallv over "
+                          "a grid (the library's own rule functions), and exit; runs no exchange, "
+                          "needs no mpiexec: {\"rule\":\"auto\",\"collectives\":{COLL:{\"algorithms\":[names "
+                          "that appear],\"ppn\":{PPN:{\"P\":[...],\"bytes\":[...],\"pick\":[[name per bytes] "
+                          "per P]}}}},\"note\":...}; nodes = ceil(P/ppn); alltoallv's bytes: the agreed "
                           "largest per-rank mean block. Grid lists are sorted, duplicates dropped")
         ->group(map);
     auto map_list = [&cl](const char *option, std::vector<long long> *list, long long min, long long max,

@@ -8,16 +8,40 @@
 
 namespace mpixbench {
 
+namespace {
+
+// The help's option column; descriptions are wrapped to the rest of 80 columns.
+constexpr std::size_t kOptionColumn = 34, kHelpWidth = 80;
+
+// One paragraph (line breaks become spaces) wrapped at `width` columns.
+std::string wrapped(const std::string &text, std::size_t width)
+{
+    std::istringstream words(text);
+    std::string out, line, word;
+    while (words >> word) {
+        if (!line.empty() && line.size() + 1 + word.size() > width) {
+            out += line + "\n";
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + word;
+    }
+    return out + line;
+}
+
+}  // namespace
+
 void configure_app(CLI::App &app)
 {
     app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-    app.get_formatter()->column_width(34);
+    app.get_formatter()->column_width(kOptionColumn);
 }
 
 int parse_command_line(CLI::App &app, int argc, char **argv, bool print)
 {
-    for (CLI::Option *option : app.get_options())
+    for (CLI::Option *option : app.get_options()) {
         option->trigger_on_parse();
+        option->description(wrapped(option->get_description(), kHelpWidth - kOptionColumn));
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success &) {  // --help

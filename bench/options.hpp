@@ -13,7 +13,7 @@
 namespace mpixbench {
 
 // Before adding options: each may be repeated (the last wins), help columns fit
-// the option names.
+// the option names; parse_command_line wraps every description to 80 columns.
 void configure_app(CLI::App &app);
 
 // Parses argv: -1 to go on, otherwise the exit status (0 after --help, 2 after an
