@@ -525,6 +525,7 @@ int main(int argc, char **argv)
     mpixbench::RunnerOptions runner_options{cl.bench.iters, cl.bench.warmup};
     runner_options.verify = cl.bench.verify;
     runner_options.ppn = cl.ppn;
+    runner_options.rank_means = cl.bench.osu;
     {
         mpixbench::Runner runner(MPI_COMM_WORLD, runner_options);
         mpixbench::warn_oversubscribed(MPI_COMM_WORLD, kProgram);

@@ -334,8 +334,10 @@ void Runner::State::free_topology()
 
 // The candidate's algorithm and hints as this communicator's info; the error
 // text of the first hint the library refuses (nothing set then), or empty.
-// Every rank validates locally first: MPIX_Comm_set_info is collective (it reads
-// a tuning file on rank 0), so it runs only once every rank has a valid info.
+// No agreement: every rank holds the same candidate and MPIX_Info_set judges it
+// alike everywhere; MPIX_Comm_set_info agrees itself where it communicates (a
+// tuning file is read on rank 0). An extra reduction here would shift the
+// simulated times of every row under SMPI.
 std::string Runner::State::set_candidate_info(const Candidate &c)
 {
     MPIX_Info *info = nullptr;
@@ -356,11 +358,12 @@ std::string Runner::State::set_candidate_info(const Candidate &c)
                 problem = "hint " + kv.first + "=" + kv.second + ": " + error_text(rc);
         }
     }
-    if (agree(problem, &problem) == 0) {
+    if (problem.empty()) {
         int rc = MPIX_Comm_set_info(xcomm, info);
-        problem = rc == MPI_SUCCESS ? "" : "MPIX_Comm_set_info: " + error_text(rc);
-        if (agree(problem, &problem))
+        if (rc != MPI_SUCCESS) {
+            problem = "MPIX_Comm_set_info: " + error_text(rc);
             MPIX_Comm_set_info(xcomm, nullptr);  // no half-set hints for the next candidate
+        }
     }
     MPIX_Info_free(&info);
     return problem;
@@ -542,22 +545,24 @@ Runner::Runner(MPI_Comm comm, const RunnerOptions &o) : state_(new State())
 {
     State &s = *state_;
     s.options = o;
+    // The MPIX_Comm on comm itself, so the library raises its errors through
+    // comm's handler (MPI_ERRORS_RETURN there: a failing call fails its
+    // measurement instead of ending the program). Then our duplicate, for the
+    // MPI library's collective, barriers and agreements. Both in the order
+    // mpix-bench made them before the split: SimGrid's simulated times depend on
+    // the communicators (a duplicate of a duplicate is set up anew).
+    int rc = MPIX_Comm_init(&s.xcomm, comm);
+    if (rc == MPI_SUCCESS && o.ppn > 0)
+        rc = MPIX_Comm_update_locality(s.xcomm, o.ppn);
     MPI_Comm_dup(comm, &s.comm);
-    // A failing call fails its measurement instead of ending the program.
     MPI_Comm_set_errhandler(s.comm, MPI_ERRORS_RETURN);
     MPI_Comm_size(s.comm, &s.ranks);
     MPI_Comm_rank(s.comm, &s.me);
     s.node_of.assign((std::size_t)s.ranks, 0);
     s.ranks_per_node_max = s.ranks;
-    int rc = MPIX_Comm_init(&s.xcomm, s.comm);
-    if (rc == MPI_SUCCESS && o.ppn > 0)
-        rc = MPIX_Comm_update_locality(s.xcomm, o.ppn);
-    std::string problem = rc == MPI_SUCCESS ? "" : "MPIX_Comm_init: " + error_text(rc);
-    if (s.agree(problem, &s.init_error))
-        return;
     // Nodes as the library sees them (real, or emulated by ppn).
     const mpix::Regions *regions = nullptr;
-    if (mpix::get_regions(s.xcomm, mpix::Locality::node, &regions) == MPI_SUCCESS && regions) {
+    if (rc == MPI_SUCCESS && mpix::get_regions(s.xcomm, mpix::Locality::node, &regions) == MPI_SUCCESS && regions) {
         s.nodes = regions->count;
         s.node_of = regions->region_of;  // the same on every rank
         s.ranks_per_node_max = regions->max_size;
@@ -567,10 +572,12 @@ Runner::Runner(MPI_Comm comm, const RunnerOptions &o) : state_(new State())
     // its first collective, in simulated time). Otherwise the first measurement
     // that needs them pays for it (measured under SMPI: 449 us instead of 72 us).
     MPI_Comm node_comm = MPI_COMM_NULL, cross_comm = MPI_COMM_NULL;
-    if (mpix::get_region_comms(s.xcomm, mpix::Locality::node, &node_comm, &cross_comm) == MPI_SUCCESS) {
+    if (rc == MPI_SUCCESS &&
+        mpix::get_region_comms(s.xcomm, mpix::Locality::node, &node_comm, &cross_comm) == MPI_SUCCESS) {
         MPI_Barrier(node_comm);
         MPI_Barrier(cross_comm);
     }
+    s.agree(rc == MPI_SUCCESS ? "" : "MPIX_Comm_init: " + error_text(rc), &s.init_error);
 }
 
 Runner::~Runner() = default;
@@ -611,9 +618,11 @@ int Runner::prepare(const Point &pt, std::string *why)
     if (s.agree(problem, why))
         return 2;
 
-    // The workload's statistics (what an alltoallv selection rule agrees on):
-    // this rank's mean block to the other ranks and its largest block, agreed
-    // with MPI_MAX in one reduction.
+    // One reduction agrees on the workload's statistics (what an alltoallv
+    // selection rule agrees on: this rank's mean block to the other ranks and its
+    // largest block) and on whether any rank's buffers are large: under SMPI
+    // large buffers are shared between simulated ranks (memory of one process
+    // holds all P ranks), and their content is then meaningless.
     s.prepared = true;  // sent_row reads the layout
     const std::vector<unsigned long long> row = s.sent_row();
     unsigned long long to_others = 0, largest = 0;
@@ -622,21 +631,17 @@ int Runner::prepare(const Point &pt, std::string *why)
         if (j != s.me)
             to_others += row[(std::size_t)j];
     }
-    unsigned long long mine[2] = {s.ranks > 1 ? to_others / (unsigned long long)(s.ranks - 1) : 0, largest};
-    unsigned long long agreed[2] = {0, 0};
-    MPI_Allreduce(mine, agreed, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, s.comm);
-    s.mean_block_bytes = agreed[0];
-    s.max_block_bytes = agreed[1];
-
-    // Under SMPI large buffers are shared between simulated ranks (memory of one
-    // process holds all P ranks); their content is then meaningless.
     const Layout &l = s.layout;
     const std::size_t send_bytes = std::max(l.send_bytes, l.sparse_send_bytes);
     const std::size_t recv_bytes = std::max(l.recv_bytes, l.sparse_recv_bytes);
     const std::size_t share_above = (std::size_t)(64 << 20) / (std::size_t)std::max(1, s.ranks / 64);
-    int big = send_bytes + recv_bytes > share_above ? 1 : 0, any_big = 0;
-    MPI_Allreduce(&big, &any_big, 1, MPI_INT, MPI_MAX, s.comm);
-    s.shared_buffers = MPIX_SMPI && any_big;
+    const unsigned long long mine[3] = {s.ranks > 1 ? to_others / (unsigned long long)(s.ranks - 1) : 0, largest,
+                                        send_bytes + recv_bytes > share_above ? 1ULL : 0ULL};
+    unsigned long long agreed[3] = {0, 0, 0};
+    MPI_Allreduce(mine, agreed, 3, MPI_UNSIGNED_LONG_LONG, MPI_MAX, s.comm);
+    s.mean_block_bytes = agreed[0];
+    s.max_block_bytes = agreed[1];
+    s.shared_buffers = MPIX_SMPI && agreed[2];
     s.send_buffer.allocate(send_bytes, s.shared_buffers);
     s.recv_buffer.allocate(recv_bytes, s.shared_buffers);
 
@@ -737,19 +742,20 @@ Measurement Runner::measure(const Candidate &c, CallForm form)
     if (times.empty())
         times.push_back(0.0);  // the init failed: no timing, the row says FAILED
 
-    // One MAX reduction for the slowest rank per call, the largest and smallest
-    // per-rank mean and any failure; one SUM for the mean of the means.
-    const double rank_mean_us = std::accumulate(times.begin(), times.end(), 0.0) / (double)times.size() * 1e6;
-    std::vector<double> local(times);
-    local.push_back(rank_mean_us);
-    local.push_back(-rank_mean_us);
-    local.push_back(ok ? 0.0 : 1.0);
-    std::vector<double> worst(local.size());
-    MPI_Allreduce(local.data(), worst.data(), (int)local.size(), MPI_DOUBLE, MPI_MAX, s.comm);
-    double mean_sum = 0;
-    MPI_Allreduce(&rank_mean_us, &mean_sum, 1, MPI_DOUBLE, MPI_SUM, s.comm);
-    const bool all_ok = worst.back() == 0.0;
-    std::vector<double> slowest(worst.begin(), worst.begin() + (std::ptrdiff_t)times.size());
+    // The reductions (and their order) of mpix-bench before the split, so
+    // simulated times stay as they were: OSU's per-rank means (rank 0) when
+    // asked for, the slowest rank per call, any failure.
+    if (s.options.rank_means) {
+        const double mean_us = std::accumulate(times.begin(), times.end(), 0.0) / (double)times.size() * 1e6;
+        MPI_Reduce(&mean_us, &m.rank_mean_avg_us, 1, MPI_DOUBLE, MPI_SUM, 0, s.comm);
+        MPI_Reduce(&mean_us, &m.rank_mean_min_us, 1, MPI_DOUBLE, MPI_MIN, 0, s.comm);
+        MPI_Reduce(&mean_us, &m.rank_mean_max_us, 1, MPI_DOUBLE, MPI_MAX, 0, s.comm);
+        m.rank_mean_avg_us /= s.ranks;
+    }
+    std::vector<double> slowest(times.size());
+    MPI_Allreduce(times.data(), slowest.data(), (int)times.size(), MPI_DOUBLE, MPI_MAX, s.comm);
+    int all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, s.comm);
 
     if (c.algorithm == "auto")
         m.picked = s.picked();
@@ -758,9 +764,6 @@ Measurement Runner::measure(const Candidate &c, CallForm form)
     m.median_us = median(slowest) * 1e6;
     m.min_us = *std::min_element(slowest.begin(), slowest.end()) * 1e6;
     m.max_us = *std::max_element(slowest.begin(), slowest.end()) * 1e6;
-    m.rank_mean_avg_us = mean_sum / s.ranks;
-    m.rank_mean_max_us = worst[times.size()];
-    m.rank_mean_min_us = -worst[times.size() + 1];
     m.iters = iters;
     m.verified = !all_ok ? "FAILED" : verify ? "yes" : "skipped";
     if (all_ok)

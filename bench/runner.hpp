@@ -43,8 +43,9 @@ struct Measurement {
     unsigned long long mean_block_bytes = 0, max_block_bytes = 0;  // agreed statistics of the point's workload
     std::string picked;                                            // auto: the row that ran
     // Added for mpix-bench: OSU's statistics (each rank's mean over the timed
-    // calls, then their mean, min and max over ranks), the timed calls, and this
-    // rank's first error (a rejected hint, an error code), empty when none.
+    // calls, then their mean, min and max over ranks; rank 0, with
+    // RunnerOptions::rank_means), the timed calls, and this rank's first error
+    // (a refused hint, an error code), empty when none.
     double rank_mean_avg_us = 0, rank_mean_min_us = 0, rank_mean_max_us = 0;
     int iters = 0;
     std::string error;
@@ -55,6 +56,7 @@ struct RunnerOptions {
     int warmup;
     bool verify = true;
     int ppn = 0;  // emulated nodes of ppn consecutive ranks; 0: real nodes
+    bool rank_means = false;  // also OSU's per-rank means (three reductions more per measurement)
 };
 
 // How the candidate is called: one blocking call per timed call, or a persistent
@@ -70,9 +72,12 @@ bool mpi_collective_available(mpix::Collective coll);
 
 class Runner {  // every method is collective over `comm`
 public:
-    // Makes its own duplicate of comm (errors return, never abort) and an MPIX_Comm
-    // on it (with ppn emulation), and sets up the node communicators the library
-    // caches, so no measurement pays for their first use.
+    // Makes an MPIX_Comm on comm (with ppn emulation) and its own duplicate of
+    // comm (MPI_ERRORS_RETURN) for the MPI library's collective, and sets up the
+    // node communicators the library caches, so no measurement pays for their
+    // first use. The library raises its errors through comm's handler: give comm
+    // MPI_ERRORS_RETURN and a failing call fails its measurement (Measurement::
+    // error says why) instead of ending the program.
     Runner(MPI_Comm comm, const RunnerOptions &o);
     ~Runner();
     Runner(const Runner &) = delete;
@@ -84,7 +89,8 @@ public:
     int prepare(const Point &pt, std::string *why);
     // Warm-up, timed calls, verification of the first call; every hint of the
     // candidate goes into the info given to MPIX_Comm_set_info before the calls
-    // (cleared after). The same Measurement on every rank but `error`.
+    // (cleared after). Every rank passes the same candidate and gets the same
+    // Measurement, but for `error` and the OSU statistics (rank 0).
     Measurement measure(const Candidate &c);
     // persistent: the last call is verified too (a request that works only once
     // is caught); the MPI library's own persistent form where it has one (MPI-4).
@@ -96,7 +102,7 @@ public:
     // Added for mpix-bench.
     int ranks() const;
     int rank() const;
-    MPI_Comm comm() const;                 // the runner's duplicate (MPI_ERRORS_RETURN)
+    MPI_Comm comm() const;  // the runner's duplicate of comm (MPI_ERRORS_RETURN)
     const std::vector<int> &node_of() const;  // rank -> node as the library sees it
     // Timed and untimed calls of the next measurements (OSU's defaults vary by size).
     void set_iterations(int iters, int warmup);
