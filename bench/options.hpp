@@ -8,7 +8,12 @@
 #include <string>
 #include <vector>
 
+// SimGrid SMPI's mpi.h defines exit(x) as a macro, which would rewrite CLI11's
+// App::exit; CLI11 is read without it, whatever was included before.
+#pragma push_macro("exit")
+#undef exit
 #include <CLI/CLI.hpp>
+#pragma pop_macro("exit")
 
 namespace mpixbench {
 
