@@ -41,7 +41,7 @@ $run --algo node_aware --ppn 2 --hint inner=pairwise --hint trace="$tmp/tr" --si
 grep -q '"algorithm":"node_aware"' "$tmp/tr.0.jsonl"
 grep -q '^alltoallv,node_aware,inner=pairwise;trace=' "$tmp/out.csv"
 # One header, then rows, all verified (column 13); natively no bound (columns 14-15 empty).
-test "$(grep -c '^collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,max_us,speedup_vs_mpi,verified,bound_us,x_bound$' "$tmp/out.csv")" -eq 1
+test "$(grep -c '^collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,max_us,speedup_vs_mpi,verified,bound_us,x_bound,mean_block_bytes,max_block_bytes$' "$tmp/out.csv")" -eq 1
 if awk -F, 'NR > 1 && ($13 != "yes" || $14 != "" || $15 != "")' "$tmp/out.csv" | grep .; then
     echo "unverified rows, or a bound outside a simulation"; exit 1
 fi
