@@ -1,0 +1,127 @@
+// Measures one collective call form on one workload: buffers and layouts, one
+// call of a registry algorithm (or of the MPI library's own collective),
+// verification against the bytes every correct exchange delivers, and timing
+// (per call the slowest rank's time, then median/min/max over the timed calls).
+// Shared by mpix-bench, mpix-tune and sim/check_sim; works on any communicator.
+// Times are MPI_Wtime only (the one clock SimGrid SMPI simulates).
+#ifndef MPIX_BENCH_RUNNER_HPP
+#define MPIX_BENCH_RUNNER_HPP
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bound.hpp"
+#include "core/hints.hpp"
+#include "mpix.h"
+
+namespace mpixbench {
+
+// One exchange to measure: collective, block size scale S (bytes; MPIX_Alltoall's
+// and the crs alltoall's block), workload (--dist) and its seed.
+struct Point {
+    mpix::Collective coll;
+    long long size;
+    std::string dist;
+    unsigned long long seed = 1;
+};
+
+// One registry row with its hint values; algorithm "" = the MPI library's own
+// collective (its hints are then unused).
+struct Candidate {
+    std::string algorithm;
+    std::vector<std::pair<std::string, std::string>> hints;  // e.g. {{"radix","4"},{"batch_size","32"}}
+};
+
+struct Measurement {
+    double median_us = 0, min_us = 0, max_us = 0;  // over timed calls of the slowest rank's time
+    std::string verified;                          // "yes", "FAILED" or "skipped"
+    unsigned long long mean_block_bytes = 0, max_block_bytes = 0;  // agreed statistics of the point's workload
+    std::string picked;                                            // auto: the row that ran
+    // Added for mpix-bench: OSU's statistics (each rank's mean over the timed
+    // calls, then their mean, min and max over ranks), the timed calls, and this
+    // rank's first error (a rejected hint, an error code), empty when none.
+    double rank_mean_avg_us = 0, rank_mean_min_us = 0, rank_mean_max_us = 0;
+    int iters = 0;
+    std::string error;
+};
+
+struct RunnerOptions {
+    int iters;
+    int warmup;
+    bool verify = true;
+    int ppn = 0;  // emulated nodes of ppn consecutive ranks; 0: real nodes
+};
+
+// How the candidate is called: one blocking call per timed call, or a persistent
+// request made once outside the timing and started (Start + Wait) per call.
+enum class CallForm { blocking, persistent };
+
+// The MPI library's own collective of `coll` (MPI_Alltoall, MPI_Alltoallv,
+// MPI_Neighbor_alltoallv; the crs collectives have none: nullptr).
+const char *mpi_collective_name(mpix::Collective coll);
+// Whether the runner can call it: MPI_Neighbor_alltoallv needs
+// MPI_Dist_graph_create_adjacent, which SimGrid SMPI does not implement.
+bool mpi_collective_available(mpix::Collective coll);
+
+class Runner {  // every method is collective over `comm`
+public:
+    // Makes its own duplicate of comm (errors return, never abort) and an MPIX_Comm
+    // on it (with ppn emulation), and sets up the node communicators the library
+    // caches, so no measurement pays for their first use.
+    Runner(MPI_Comm comm, const RunnerOptions &o);
+    ~Runner();
+    Runner(const Runner &) = delete;
+    Runner &operator=(const Runner &) = delete;
+
+    // Layout + buffers for this point (and its neighbour topology), and the
+    // workload's agreed statistics. 0 ok; otherwise non-zero on every rank, and
+    // `why` (may be null) names the first failing rank and its problem.
+    int prepare(const Point &pt, std::string *why);
+    // Warm-up, timed calls, verification of the first call; every hint of the
+    // candidate goes into the info given to MPIX_Comm_set_info before the calls
+    // (cleared after). The same Measurement on every rank but `error`.
+    Measurement measure(const Candidate &c);
+    // persistent: the last call is verified too (a request that works only once
+    // is caught); the MPI library's own persistent form where it has one (MPI-4).
+    Measurement measure(const Candidate &c, CallForm form);
+    MPIX_Comm *xcomm();  // e.g. to MPIX_Comm_set_info(tuning_file=...) for auto checks
+    int nodes() const;
+    int ranks_per_node_max() const;
+
+    // Added for mpix-bench.
+    int ranks() const;
+    int rank() const;
+    MPI_Comm comm() const;                 // the runner's duplicate (MPI_ERRORS_RETURN)
+    const std::vector<int> &node_of() const;  // rank -> node as the library sees it
+    // Timed and untimed calls of the next measurements (OSU's defaults vary by size).
+    void set_iterations(int iters, int warmup);
+    // Every block of the prepared point as sent: on rank 0 the P x P bytes
+    // (row = source; sparse collectives: only the messages, 0 elsewhere), empty
+    // elsewhere.
+    std::vector<unsigned long long> gather_sent_bytes() const;
+    // The prepared point's lower bound on the simulated platform (sim/bound.hpp):
+    // true on rank 0 of an SMPI build; false natively (no model to bound).
+    bool lower_bound(mpix::sim::Bound *out);
+
+private:
+    struct State;  // buffers, layout, topology, workload (and SimGrid's platform)
+    std::unique_ptr<State> state_;
+};
+
+// What MPIX_Info_set says of key=value: empty when it accepts them, else its
+// error text. Local (no communication); never aborts.
+std::string hint_problem(const std::string &key, const std::string &value);
+
+// Natively, more ranks than cores on a host make timings measure the
+// scheduler's tick: rank 0 of comm warns once on stderr ("PROGRAM: warning: ...").
+// Collective. Does nothing under SMPI, whose time does not depend on the host.
+void warn_oversubscribed(MPI_Comm comm, const char *program);
+
+}  // namespace mpixbench
+
+#endif
