@@ -14,7 +14,8 @@
 #include <sstream>
 #include <tuple>
 
-#include "workload.hpp"
+#include "sweep.hpp"  // params_text
+#include "workloads.hpp"
 
 namespace mpixbench {
 
@@ -50,16 +51,6 @@ bool split_csv(const std::string &line, std::vector<std::string> *fields)
     }
     fields->push_back(field);
     return !quoted;
-}
-
-std::string csv_field(const std::string &s)
-{
-    if (s.find_first_of(",\"\n") == std::string::npos)
-        return s;
-    std::string quoted = "\"";
-    for (char c : s)
-        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
 }
 
 bool parse_ll(const std::string &s, long long *v)
@@ -233,11 +224,8 @@ void merge_measured(std::vector<Region> *into, const std::vector<Region> &from)
         (*into)[i].measured.merge(from[i].measured);
 }
 
-struct Candidate {
-    std::string algorithm;
-    Hints hints;
-    std::string label() const { return algorithm + " " + params_text(hints); }
-};
+// "name params", as the report and `runner_up` name a candidate (runner.hpp).
+std::string label(const Candidate &c) { return c.algorithm + " " + params_text(c.hints); }
 
 // How well a candidate covers a set of workloads: unmeasured ones first (fewer
 // is better), then the worst and the mean ratio to each workload's best.
@@ -309,7 +297,7 @@ Measured measure_band(const std::vector<StatPoint> &points, std::size_t first, s
     Measured m;
     m.agreement_us = offset_us;
     if (!runner_up.empty())
-        m.runner_up = candidates.at(runner_up).label();
+        m.runner_up = label(candidates.at(runner_up));
     for (const Instance *in : instances_of(points, first, last)) {
         ++m.points;
         m.sizes.insert(in->size);
@@ -532,26 +520,6 @@ std::vector<TuneRow> read_tune_csv(const std::string &path, std::string *why, st
     return rows;
 }
 
-std::string tune_csv_header()
-{
-    return "collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,max_us,speedup_vs_mpi,verified,"
-           "bound_us,x_bound,mean_block_bytes,max_block_bytes\n";
-}
-
-std::string tune_csv_line(const TuneRow &r)
-{
-    char times[96];
-    std::snprintf(times, sizeof times, "%.3f,%.3f,%.3f", r.median_us, r.min_us, r.max_us);
-    std::string line = csv_field(r.collective) + "," + csv_field(r.algorithm) + "," + csv_field(r.params) + "," +
-                       std::to_string(r.ranks) + "," + std::to_string(r.nodes) + "," + std::to_string(r.ppn) + "," +
-                       std::to_string(r.size) + "," + csv_field(r.dist) + "," + times + ",0.0000," +
-                       csv_field(r.verified) + ",,,";
-    line += r.has_mean_block ? std::to_string(r.mean_block_bytes) : "";
-    line += ",";
-    line += r.has_max_block ? std::to_string(r.max_block_bytes) : "";
-    return line + "\n";
-}
-
 std::string tune_key(const std::string &collective, const std::string &algorithm, const std::string &params,
                      long long ranks, long long ppn, long long size, const std::string &dist)
 {
@@ -582,14 +550,6 @@ bool parse_params(const std::string &params, Hints *hints)
         hints->emplace_back(item.substr(0, eq), item.substr(eq + 1));
     }
     return !hints->empty();
-}
-
-std::string params_text(const Hints &hints)
-{
-    std::string t;
-    for (const auto &kv : hints)
-        t += (t.empty() ? "" : ";") + kv.first + "=" + kv.second;
-    return t.empty() ? "default" : t;
 }
 
 bool synthetic_mean_block_bytes(const std::string &dist, long long ranks, long long size, unsigned long long seed,
@@ -835,7 +795,7 @@ nlohmann::ordered_json build_selection_table(const std::vector<TuneRow> &rows, c
                 ++rules;
 
                 text << coll << " rule " << list.size() << ": ranks_per_node " << r.rpn.text() << ", P "
-                     << r.ranks.text() << ", " << stat_key << " " << r.stat.text() << ": " << cand.label() << " ("
+                     << r.ranks.text() << ", " << stat_key << " " << r.stat.text() << ": " << label(cand) << " ("
                      << m.points << (m.points == 1 ? " point" : " points") << ", worst " << rounded(m.worst_ratio, 3);
                 if (m.margin > 0)
                     text << ", ahead of " << m.runner_up << " by x" << rounded(m.margin, 3);

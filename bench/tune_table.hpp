@@ -29,17 +29,13 @@ struct TuneRow {
     std::string source;    // "file:line", for messages
 };
 
-// Reads one CSV (header-driven: columns are found by name, in any order; a
+// Reads one CSV (mpix-bench's and mpix-tune's, reporters.hpp; header-driven: columns are found by name, in any order; a
 // repeated header line, as from concatenated files, is read again). Needs the
 // columns collective, algorithm, params, size, dist, median_us and verified.
 // On failure returns no rows and sets *why; lines that cannot be read are
 // skipped with a message in *warnings (a run killed mid-line leaves one).
 std::vector<TuneRow> read_tune_csv(const std::string &path, std::string *why,
                                    std::vector<std::string> *warnings = nullptr);
-
-// The CSV mpix-tune writes: mpix-bench's columns, then the two statistics.
-std::string tune_csv_header();
-std::string tune_csv_line(const TuneRow &row);  // ends with '\n'
 
 // What identifies a measurement for resuming: collective, algorithm, params,
 // P, ppn, size, dist. done_keys skips FAILED rows, so a resumed run measures
@@ -50,10 +46,8 @@ std::set<std::string> done_keys(const std::vector<TuneRow> &rows);
 
 // params text -> hints: "default" (or "") gives none; "radix=4;batch_size=32"
 // gives {{"radix","4"},{"batch_size","32"}}. False on text that is not
-// key=value pairs.
+// key=value pairs. (The inverse is params_text, sweep.hpp.)
 bool parse_params(const std::string &params, std::vector<std::pair<std::string, std::string>> *hints);
-// The inverse, for writing rows: "default" when there are no hints.
-std::string params_text(const std::vector<std::pair<std::string, std::string>> &hints);
 
 struct BuildOptions {
     std::string version;    // "generated.by": "mpix-tune VERSION"

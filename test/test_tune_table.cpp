@@ -2,7 +2,8 @@
 // rows with known winners give exact rules (bands, borders, hints, margins),
 // the agreement cost turns size bands into one rule, workloads of the same
 // statistic share one pick, and real bench/results files give tables whose
-// picks are the fastest rows there.
+// picks are the fastest rows there. Links the bench library (the CSV writer,
+// params_text) but calls no MPI.
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -10,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "reporters.hpp"
+#include "sweep.hpp"
 #include "tune_table.hpp"
 
 namespace {
@@ -314,14 +317,28 @@ void test_csv_io()
         expect(keys.size() == 2 && keys.count("alltoallv,pmpi,default,8,4,16,normal") &&
                    !keys.count(mpixbench::tune_key("alltoallv", "linear", "default", 8, 0, 16, "uniform")),
                "done keys skip FAILED rows");
-        // Written and read back: the same row.
-        std::ofstream f(path);
-        f << mpixbench::tune_csv_header() << mpixbench::tune_csv_line(rows[2]) << mpixbench::tune_csv_line(rows[0]);
-        f.close();
+        // What mpix-bench and mpix-tune write (reporters.hpp), read back.
+        std::remove(path.c_str());
+        mpixbench::RunDescription run;
+        run.coll = mpix::Collective::alltoallv;
+        run.ranks = 8;
+        run.nodes = 2;
+        run.ppn = 4;
+        run.dist = "normal";
+        mpixbench::ResultRow written;
+        written.algorithm = "parlogna";
+        written.params = "radix=2;trace=a,b";
+        written.size = 16;
+        written.measured.median_us = 3;
+        written.measured.verified = "yes";
+        written.measured.mean_block_bytes = 8;
+        written.measured.max_block_bytes = 16;
+        expect(mpixbench::append_csv(path, run, {written, written}).empty(), "append_csv");
         std::vector<TuneRow> again = mpixbench::read_tune_csv(path, &why);
-        expect(again.size() == 2 && again[0].mean_block_bytes == 8 && again[1].params == rows[0].params &&
-                   !again[1].has_mean_block && again[0].source == path + ":2",
-               "round trip");
+        expect(again.size() == 2 && again[1].mean_block_bytes == 8 && again[1].params == written.params &&
+                   again[1].has_max_block && again[1].max_block_bytes == 16 && again[1].nodes == 2 &&
+                   again[1].source == path + ":3",
+               "what the reporters write reads back");
     }
     std::remove(path.c_str());
     expect(mpixbench::read_tune_csv("/nonexistent/x.csv", &why).empty() && why.find("cannot open") == 0,
