@@ -24,7 +24,7 @@ grep -q '^alltoallv,agreement,default,4,2,2,' "$tmp/t.csv" || fail "no agreement
 if awk -F, 'NR > 1 && $13 != "yes"' "$tmp/t.csv" | grep .; then fail "unverified rows"; fi
 rows=$(wc -l <"$tmp/t.csv")
 # The table: format 1, rules for both collectives, every pick a measured row,
-# P bands (2 and 4 measured), the generator recorded.
+# both P covered, the generator recorded.
 if command -v python3 >/dev/null 2>&1; then
     python3 - "$tmp/t.json" <<'EOF' || fail "table not as expected: $(cat "$tmp/t.json")"
 import json, sys
@@ -34,7 +34,8 @@ assert t["generated"]["by"].startswith("mpix-tune ") and t["generated"]["platfor
 for coll in ("alltoall", "alltoallv"):
     rules = t[coll]
     assert rules, coll
-    assert any("ranks" in r["when"] for r in rules), coll + ": no P bands"
+    # P 2 and 4 both measured (one P band when both decide alike: timings here are noisy).
+    assert sorted({p for r in rules for p in r["measured"]["ranks"]}) == [2, 4], coll
     for r in rules:
         assert r["algorithm"] in ("pairwise", "linear", "parlogna", "node_bruck"), r
         assert set(r.get("hints", {})) <= {"radix", "batch_size"}, r
