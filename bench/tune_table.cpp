@@ -14,7 +14,8 @@
 #include <sstream>
 #include <tuple>
 
-#include "sweep.hpp"  // params_text
+#include "options.hpp"  // parse_integer
+#include "sweep.hpp"    // params_text
 #include "workloads.hpp"
 
 namespace mpixbench {
@@ -51,19 +52,6 @@ bool split_csv(const std::string &line, std::vector<std::string> *fields)
     }
     fields->push_back(field);
     return !quoted;
-}
-
-bool parse_ll(const std::string &s, long long *v)
-{
-    if (s.empty())
-        return false;
-    char *end = nullptr;
-    errno = 0;
-    const long long x = std::strtoll(s.c_str(), &end, 10);
-    if (errno || *end)
-        return false;
-    *v = x;
-    return true;
 }
 
 bool parse_ull(const std::string &s, unsigned long long *v)
@@ -481,11 +469,11 @@ std::vector<TuneRow> read_tune_csv(const std::string &path, std::string *why, st
         r.dist = text("dist");
         r.verified = text("verified");
         r.source = path + ":" + std::to_string(line_no);
-        bool ok = parse_ll(text("size"), &r.size) && parse_double(text("median_us"), &r.median_us);
+        bool ok = parse_integer(text("size"), &r.size) && parse_double(text("median_us"), &r.median_us);
         // Optional columns: absent or empty leaves them unknown; present and bad skips the line.
         auto optional_ll = [&](const char *name, long long *v) {
             const std::string t = text(name);
-            if (!t.empty() && !parse_ll(t, v))
+            if (!t.empty() && !parse_integer(t, v))
                 ok = false;
         };
         auto optional_double = [&](const char *name, double *v) {
