@@ -1,0 +1,429 @@
+// mpix-tune's table building (bench/tune_table.cpp), without MPI: hand-written
+// rows with known winners give exact rules (bands, borders, hints, margins),
+// the agreement cost turns size bands into one rule, workloads of the same
+// statistic share one pick, and real bench/results files give tables whose
+// picks are the fastest rows there. Links the bench library (the CSV writer,
+// params_text) but calls no MPI.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "reporters.hpp"
+#include "sweep.hpp"
+#include "tune_table.hpp"
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+using mpixbench::TuneRow;
+
+int checks = 0, failures = 0;
+
+void expect(bool ok, const std::string &what)
+{
+    ++checks;
+    if (!ok) {
+        ++failures;
+        std::printf("FAILED: %s\n", what.c_str());
+    }
+}
+
+bool near(double a, double b) { return std::fabs(a - b) < 1e-3; }
+
+TuneRow row(const std::string &coll, const std::string &algo, const std::string &params, long long p, long long nodes,
+            long long size, const std::string &dist, double us, const std::string &verified = "yes")
+{
+    TuneRow r;
+    r.collective = coll;
+    r.algorithm = algo;
+    r.params = params;
+    r.ranks = p;
+    r.nodes = nodes;
+    r.ppn = (p + nodes - 1) / nodes;
+    r.size = size;
+    r.dist = dist;
+    r.median_us = r.min_us = r.max_us = us;
+    r.verified = verified;
+    return r;
+}
+
+TuneRow row_v(const std::string &algo, const std::string &params, long long p, long long nodes, long long size,
+              const std::string &dist, unsigned long long mean, double us)
+{
+    TuneRow r = row("alltoallv", algo, params, p, nodes, size, dist, us);
+    r.has_mean_block = true;
+    r.mean_block_bytes = mean;
+    return r;
+}
+
+mpixbench::BuildOptions fixed_options()
+{
+    mpixbench::BuildOptions o;
+    o.version = "test";
+    o.platform = "hand-written";
+    o.date = "2026-11-26T00:00:00Z";
+    return o;
+}
+
+// A "when" value: an exact integer, a {min, max} range or a boolean.
+bool holds(const Json &cond, unsigned long long v)
+{
+    if (cond.is_number_integer())
+        return cond.get<unsigned long long>() == v;
+    if (cond.contains("min") && v < cond["min"].get<unsigned long long>())
+        return false;
+    return !(cond.contains("max") && v > cond["max"].get<unsigned long long>());
+}
+
+// The first rule of the list whose conditions all hold, as the library tries them.
+const Json *first_match(const Json &rules, const std::map<std::string, unsigned long long> &values)
+{
+    for (const Json &r : rules) {
+        bool all = true;
+        for (auto it = r["when"].begin(); it != r["when"].end(); ++it)
+            all = all && values.count(it.key()) && holds(it.value(), values.at(it.key()));
+        if (all)
+            return &r;
+    }
+    return nullptr;
+}
+
+// Two ranges that cannot both hold (so neither rule shadows the other).
+bool disjoint(const Json &a, const Json &b)
+{
+    const unsigned long long amin = a.value("min", 0ULL), bmin = b.value("min", 0ULL);
+    const unsigned long long amax = a.value("max", ~0ULL), bmax = b.value("max", ~0ULL);
+    return amax < bmin || bmax < amin;
+}
+
+void expect_no_overlap(const Json &rules, const std::string &what)
+{
+    for (std::size_t i = 0; i < rules.size(); ++i)
+        for (std::size_t j = i + 1; j < rules.size(); ++j) {
+            bool apart = false;
+            for (auto it = rules[i]["when"].begin(); it != rules[i]["when"].end(); ++it)
+                if (rules[j]["when"].contains(it.key()))
+                    apart = apart || disjoint(it.value(), rules[j]["when"][it.key()]);
+            expect(apart, what + ": rules " + std::to_string(i + 1) + " and " + std::to_string(j + 1) + " overlap");
+        }
+}
+
+std::string dump(const Json &j) { return j.dump(); }
+
+void test_alltoall_bands()
+{
+    std::vector<TuneRow> rows;
+    // P = 64 and 256 on nodes of 16: radix 2 wins at 16 B, radix 4 at 256 B and
+    // 4 KiB, pairwise at 64 KiB.
+    const long long sizes[] = {16, 256, 4096, 65536};
+    const double r2[] = {10, 20, 50, 500}, r4[] = {12, 18, 45, 480}, pw[] = {30, 40, 60, 300};
+    for (long long p : {64LL, 256LL})
+        for (int k = 0; k < 4; ++k) {
+            rows.push_back(row("alltoall", "node_bruck", "radix=2", p, p / 16, sizes[k], "uniform", r2[k]));
+            rows.push_back(row("alltoall", "node_bruck", "radix=4", p, p / 16, sizes[k], "uniform", r4[k]));
+            rows.push_back(row("alltoall", "pairwise", "default", p, p / 16, sizes[k], "uniform", pw[k]));
+            // Never winners: the MPI library's baseline row, auto, a failed and a persistent row.
+            rows.push_back(row("alltoall", "MPI_Alltoall", "(baseline)", p, p / 16, sizes[k], "uniform", 1));
+            rows.push_back(row("alltoall", "auto", "picked=pairwise", p, p / 16, sizes[k], "uniform", 1));
+            rows.push_back(row("alltoall", "linear", "default", p, p / 16, sizes[k], "uniform", 1, "FAILED"));
+            rows.push_back(row("alltoall", "node_bruck", "radix=2;persistent", p, p / 16, sizes[k], "uniform", 1));
+        }
+    // P = 1024: radix 2 at every size.
+    for (int k = 0; k < 4; ++k) {
+        rows.push_back(row("alltoall", "node_bruck", "radix=2", 1024, 64, sizes[k], "uniform", 10));
+        rows.push_back(row("alltoall", "node_bruck", "radix=4", 1024, 64, sizes[k], "uniform", 15));
+    }
+    std::string report;
+    Json t = mpixbench::build_selection_table(rows, fixed_options(), &report);
+    expect(t["mpix_selection_table"] == 1, "version 1");
+    expect(!t.contains("alltoallv"), "no alltoallv rows, no alltoallv key");
+    const Json &a = t["alltoall"];
+    expect(a.size() == 4, "alltoall: 4 rules (P 64 and 256 merge), got " + dump(a));
+    if (a.size() != 4)
+        return;
+    // P 64 and 256 decide alike: one P band up to sqrt(256 * 1024) = 512.
+    expect(dump(a[0]["when"]) == R"({"ranks":{"max":512},"block_bytes":{"max":64}})", "rule 1 when " + dump(a[0]["when"]));
+    expect(a[0]["algorithm"] == "node_bruck" && dump(a[0]["hints"]) == R"({"radix":2})", "rule 1 pick " + dump(a[0]));
+    expect(dump(a[1]["when"]) == R"({"ranks":{"max":512},"block_bytes":{"min":65,"max":16384}})",
+           "rule 2 when " + dump(a[1]["when"]));
+    expect(dump(a[1]["hints"]) == R"({"radix":4})", "rule 2 hints " + dump(a[1]));
+    expect(dump(a[2]["when"]) == R"({"ranks":{"max":512},"block_bytes":{"min":16385}})",
+           "rule 3 when " + dump(a[2]["when"]));
+    expect(a[2]["algorithm"] == "pairwise" && !a[2].contains("hints"), "rule 3 pick " + dump(a[2]));
+    expect(dump(a[3]["when"]) == R"({"ranks":{"min":513}})", "rule 4 when " + dump(a[3]["when"]));
+    expect(dump(a[3]["hints"]) == R"({"radix":2})", "rule 4 hints " + dump(a[3]));
+    // Measured: points over both P, worst ratio 1 (the best everywhere), margins.
+    const Json &m1 = a[0]["measured"], &m2 = a[1]["measured"], &m3 = a[2]["measured"], &m4 = a[3]["measured"];
+    expect(m1["points"] == 2 && near(m1["worst_ratio"], 1.0), "rule 1 measured " + dump(m1));
+    expect(near(m1["margin"], 1.2) && m1["runner_up"] == "node_bruck radix=4", "rule 1 margin " + dump(m1));
+    expect(m2["points"] == 4 && near(m2["margin"], 1.1111) && m2["runner_up"] == "node_bruck radix=2",
+           "rule 2 margin " + dump(m2));
+    expect(dump(m2["sizes"]) == "[256,4096]" && dump(m2["ranks"]) == "[64,256]", "rule 2 sizes, ranks " + dump(m2));
+    expect(near(m3["margin"], 1.6) && m3["runner_up"] == "node_bruck radix=4", "rule 3 margin " + dump(m3));
+    expect(m4["points"] == 4 && near(m4["margin"], 1.5), "rule 4 margin " + dump(m4));
+    expect(dump(m4["ranks_per_node"]) == "[16]", "rule 4 ranks_per_node " + dump(m4));
+    expect_no_overlap(a, "alltoall bands");
+    expect(report.find("left out: 8 rows, FAILED verification") != std::string::npos &&
+               report.find("left out: 8 rows, MPI baseline") != std::string::npos &&
+               report.find("left out: 8 rows, auto") != std::string::npos &&
+               report.find("left out: 8 rows, persistent") != std::string::npos,
+           "report counts what it left out:\n" + report);
+    expect(report.find("pairwise default (2 points, worst 1, ahead of node_bruck radix=4 by x1.6)") !=
+               std::string::npos,
+           "report names pick, margin and runner-up:\n" + report);
+    expect(t["generated"]["by"] == "mpix-tune test" && t["generated"]["date"] == "2026-11-26T00:00:00Z",
+           "generated " + dump(t["generated"]));
+}
+
+// alltoallv rules on mean_block_bytes make every call agree on it: a large
+// agreement cost (P = 16) leaves one rule without the statistic, a small one
+// (P = 32) keeps the size bands.
+void test_agreement()
+{
+    std::vector<TuneRow> rows;
+    const unsigned long long means[] = {8, 64, 512};
+    const double x[] = {10, 20, 100}, y[] = {11, 18, 90}, z[] = {12, 21, 95};
+    for (long long p : {16LL, 32LL})
+        for (int k = 0; k < 3; ++k) {
+            rows.push_back(row_v("two_phase_bruck", "default", p, p, (long long)means[k] * 2, "uniform", means[k], x[k]));
+            rows.push_back(row_v("parlogna", "radix=2", p, p, (long long)means[k] * 2, "uniform", means[k], y[k]));
+            rows.push_back(row_v("pmpi", "default", p, p, (long long)means[k] * 2, "uniform", means[k], z[k]));
+        }
+    rows.push_back(row("alltoallv", "agreement", "default", 16, 16, 16, "allreduce", 5.0));
+    rows.push_back(row("alltoallv", "agreement", "default", 32, 32, 16, "allreduce", 0.5));
+    std::string report;
+    Json t = mpixbench::build_selection_table(rows, fixed_options(), &report);
+    const Json &v = t["alltoallv"];
+    expect(v.size() == 3, "alltoallv: 3 rules, got " + dump(v));
+    if (v.size() != 3)
+        return;
+    // P = 16: parlogna without the statistic is no slower than the bands plus 5 us.
+    expect(dump(v[0]["when"]) == R"({"ranks":{"max":22}})", "P 16 when " + dump(v[0]["when"]));
+    expect(v[0]["algorithm"] == "parlogna" && dump(v[0]["hints"]) == R"({"radix":2})", "P 16 pick " + dump(v[0]));
+    const Json &m = v[0]["measured"];
+    expect(m["points"] == 3 && near(m["worst_ratio"], 1.1) && !m.contains("agreement_us"), "P 16 measured " + dump(m));
+    expect(m["runner_up"] == "two_phase_bruck default" && near(m["margin"], 0.9091), "P 16 margin " + dump(m));
+    // P = 32: two_phase_bruck up to sqrt(8 * 64) = 22, parlogna above, 0.5 us counted.
+    expect(dump(v[1]["when"]) == R"({"ranks":{"min":23},"mean_block_bytes":{"max":22}})", "P 32 band 1 " + dump(v[1]));
+    expect(v[1]["algorithm"] == "two_phase_bruck", "P 32 band 1 pick " + dump(v[1]));
+    expect(near(v[1]["measured"]["agreement_us"], 0.5) && near(v[1]["measured"]["margin"], 11.5 / 10.5) &&
+               v[1]["measured"]["runner_up"] == "parlogna radix=2",
+           "P 32 band 1 measured " + dump(v[1]["measured"]));
+    expect(dump(v[2]["when"]) == R"({"ranks":{"min":23},"mean_block_bytes":{"min":23}})", "P 32 band 2 " + dump(v[2]));
+    expect(v[2]["algorithm"] == "parlogna" && dump(v[2]["measured"]["mean_block_bytes"]) == "[64,512]",
+           "P 32 band 2 " + dump(v[2]));
+    expect(near(v[2]["measured"]["margin"], 20.5 / 18.5) && v[2]["measured"]["runner_up"] == "two_phase_bruck default",
+           "P 32 band 2 margin " + dump(v[2]["measured"]));
+    expect_no_overlap(v, "agreement");
+}
+
+// Workloads with the same mean block share one pick: the one with the smallest
+// worst ratio over them, not either workload's own best.
+void test_same_statistic()
+{
+    std::vector<TuneRow> rows;
+    auto add = [&](const std::string &dist, unsigned long long mean, double a, double b, double c) {
+        rows.push_back(row_v("parlogna", "radix=2", 8, 2, 200, dist, mean, a));
+        rows.push_back(row_v("parlogna", "radix=4", 8, 2, 200, dist, mean, b));
+        rows.push_back(row_v("node_bruck", "radix=2", 8, 2, 200, dist, mean, c));
+    };
+    add("uniform", 100, 10, 11, 14);
+    add("normal", 100, 13, 11, 10);
+    add("uniform", 1000, 100, 120, 130);
+    std::string report;
+    Json t = mpixbench::build_selection_table(rows, fixed_options(), &report);
+    const Json &v = t["alltoallv"];
+    expect(v.size() == 2, "same statistic: 2 rules, got " + dump(v));
+    if (v.size() != 2)
+        return;
+    expect(dump(v[0]["when"]) == R"({"mean_block_bytes":{"max":316}})", "shared band " + dump(v[0]["when"]));
+    expect(v[0]["algorithm"] == "parlogna" && dump(v[0]["hints"]) == R"({"radix":4})", "shared pick " + dump(v[0]));
+    const Json &m = v[0]["measured"];
+    expect(m["points"] == 2 && near(m["worst_ratio"], 1.1) && dump(m["dists"]) == R"(["normal","uniform"])",
+           "shared measured " + dump(m));
+    expect(m["runner_up"] == "parlogna radix=2" && near(m["margin"], 10.0 / 11), "shared runner-up " + dump(m));
+    expect(dump(v[1]["when"]) == R"({"mean_block_bytes":{"min":317}})" && dump(v[1]["hints"]) == R"({"radix":2})",
+           "large band " + dump(v[1]));
+    expect(report.find("no agreement cost measured at P = 8") != std::string::npos, "report: agreement missing\n" + report);
+}
+
+void test_borders_and_hints()
+{
+    // A size 0 point: the border between 0 and 16 is 0. Hints the row does not
+    // read are left out; unknown algorithms are dropped.
+    std::vector<TuneRow> rows;
+    rows.push_back(row("alltoall", "pairwise", "inner=pairwise", 4, 1, 0, "uniform", 1));
+    rows.push_back(row("alltoall", "linear", "default", 4, 1, 0, "uniform", 2));
+    rows.push_back(row("alltoall", "pairwise", "inner=pairwise", 4, 1, 16, "uniform", 3));
+    rows.push_back(row("alltoall", "linear", "default", 4, 1, 16, "uniform", 2));
+    rows.push_back(row("alltoall", "nosuch", "default", 4, 1, 16, "uniform", 0.5));
+    mpixbench::BuildOptions o = fixed_options();
+    o.known_algorithm = [](const std::string &, const std::string &a) { return a != "nosuch"; };
+    o.reads_hint = [](const std::string &, const std::string &, const std::string &) { return false; };
+    std::string report;
+    Json t = mpixbench::build_selection_table(rows, o, &report);
+    const Json &a = t["alltoall"];
+    expect(a.size() == 2 && dump(a[0]["when"]) == R"({"block_bytes":{"max":0}})" &&
+               dump(a[1]["when"]) == R"({"block_bytes":{"min":1}})",
+           "border at 0: " + dump(a));
+    expect(a.size() == 2 && a[0]["algorithm"] == "pairwise" && !a[0].contains("hints"), "unread hint dropped " + dump(a));
+    expect(report.find("unknown algorithm alltoall nosuch") != std::string::npos &&
+               report.find("inner (pairwise)") != std::string::npos,
+           "report: unknown algorithm and dropped hint\n" + report);
+    // ranks_per_node conditions appear with two measured values (1 and 4 here),
+    // borders between them as between sizes (sqrt(1 * 4) = 2).
+    rows.push_back(row("alltoall", "pairwise", "default", 16, 16, 16, "uniform", 1));
+    rows.push_back(row("alltoall", "linear", "default", 16, 16, 16, "uniform", 2));
+    t = mpixbench::build_selection_table(rows, o, &report);
+    const Json &b = t["alltoall"];
+    expect(b.size() == 3 && dump(b[0]["when"]) == R"({"ranks_per_node":{"max":2}})" &&
+               dump(b[1]["when"]) == R"({"ranks_per_node":{"min":3},"block_bytes":{"max":0}})" &&
+               dump(b[2]["when"]) == R"({"ranks_per_node":{"min":3},"block_bytes":{"min":1}})",
+           "ranks_per_node bands: " + dump(b));
+    expect_no_overlap(b, "ranks_per_node");
+}
+
+void test_csv_io()
+{
+    const std::string path = "tune_table_test.csv";
+    {
+        std::ofstream f(path);
+        // Columns in another order, an old file's (no nodes, ppn or statistics).
+        f << "algorithm,collective,size,P,params,dist,verified,median_us\n"
+          << "parlogna,alltoallv,16,8,\"radix=2;trace=a,b\",uniform,yes,12.5\n"
+          << "linear,alltoallv,16,8,default,uniform,FAILED,1\n"
+          << "pairwise,alltoallv,16,8\n"  // a run killed mid-line
+          << "collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,max_us,speedup_vs_mpi,verified,"
+             "bound_us,x_bound,mean_block_bytes,max_block_bytes\n"
+          << "alltoallv,pmpi,default,8,2,4,16,normal,3.000,2.000,4.000,0.0000,yes,,,8,16\n";
+    }
+    std::string why;
+    std::vector<std::string> warnings;
+    std::vector<TuneRow> rows = mpixbench::read_tune_csv(path, &why, &warnings);
+    expect(why.empty() && rows.size() == 3, "read 3 rows: " + why);
+    expect(warnings.size() == 1 && warnings[0].find(":4: 4 fields") != std::string::npos,
+           "one warning for the cut line: " + (warnings.empty() ? std::string("none") : warnings[0]));
+    if (rows.size() == 3) {
+        expect(rows[0].params == "radix=2;trace=a,b" && rows[0].ranks == 8 && rows[0].nodes == 0 &&
+                   near(rows[0].median_us, 12.5) && !rows[0].has_mean_block,
+               "quoted params, missing columns");
+        expect(rows[2].nodes == 2 && rows[2].ppn == 4 && rows[2].has_mean_block && rows[2].mean_block_bytes == 8 &&
+                   rows[2].max_block_bytes == 16 && near(rows[2].min_us, 2),
+               "new columns");
+        const std::set<std::string> keys = mpixbench::done_keys(rows);
+        expect(keys.size() == 2 && keys.count("alltoallv,pmpi,default,8,4,16,normal") &&
+                   !keys.count(mpixbench::tune_key("alltoallv", "linear", "default", 8, 0, 16, "uniform")),
+               "done keys skip FAILED rows");
+        // What mpix-bench and mpix-tune write (reporters.hpp), read back.
+        std::remove(path.c_str());
+        mpixbench::RunDescription run;
+        run.coll = mpix::Collective::alltoallv;
+        run.ranks = 8;
+        run.nodes = 2;
+        run.ppn = 4;
+        run.dist = "normal";
+        mpixbench::ResultRow written;
+        written.algorithm = "parlogna";
+        written.params = "radix=2;trace=a,b";
+        written.size = 16;
+        written.measured.median_us = 3;
+        written.measured.verified = "yes";
+        written.measured.mean_block_bytes = 8;
+        written.measured.max_block_bytes = 16;
+        expect(mpixbench::append_csv(path, run, {written, written}).empty(), "append_csv");
+        std::vector<TuneRow> again = mpixbench::read_tune_csv(path, &why);
+        expect(again.size() == 2 && again[1].mean_block_bytes == 8 && again[1].params == written.params &&
+                   again[1].has_max_block && again[1].max_block_bytes == 16 && again[1].nodes == 2 &&
+                   again[1].source == path + ":3",
+               "what the reporters write reads back");
+    }
+    std::remove(path.c_str());
+    expect(mpixbench::read_tune_csv("/nonexistent/x.csv", &why).empty() && why.find("cannot open") == 0,
+           "missing file: " + why);
+    {
+        std::ofstream f(path);
+        f << "collective,algorithm,size\nalltoall,linear,16\n";
+    }
+    expect(mpixbench::read_tune_csv(path, &why).empty() && why.find("no column 'params'") != std::string::npos,
+           "missing column: " + why);
+    std::remove(path.c_str());
+    std::vector<std::pair<std::string, std::string>> hints;
+    expect(mpixbench::parse_params("radix=4;batch_size=32", &hints) && hints.size() == 2 && hints[1].second == "32" &&
+               mpixbench::params_text(hints) == "radix=4;batch_size=32",
+           "params round trip");
+    expect(!mpixbench::parse_params("radix", &hints), "params without '=' refused");
+}
+
+// The statistic of synthetic workloads, computed like the library: every block
+// S bytes (equal) gives S; fft2's last rank sends S/4.
+void test_synthetic_mean()
+{
+    unsigned long long m = 0;
+    expect(mpixbench::synthetic_mean_block_bytes("equal", 8, 100, 1, &m) && m == 100, "equal: S");
+    expect(mpixbench::synthetic_mean_block_bytes("fft2", 8, 100, 1, &m) && m == 100, "fft2: S");
+    expect(mpixbench::synthetic_mean_block_bytes("uniform", 64, 1000, 1, &m) && m > 400 && m < 600,
+           "uniform: about S/2, got " + std::to_string(m));
+    expect(!mpixbench::synthetic_mean_block_bytes("matrix:x.mtx", 8, 8, 1, &m), "matrix: not synthetic");
+}
+
+// A real sweep: every size's rule picks that size's fastest row of the file.
+void check_real_file(const std::string &name, const char *coll, const char *stat_key)
+{
+    const std::string path = std::string(MPIX_BENCH_RESULTS) + "/" + name;
+    std::string why;
+    std::vector<TuneRow> rows = mpixbench::read_tune_csv(path, &why);
+    expect(!rows.empty(), name + ": " + why);
+    mpixbench::BuildOptions o = fixed_options();
+    o.csv_files = {name};
+    std::string report;
+    Json t = mpixbench::build_selection_table(rows, o, &report);
+    expect(t.contains(coll) && !t[coll].empty(), name + ": no rules\n" + report);
+    if (!t.contains(coll))
+        return;
+    expect_no_overlap(t[coll], name);
+    std::map<long long, const TuneRow *> fastest;
+    for (const TuneRow &r : rows) {
+        if (r.algorithm == "auto" || r.params.find("(baseline)") != std::string::npos || r.verified == "FAILED" ||
+            r.algorithm.rfind("MPI_", 0) == 0)
+            continue;
+        const TuneRow *&f = fastest[r.size];
+        if (!f || r.median_us < f->median_us)
+            f = &r;
+    }
+    for (const auto &kv : fastest) {
+        const TuneRow &r = *kv.second;
+        unsigned long long stat = (unsigned long long)r.size;
+        if (std::string(coll) == "alltoallv")
+            mpixbench::synthetic_mean_block_bytes(r.dist, r.ranks, r.size, 1, &stat);
+        const Json *rule = first_match(
+            t[coll], {{"ranks", r.ranks}, {"ranks_per_node", r.ranks / r.nodes}, {stat_key, stat}});
+        std::vector<std::pair<std::string, std::string>> hints;
+        mpixbench::parse_params(r.params, &hints);
+        Json want = Json::object();
+        for (const auto &h : hints)
+            want[h.first] = std::stoll(h.second);
+        expect(rule && (*rule)["algorithm"] == r.algorithm && rule->value("hints", Json::object()) == want,
+               name + " S=" + std::to_string(r.size) + ": rule " + (rule ? dump(*rule) : "none") + ", fastest " +
+                   r.algorithm + " " + r.params);
+    }
+}
+
+}  // namespace
+
+int main()
+{
+    test_alltoall_bands();
+    test_agreement();
+    test_same_statistic();
+    test_borders_and_hints();
+    test_csv_io();
+    test_synthetic_mean();
+    check_real_file("smpi-alltoall-P256.csv", "alltoall", "block_bytes");
+    check_real_file("smpi-normal-P1024.csv", "alltoallv", "mean_block_bytes");
+    check_real_file("smpi-powerlaw-P256.csv", "alltoallv", "mean_block_bytes");
+    std::printf("tune_table: %d checks, %d failed\n", checks, failures);
+    return failures ? 1 : 0;
+}
