@@ -51,6 +51,9 @@ struct Options {
     std::string platform;
     double merge_within = 1.0;
     bool from_csv = false, check = false, dry_run = false, verify = true;
+    // --check-table FILE: auto with a table made elsewhere (e.g. from other
+    // sizes: held-back points) instead of the table this run writes.
+    std::string check_table;
 };
 
 bool known_dist(const std::string &d)
@@ -445,7 +448,8 @@ int run_plan(const Options &o, const std::vector<PlanForP> &plan, const std::set
             const std::string point = point_text(s);
             Step done_step = s;  // what the row records
             if (check) {
-                done_step.candidate = mpixbench::Candidate{"auto", {{"tuning_file", o.out}}};
+                done_step.candidate =
+                    mpixbench::Candidate{"auto", {{"tuning_file", o.check_table.empty() ? o.out : o.check_table}}};
                 done_step.params = "table";
             }
             if (point == unprepared)
@@ -567,6 +571,8 @@ std::string validate(Options *o, int world_size)
     }
     if (o->csv.empty())
         o->csv = {"mpix-tune.csv"};
+    if (o->from_csv && !o->check_table.empty())
+        return "--check-table measures auto with the table: it needs a launch, not --from-csv";
     if (o->from_csv && o->check)
         return "--check measures auto with the table: it needs a launch, not --from-csv";
     return "";
@@ -666,6 +672,10 @@ void add_options(CLI::App &app, Options &o)
                                "table is built from all (mpix-tune.csv)");
     app.add_option("--out", o.out, "the selection table to write (mpix-tune.json)");
     app.add_option("--platform", o.platform, "free text naming the machine, kept in the table");
+    app.add_option("--check-table", o.check_table,
+                   "measure every candidate, then auto with this table (made elsewhere, e.g. from other sizes: "
+                   "held-back points) at every point (rows auto,table), and print its worst ratio to the best "
+                   "row; writes no table");
     app.add_option_function<std::string>(
         "--merge-within",
         [&o](const std::string &v) {
@@ -801,10 +811,10 @@ int main(int argc, char **argv)
     if (me == 0)
         std::fprintf(stderr, "mpix-tune: %d measured, %d already in %s\n", outcome.measured, outcome.resumed,
                      o.csv[0].c_str());
-    int table_rc = me == 0 ? write_table(o, command_line(argc, argv)) : 0;
+    int table_rc = me == 0 && o.check_table.empty() ? write_table(o, command_line(argc, argv)) : 0;
     MPI_Bcast(&table_rc, 1, MPI_INT, 0, world);
     rc = std::max(rc, table_rc);
-    if (table_rc == 0 && o.check) {
+    if (table_rc == 0 && (o.check || !o.check_table.empty())) {
         Outcome checked;
         rc = std::max(rc, run_plan(o, plan, done, true, world, &checked));
         if (me == 0) {
