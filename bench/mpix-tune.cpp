@@ -205,38 +205,51 @@ std::string step_key(const Step &s, int nodes)
                                ppn_column(s.ranks, nodes), s.size, s.dist);
 }
 
-// MPI_Allreduce of 2 unsigned long long with MPI_MAX, as an alltoallv rule's
-// agreement: per call the slowest rank's time, median over the timed calls;
-// verified (every rank sees the largest contribution).
-mpixbench::Measurement measure_agreement(MPI_Comm comm, int iters, int warmup)
+// What agreeing on alltoallv's block statistics costs inside a call: a row
+// (node_bruck, 16 B uniform blocks) timed fixed, then through a two-rule table
+// whose first rule tests mean_block_bytes, so every call agrees as `auto` would
+// (the library's MPI_Iallreduce, completed one call later); the difference,
+// never below 0. Warm-up calls keep the first call's blocking agreement out.
+// The table file is written by rank 0 (the only rank the library reads it on).
+mpixbench::Measurement measure_agreement(mpixbench::Runner *runner, const Options &o, std::string *error)
 {
-    int p, me;
-    MPI_Comm_size(comm, &p);
-    MPI_Comm_rank(comm, &me);
-    std::vector<double> times;
-    int ok = 1;
-    for (int it = 0; it < warmup + iters; ++it) {
-        unsigned long long mine[2] = {(unsigned long long)me, (unsigned long long)(p - 1 - me)}, agreed[2] = {0, 0};
-        MPI_Barrier(comm);
-        const double t0 = MPI_Wtime();
-        const int rc = MPI_Allreduce(mine, agreed, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
-        const double t = MPI_Wtime() - t0;
-        ok &= rc == MPI_SUCCESS && agreed[0] == (unsigned long long)(p - 1) && agreed[1] == (unsigned long long)(p - 1);
-        if (it >= warmup)
-            times.push_back(t);
+    const int me = runner->rank();
+    const std::string path = o.csv[0] + ".agreement.json";
+    int written = 1;
+    if (me == 0) {
+        std::ofstream out(path);
+        out << "{\"mpix_selection_table\": 1, \"description\": \"mpix-tune: a rule that agrees, for its cost\", "
+               "\"alltoallv\": [{\"when\": {\"mean_block_bytes\": {\"max\": 0}}, \"algorithm\": \"node_bruck\"}, "
+               "{\"algorithm\": \"node_bruck\"}]}\n";
+        written = out.good() ? 1 : 0;
     }
-    std::vector<double> slowest(times.size());
-    MPI_Allreduce(times.data(), slowest.data(), (int)times.size(), MPI_DOUBLE, MPI_MAX, comm);
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
-    std::sort(slowest.begin(), slowest.end());
-    const std::size_t n = slowest.size();
+    MPI_Bcast(&written, 1, MPI_INT, 0, runner->comm());
     mpixbench::Measurement m;
-    m.median_us = (n % 2 ? slowest[n / 2] : 0.5 * (slowest[n / 2 - 1] + slowest[n / 2])) * 1e6;
-    m.min_us = slowest.front() * 1e6;
-    m.max_us = slowest.back() * 1e6;
-    m.verified = ok ? "yes" : "FAILED";
-    if (!ok)
-        m.error = "the allreduce returned an error or a wrong maximum";
+    if (!written) {
+        m.verified = "FAILED";
+        *error = "cannot write " + path;
+        return m;
+    }
+    std::string why;
+    if (runner->prepare(mpixbench::Point{mpix::Collective::alltoallv, 16, "uniform", (unsigned long long)o.seed},
+                        &why)) {
+        m.verified = "FAILED";
+        *error = "cannot prepare the point: " + why;
+        return m;
+    }
+    runner->set_iterations(std::max(o.iters, 3), std::max(o.warmup, 1));
+    const mpixbench::Measurement fixed = runner->measure(mpixbench::Candidate{"node_bruck", {}});
+    const mpixbench::Measurement agreed =
+        runner->measure(mpixbench::Candidate{"auto", {{"tuning_file", path}}});
+    runner->set_iterations(o.iters, o.warmup);
+    if (me == 0)
+        std::remove(path.c_str());
+    m.verified = fixed.verified == "FAILED" || agreed.verified == "FAILED" ? "FAILED" : fixed.verified;
+    if (m.verified == "FAILED")
+        *error = agreed.error.empty() ? fixed.error : agreed.error;
+    m.median_us = std::max(0.0, agreed.median_us - fixed.median_us);
+    m.min_us = std::max(0.0, agreed.min_us - fixed.min_us);
+    m.max_us = std::max(0.0, agreed.max_us - fixed.max_us);
     return m;
 }
 
@@ -456,7 +469,10 @@ int run_plan(const Options &o, const std::vector<PlanForP> &plan, const std::set
                 continue;
             mpixbench::Measurement m;
             if (agreement) {
-                m = measure_agreement(sub, o.iters, o.warmup);
+                std::string why;
+                m = measure_agreement(runner.get(), o, &why);
+                m.error = why;
+                prepared.clear();  // the runner holds the agreement's point now
             } else {
                 if (point != prepared) {
                     std::string why;

@@ -598,11 +598,12 @@ nlohmann::ordered_json build_selection_table(const std::vector<TuneRow> &rows, c
             ++left_out["persistent"];
         } else if (r.ranks <= 0 || nodes <= 0) {
             ++left_out["no P or node count"];
+        } else if (r.algorithm == "agreement") {  // 0 is a measured cost: the agreement hid in the exchange
+            const double us = std::max(0.0, r.median_us);
+            double &a = agreement.emplace(std::make_pair(r.ranks, r.ranks / nodes), us).first->second;
+            a = std::min(a, us);
         } else if (r.median_us <= 0) {
             ++left_out["no time"];
-        } else if (r.algorithm == "agreement") {
-            double &a = agreement.emplace(std::make_pair(r.ranks, r.ranks / nodes), r.median_us).first->second;
-            a = std::min(a, r.median_us);
         } else if (!parse_params(r.params, &hints)) {
             ++left_out["params not key=value;... (" + r.params + ")"];
         } else if (options.known_algorithm && !options.known_algorithm(r.collective, r.algorithm)) {
