@@ -598,6 +598,8 @@ nlohmann::ordered_json build_selection_table(const std::vector<TuneRow> &rows, c
             ++left_out["persistent"];
         } else if (r.ranks <= 0 || nodes <= 0) {
             ++left_out["no P or node count"];
+        } else if (r.algorithm == "randomized") {  // a selection itself (auto's pick for small blocks)
+            ++left_out["randomized (a selection, not one row)"];
         } else if (r.algorithm == "agreement") {  // 0 is a measured cost: the agreement hid in the exchange
             const double us = std::max(0.0, r.median_us);
             double &a = agreement.emplace(std::make_pair(r.ranks, r.ranks / nodes), us).first->second;
