@@ -2,6 +2,7 @@
 // benchmark, hint validation and the README table pick it up.
 #include "select/registry.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -238,16 +239,20 @@ TableChain chain_of(const MPIX_Comm *xcomm)
     return chain;
 }
 
-// The static facts of this communicator's regions (node or socket).
+// The static facts of this communicator's regions (node or socket); on every
+// call, so nothing is allocated (Regions keeps the largest region).
 int comm_facts(MPIX_Comm *xcomm, Locality locality, SelectionFacts *facts, const Regions **out = nullptr)
 {
     const Regions *r = nullptr;
     MPIX_CHECK(get_regions(xcomm, locality, &r));
-    std::vector<int> sizes;
-    if (r)
+    if (r && r->count > 0) {
+        int smallest = r->max_size;
         for (int i = 0; i < r->count; ++i)
-            sizes.push_back(r->size_of(i));
-    topology_facts(xcomm->size, sizes, facts);
+            smallest = std::min(smallest, r->size_of(i));
+        node_facts(xcomm->size, r->count, r->max_size, smallest, facts);
+    } else {
+        node_facts(xcomm->size, 1, xcomm->size, xcomm->size, facts);
+    }
     if (out)
         *out = r;
     return MPI_SUCCESS;
@@ -410,6 +415,23 @@ namespace {
 // whole messages, so cutting them frees nothing: 2.2x slower at 64 KiB on 64
 // nodes). Their ranges are therefore empty here; a site whose network
 // rewards them (adaptive routing, head-of-line blocking) sets them here.
+// `randomized`'s picks, looked up by name once (the registry is read-only),
+// indexed by uniform (MPIX_Alltoall) or not.
+struct RandomizedRows {
+    const Algorithm *randomized_scatter[2] = {find_algorithm(A2AV, "randomized_scatter"),
+                                              find_algorithm(A2A, "randomized_scatter")};
+    const Algorithm *randomized_sendrecv[2] = {find_algorithm(A2AV, "randomized_sendrecv"),
+                                               find_algorithm(A2A, "randomized_sendrecv")};
+    const Algorithm *randomized_segmented[2] = {find_algorithm(A2AV, "randomized_segmented"),
+                                                find_algorithm(A2A, "randomized_segmented")};
+};
+
+const RandomizedRows &auto_rows()
+{
+    static const RandomizedRows rows;
+    return rows;
+}
+
 constexpr unsigned long long kRandomizedMinBlock = 512;
 constexpr int kRandomizedScatterMaxRanks = 0;                                       // medium blocks: none
 constexpr unsigned long long kRandomizedSegmentedMinBlock = ~0ULL;                  // large blocks: none
@@ -448,11 +470,11 @@ int randomized_selection(const Exchange &x)
         if (pick->run == randomized_selection)  // a site table naming `randomized` here: the built-in pick
             pick = row_of(pick_rule(TableChain(), c, facts), c, &rule_hints);
     } else if (block >= kRandomizedSegmentedMinBlock) {
-        pick = find_algorithm(x.uniform ? A2A : A2AV, "randomized_segmented");
+        pick = auto_rows().randomized_segmented[x.uniform];
     } else if (x.size <= kRandomizedScatterMaxRanks) {
-        pick = find_algorithm(x.uniform ? A2A : A2AV, "randomized_scatter");
+        pick = auto_rows().randomized_scatter[x.uniform];
     } else {
-        pick = find_algorithm(x.uniform ? A2A : A2AV, "randomized_sendrecv");
+        pick = auto_rows().randomized_sendrecv[x.uniform];
     }
     int rc;
     if (rule_hints) {

@@ -266,14 +266,9 @@ bool TableRule::matches(const SelectionFacts &f) const
     return true;
 }
 
-void topology_facts(int size, const std::vector<int> &ranks_per_node, SelectionFacts *facts)
+void node_facts(int size, int nnodes, int largest, int smallest, SelectionFacts *facts)
 {
-    const int nnodes = ranks_per_node.empty() ? 1 : static_cast<int>(ranks_per_node.size());
-    int largest = ranks_per_node.empty() ? size : 0, smallest = ranks_per_node.empty() ? size : INT_MAX;
-    for (int n : ranks_per_node) {
-        largest = std::max(largest, n);
-        smallest = std::min(smallest, n);
-    }
+    nnodes = std::max(nnodes, 1);
     facts->set(Fact::ranks, static_cast<unsigned long long>(size));
     facts->set(Fact::nodes, static_cast<unsigned long long>(nnodes));
     facts->set(Fact::ranks_per_node, static_cast<unsigned long long>(size / nnodes));
@@ -284,10 +279,7 @@ void topology_facts(int size, const std::vector<int> &ranks_per_node, SelectionF
 void shape_facts(int size, int nnodes, SelectionFacts *facts)
 {
     nnodes = std::max(1, std::min(nnodes, std::max(size, 1)));
-    std::vector<int> sizes(static_cast<std::size_t>(nnodes), size / nnodes);
-    for (int i = 0; i < size % nnodes; ++i)
-        ++sizes[static_cast<std::size_t>(i)];
-    topology_facts(size, sizes, facts);
+    node_facts(size, nnodes, (size + nnodes - 1) / nnodes, size / nnodes, facts);
 }
 
 int SelectionTable::parse(const std::string &text, const std::string &origin, AlgorithmLookup lookup,

@@ -43,8 +43,9 @@ struct SelectionFacts {
     void set(Fact f, unsigned long long v) { value[static_cast<int>(f)] = v; }
 };
 
-// The static facts of a communicator shape: P and the size of each node.
-void topology_facts(int size, const std::vector<int> &ranks_per_node, SelectionFacts *facts);
+// The static facts of a communicator shape: P, the node count, and the ranks
+// on its largest and smallest node.
+void node_facts(int size, int nnodes, int largest, int smallest, SelectionFacts *facts);
 // The same when only P and the node count are known (nodes as equal as P allows).
 void shape_facts(int size, int nnodes, SelectionFacts *facts);
 
