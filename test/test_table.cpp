@@ -82,6 +82,7 @@ public:
         return path;
     }
     std::string missing() const { return dir_ + "/none.json"; }
+    const std::string &dir() const { return dir_; }
 
 private:
     std::string dir_;
@@ -457,9 +458,21 @@ void test_load_errors()
     MPIX_EXPECT(std::string(ran(xcomm, Collective::alltoall)) == "linear", "the previous table is gone");
     rc = set_tuning_file(xcomm, missing);
     text = error_text(rc);
-    MPIX_EXPECT(error_class(rc) == MPI_ERR_INFO_VALUE && (
-                                                          text.find("cannot be read") != std::string::npos),
+    MPIX_EXPECT(error_class(rc) == MPI_ERR_INFO_VALUE && text.find("cannot be read") != std::string::npos,
                 "missing file: '" + text + "'");
+    // Paths that are no table file: a directory, an endless device, a huge file.
+    // Each is refused with a reason (rank 0 reads at most 16 MiB + 64 KiB).
+    const std::string huge = files.write(std::string((16u << 20) + 10, ' '));
+    const std::pair<std::string, const char *> not_tables[] = {
+        {files.dir(), "a directory"}, {"/dev/zero", "larger than 16 MiB"}, {huge, "larger than 16 MiB"}};
+    for (const auto &nt : not_tables) {
+        rc = set_tuning_file(xcomm, nt.first);
+        text = error_text(rc);
+        MPIX_EXPECT(error_class(rc) == MPI_ERR_INFO_VALUE && text.find(nt.second) != std::string::npos &&
+                        text.find(nt.first) != std::string::npos,
+                    nt.first + ": '" + text + "'");
+    }
+    MPIX_EXPECT(xcomm->info_table_path == good, "a refused path replaced the table");
     // tuning_file is not a per-call hint.
     MPIX_Info *info;
     MPIX_Info_init(&info);

@@ -7,7 +7,8 @@
 #include <climits>
 #include <cstring>
 #include <fstream>
-#include <sstream>
+
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
@@ -383,6 +384,35 @@ const TableRule *pick_rule(const TableChain &chain, Collective c, const Selectio
     return nullptr;
 }
 
+namespace {
+
+// The file's text, read only up to the size limit, so a device (/dev/zero) or
+// a huge file cannot stall or exhaust rank 0; *ok = 1 when it is the text,
+// else the text is the reason.
+std::string read_bounded(const std::string &path, const std::string &origin, long long *ok)
+{
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        return origin + ": a directory, not a selection table";
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return origin + ": cannot be read (" + std::strerror(errno) + ")";
+    std::string text;
+    char chunk[65536];
+    while (in && static_cast<long long>(text.size()) <= kMaxTableBytes) {
+        in.read(chunk, sizeof chunk);
+        text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    }
+    if (static_cast<long long>(text.size()) > kMaxTableBytes)
+        return origin + ": larger than 16 MiB, not a selection table";
+    if (in.bad())
+        return origin + ": cannot be read";
+    *ok = 1;
+    return text;
+}
+
+}  // namespace
+
 int load_table_file(MPI_Comm comm, const std::string &path, AlgorithmLookup lookup,
                     std::shared_ptr<const SelectionTable> *out, std::string *why)
 {
@@ -393,20 +423,7 @@ int load_table_file(MPI_Comm comm, const std::string &path, AlgorithmLookup look
     std::string text;
     long long header[2] = {0, 0};  // {readable, length}
     if (rank == 0) {
-        std::ifstream in(path, std::ios::binary);
-        if (!in) {
-            text = origin + ": cannot be read (" + std::strerror(errno) + ")";
-        } else {
-            std::ostringstream s;
-            s << in.rdbuf();
-            text = s.str();
-            if (static_cast<long long>(text.size()) > kMaxTableBytes)
-                text = origin + ": larger than 16 MiB, not a selection table";
-            else if (in.bad())
-                text = origin + ": cannot be read";
-            else
-                header[0] = 1;
-        }
+        text = read_bounded(path, origin, &header[0]);
         header[1] = static_cast<long long>(text.size());
     }
     int rc = MPI_Bcast(header, 2, MPI_LONG_LONG, 0, comm);
