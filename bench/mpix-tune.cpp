@@ -515,6 +515,8 @@ int run_plan(const Options &o, const std::vector<PlanForP> &plan, const std::set
             }
             if (me != 0)
                 continue;
+            if (check && !m.picked.empty())  // the row says what auto ran there
+                done_step.params = "table;picked=" + m.picked;
             const std::string err = append_row(o.csv[0], done_step, nodes, m, agreement ? 0 : bound_us, (unsigned long long)o.seed);
             if (!err.empty()) {
                 std::fprintf(stderr, "mpix-tune: %s\n", err.c_str());
@@ -697,7 +699,7 @@ void add_options(CLI::App &app, Options &o)
     app.add_option("--platform", o.platform, "free text naming the machine, kept in the table");
     app.add_option("--check-table", o.check_table,
                    "measure every candidate, then auto with this table (made elsewhere, e.g. from other sizes: "
-                   "held-back points) at every point (rows auto,table), and print its worst ratio to the best "
+                   "held-back points) at every point (rows auto, params table;picked=NAME), and print its worst ratio to the best "
                    "row; writes no table");
     app.add_option_function<std::string>(
         "--merge-within",
@@ -709,7 +711,7 @@ void add_options(CLI::App &app, Options &o)
         },
         "merge neighbouring size bands where one pick stays within this ratio of the best (1: exact ties)");
     app.add_flag("--from-csv", o.from_csv, "build the table from the CSV files only; measure nothing");
-    app.add_flag("--check", o.check, "then measure auto with the table loaded at every point (rows auto,table) "
+    app.add_flag("--check", o.check, "then measure auto with the table loaded at every point (rows auto, params table;picked=NAME) "
                                      "and print the worst auto/best ratio");
     app.add_flag("--dry-run", o.dry_run, "print the plan and exit");
     app.add_flag_function(
