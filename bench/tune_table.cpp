@@ -124,19 +124,37 @@ struct Range {
     }
 };
 
+// How far the outer bands reach beyond the measured values.
+enum class Outer {
+    open,        // block sizes: the first band without a minimum, the last without a maximum
+    from_least,  // P: from the smallest measured P up, the last band without a maximum
+    near,        // ranks per node: as if half the smallest and twice the largest were measured
+};
+
 // The range of bands [first, last] of the sorted measured values: borders at the
-// geometric mean of neighbouring values, the first band without a minimum, the
-// last without a maximum.
-Range band_range(const std::vector<unsigned long long> &values, std::size_t first, std::size_t last)
+// geometric mean of neighbouring values; the outer ends as `outer` says, so a
+// table claims no P below what it measured and no node size far from it (the
+// next table decides there).
+Range band_range(const std::vector<unsigned long long> &values, std::size_t first, std::size_t last,
+                 Outer outer = Outer::open)
 {
     Range r;
     if (first > 0) {
         r.has_min = true;
         r.min = geometric_border(values[first - 1], values[first]) + 1;
+    } else if (outer == Outer::from_least && values[0] > 1) {
+        r.has_min = true;
+        r.min = values[0];
+    } else if (outer == Outer::near && values[0] > 1) {
+        r.has_min = true;
+        r.min = geometric_border(values[0] / 2, values[0]) + 1;
     }
     if (last + 1 < values.size()) {
         r.has_max = true;
         r.max = geometric_border(values[last], values[last + 1]);
+    } else if (outer == Outer::near) {
+        r.has_max = true;
+        r.max = geometric_border(values[last], 2 * values[last]);
     }
     return r;
 }
@@ -707,7 +725,7 @@ nlohmann::ordered_json build_selection_table(const std::vector<TuneRow> &rows, c
             for (last = first; last + 1 < ps.size() && same_decisions(per_p[last + 1], merged); ++last)
                 merge_measured(&merged, per_p[last + 1]);
             for (Region &r : merged) {
-                r.ranks = band_range(ps, first, last);
+                r.ranks = band_range(ps, first, last, Outer::from_least);
                 out.push_back(r);
             }
         }
@@ -732,8 +750,8 @@ nlohmann::ordered_json build_selection_table(const std::vector<TuneRow> &rows, c
     long long rules = 0;
     for (auto &c : by_rpn) {
         const std::string &coll = c.first;
-        // ranks_per_node bands; neighbours with the same decisions merge, and with
-        // one band left no rule conditions on it.
+        // ranks_per_node bands; neighbours with the same decisions merge. Every
+        // rule keeps the node sizes it was measured near (Outer::near).
         std::vector<unsigned long long> rpns;
         std::vector<std::vector<Region>> per_rpn;
         for (auto &kv : c.second) {
@@ -746,7 +764,7 @@ nlohmann::ordered_json build_selection_table(const std::vector<TuneRow> &rows, c
             for (last = first; last + 1 < rpns.size() && same_decisions(per_rpn[last + 1], merged); ++last)
                 merge_measured(&merged, per_rpn[last + 1]);
             for (Region &r : merged) {
-                r.rpn = band_range(rpns, first, last);
+                r.rpn = band_range(rpns, first, last, Outer::near);
                 const Candidate &cand = candidates.at(r.candidate);
                 const Measured &m = r.measured;
                 const char *stat_key = is_alltoallv(coll) ? "mean_block_bytes" : "block_bytes";

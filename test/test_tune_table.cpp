@@ -144,16 +144,19 @@ void test_alltoall_bands()
     expect(a.size() == 4, "alltoall: 4 rules (P 64 and 256 merge), got " + dump(a));
     if (a.size() != 4)
         return;
-    // P 64 and 256 decide alike: one P band up to sqrt(256 * 1024) = 512.
-    expect(dump(a[0]["when"]) == R"({"ranks":{"max":512},"block_bytes":{"max":64}})", "rule 1 when " + dump(a[0]["when"]));
+    // P 64 and 256 decide alike: one P band from the smallest measured P, 64, up
+    // to sqrt(256 * 1024) = 512; 16 ranks per node: 12 (above sqrt(8 * 16)) to 22.
+    const std::string rpn16 = R"("ranks_per_node":{"min":12,"max":22},)";
+    expect(dump(a[0]["when"]) == "{" + rpn16 + R"("ranks":{"min":64,"max":512},"block_bytes":{"max":64}})",
+           "rule 1 when " + dump(a[0]["when"]));
     expect(a[0]["algorithm"] == "node_bruck" && dump(a[0]["hints"]) == R"({"radix":2})", "rule 1 pick " + dump(a[0]));
-    expect(dump(a[1]["when"]) == R"({"ranks":{"max":512},"block_bytes":{"min":65,"max":16384}})",
+    expect(dump(a[1]["when"]) == "{" + rpn16 + R"("ranks":{"min":64,"max":512},"block_bytes":{"min":65,"max":16384}})",
            "rule 2 when " + dump(a[1]["when"]));
     expect(dump(a[1]["hints"]) == R"({"radix":4})", "rule 2 hints " + dump(a[1]));
-    expect(dump(a[2]["when"]) == R"({"ranks":{"max":512},"block_bytes":{"min":16385}})",
+    expect(dump(a[2]["when"]) == "{" + rpn16 + R"("ranks":{"min":64,"max":512},"block_bytes":{"min":16385}})",
            "rule 3 when " + dump(a[2]["when"]));
     expect(a[2]["algorithm"] == "pairwise" && !a[2].contains("hints"), "rule 3 pick " + dump(a[2]));
-    expect(dump(a[3]["when"]) == R"({"ranks":{"min":513}})", "rule 4 when " + dump(a[3]["when"]));
+    expect(dump(a[3]["when"]) == "{" + rpn16 + R"("ranks":{"min":513}})", "rule 4 when " + dump(a[3]["when"]));
     expect(dump(a[3]["hints"]) == R"({"radix":2})", "rule 4 hints " + dump(a[3]));
     // Measured: points over both P, worst ratio 1 (the best everywhere), margins.
     const Json &m1 = a[0]["measured"], &m2 = a[1]["measured"], &m3 = a[2]["measured"], &m4 = a[3]["measured"];
@@ -201,18 +204,22 @@ void test_agreement()
     if (v.size() != 3)
         return;
     // P = 16: parlogna without the statistic is no slower than the bands plus 5 us.
-    expect(dump(v[0]["when"]) == R"({"ranks":{"max":22}})", "P 16 when " + dump(v[0]["when"]));
+    // One rank per node: ranks_per_node at most 1 (sqrt(1 * 2) = 1); P from 16.
+    expect(dump(v[0]["when"]) == R"({"ranks_per_node":{"max":1},"ranks":{"min":16,"max":22}})",
+           "P 16 when " + dump(v[0]["when"]));
     expect(v[0]["algorithm"] == "parlogna" && dump(v[0]["hints"]) == R"({"radix":2})", "P 16 pick " + dump(v[0]));
     const Json &m = v[0]["measured"];
     expect(m["points"] == 3 && near(m["worst_ratio"], 1.1) && !m.contains("agreement_us"), "P 16 measured " + dump(m));
     expect(m["runner_up"] == "two_phase_bruck default" && near(m["margin"], 0.9091), "P 16 margin " + dump(m));
     // P = 32: two_phase_bruck up to sqrt(8 * 64) = 22, parlogna above, 0.5 us counted.
-    expect(dump(v[1]["when"]) == R"({"ranks":{"min":23},"mean_block_bytes":{"max":22}})", "P 32 band 1 " + dump(v[1]));
+    expect(dump(v[1]["when"]) == R"({"ranks_per_node":{"max":1},"ranks":{"min":23},"mean_block_bytes":{"max":22}})",
+           "P 32 band 1 " + dump(v[1]));
     expect(v[1]["algorithm"] == "two_phase_bruck", "P 32 band 1 pick " + dump(v[1]));
     expect(near(v[1]["measured"]["agreement_us"], 0.5) && near(v[1]["measured"]["margin"], 11.5 / 10.5) &&
                v[1]["measured"]["runner_up"] == "parlogna radix=2",
            "P 32 band 1 measured " + dump(v[1]["measured"]));
-    expect(dump(v[2]["when"]) == R"({"ranks":{"min":23},"mean_block_bytes":{"min":23}})", "P 32 band 2 " + dump(v[2]));
+    expect(dump(v[2]["when"]) == R"({"ranks_per_node":{"max":1},"ranks":{"min":23},"mean_block_bytes":{"min":23}})",
+           "P 32 band 2 " + dump(v[2]));
     expect(v[2]["algorithm"] == "parlogna" && dump(v[2]["measured"]["mean_block_bytes"]) == "[64,512]",
            "P 32 band 2 " + dump(v[2]));
     expect(near(v[2]["measured"]["margin"], 20.5 / 18.5) && v[2]["measured"]["runner_up"] == "two_phase_bruck default",
@@ -239,13 +246,15 @@ void test_same_statistic()
     expect(v.size() == 2, "same statistic: 2 rules, got " + dump(v));
     if (v.size() != 2)
         return;
-    expect(dump(v[0]["when"]) == R"({"mean_block_bytes":{"max":316}})", "shared band " + dump(v[0]["when"]));
+    // 4 ranks per node: 3 (above sqrt(2 * 4) = 2) to sqrt(4 * 8) = 5; P from 8.
+    const std::string near4 = R"({"ranks_per_node":{"min":3,"max":5},"ranks":{"min":8},)";
+    expect(dump(v[0]["when"]) == near4 + R"("mean_block_bytes":{"max":316}})", "shared band " + dump(v[0]["when"]));
     expect(v[0]["algorithm"] == "parlogna" && dump(v[0]["hints"]) == R"({"radix":4})", "shared pick " + dump(v[0]));
     const Json &m = v[0]["measured"];
     expect(m["points"] == 2 && near(m["worst_ratio"], 1.1) && dump(m["dists"]) == R"(["normal","uniform"])",
            "shared measured " + dump(m));
     expect(m["runner_up"] == "parlogna radix=2" && near(m["margin"], 10.0 / 11), "shared runner-up " + dump(m));
-    expect(dump(v[1]["when"]) == R"({"mean_block_bytes":{"min":317}})" && dump(v[1]["hints"]) == R"({"radix":2})",
+    expect(dump(v[1]["when"]) == near4 + R"("mean_block_bytes":{"min":317}})" && dump(v[1]["hints"]) == R"({"radix":2})",
            "large band " + dump(v[1]));
     expect(report.find("no agreement cost measured at P = 8") != std::string::npos, "report: agreement missing\n" + report);
 }
@@ -266,22 +275,23 @@ void test_borders_and_hints()
     std::string report;
     Json t = mpixbench::build_selection_table(rows, o, &report);
     const Json &a = t["alltoall"];
-    expect(a.size() == 2 && dump(a[0]["when"]) == R"({"block_bytes":{"max":0}})" &&
-               dump(a[1]["when"]) == R"({"block_bytes":{"min":1}})",
+    const std::string at4 = R"({"ranks_per_node":{"min":3,"max":5},"ranks":{"min":4},)";
+    expect(a.size() == 2 && dump(a[0]["when"]) == at4 + R"("block_bytes":{"max":0}})" &&
+               dump(a[1]["when"]) == at4 + R"("block_bytes":{"min":1}})",
            "border at 0: " + dump(a));
     expect(a.size() == 2 && a[0]["algorithm"] == "pairwise" && !a[0].contains("hints"), "unread hint dropped " + dump(a));
     expect(report.find("unknown algorithm alltoall nosuch") != std::string::npos &&
                report.find("inner (pairwise)") != std::string::npos,
            "report: unknown algorithm and dropped hint\n" + report);
-    // ranks_per_node conditions appear with two measured values (1 and 4 here),
-    // borders between them as between sizes (sqrt(1 * 4) = 2).
+    // Two measured node sizes (1 at P = 16 and 4 at P = 4): the border between
+    // them as between sizes (sqrt(1 * 4) = 2), each band its own P range.
     rows.push_back(row("alltoall", "pairwise", "default", 16, 16, 16, "uniform", 1));
     rows.push_back(row("alltoall", "linear", "default", 16, 16, 16, "uniform", 2));
     t = mpixbench::build_selection_table(rows, o, &report);
     const Json &b = t["alltoall"];
-    expect(b.size() == 3 && dump(b[0]["when"]) == R"({"ranks_per_node":{"max":2}})" &&
-               dump(b[1]["when"]) == R"({"ranks_per_node":{"min":3},"block_bytes":{"max":0}})" &&
-               dump(b[2]["when"]) == R"({"ranks_per_node":{"min":3},"block_bytes":{"min":1}})",
+    expect(b.size() == 3 && dump(b[0]["when"]) == R"({"ranks_per_node":{"max":2},"ranks":{"min":16}})" &&
+               dump(b[1]["when"]) == R"({"ranks_per_node":{"min":3,"max":5},"ranks":{"min":4},"block_bytes":{"max":0}})" &&
+               dump(b[2]["when"]) == R"({"ranks_per_node":{"min":3,"max":5},"ranks":{"min":4},"block_bytes":{"min":1}})",
            "ranks_per_node bands: " + dump(b));
     expect_no_overlap(b, "ranks_per_node");
 }
