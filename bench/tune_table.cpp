@@ -314,7 +314,9 @@ Measured measure_band(const std::vector<StatPoint> &points, std::size_t first, s
             continue;
         }
         const double mine = w->second + offset_us;
-        m.worst_ratio = std::max(m.worst_ratio, mine / (in->best_us + offset_us));
+        // Against the fastest row without the agreement: what a caller who named
+        // that row explicitly would pay.
+        m.worst_ratio = std::max(m.worst_ratio, mine / in->best_us);
         auto r = runner_up.empty() ? in->time_us.end() : in->time_us.find(runner_up);
         if (r != in->time_us.end()) {
             const double margin = (r->second + offset_us) / mine;
@@ -363,19 +365,32 @@ std::vector<Region> solve_group(const std::vector<StatPoint> &points, double agr
     std::vector<const Instance *> all = instances_of(points, 0, last);
     bool single = bands.size() == 1;
     if (!single && needs_agreement) {
-        // One rule without the statistic pays no agreement: keep it when it is no
-        // slower than the banded rules (agreement included) at every point.
+        // Size bands make every call pay the agreement; one rule without the
+        // statistic pays none. Both against each point's fastest row (no
+        // agreement): the bands win only with a smaller worst ratio (then mean).
         const std::string one = pick(all, 0.0);
-        single = !one.empty();
+        Score banded;
+        int measured = 0;
         for (const Band &b : bands) {
-            const std::string w = pick(instances_of(points, b.first, b.last), offset);
-            for (const Instance *in : instances_of(points, b.first, b.last)) {
-                auto ts = in->time_us.find(one), tb = in->time_us.find(w);
-                if (ts == in->time_us.end() ||
-                    (tb != in->time_us.end() && ts->second > (tb->second + offset) * (1 + 1e-12)))
-                    single = false;
+            const std::vector<const Instance *> set = instances_of(points, b.first, b.last);
+            const std::string w = pick(set, offset);
+            for (const Instance *in : set) {
+                auto t = in->time_us.find(w);
+                if (t == in->time_us.end()) {
+                    ++banded.missing;
+                    continue;
+                }
+                const double ratio = (t->second + offset) / in->best_us;
+                banded.worst = std::max(banded.worst, ratio);
+                banded.mean += ratio;
+                ++measured;
             }
         }
+        if (measured)
+            banded.mean /= measured;
+        const Score alone = score_of(one, all, 0.0);
+        single = !one.empty() && !(std::tie(banded.missing, banded.worst, banded.mean) <
+                                   std::tie(alone.missing, alone.worst, alone.mean));
     }
     std::vector<Region> regions;
     if (single) {

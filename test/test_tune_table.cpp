@@ -224,7 +224,34 @@ void test_agreement()
            "P 32 band 2 " + dump(v[2]));
     expect(near(v[2]["measured"]["margin"], 20.5 / 18.5) && v[2]["measured"]["runner_up"] == "two_phase_bruck default",
            "P 32 band 2 margin " + dump(v[2]["measured"]));
+    expect(near(v[1]["measured"]["worst_ratio"], 10.5 / 10), "P 32 band 1: worst ratio with the agreement " +
+                                                                   dump(v[1]["measured"]));
     expect_no_overlap(v, "agreement");
+}
+
+// Bands that win one point by a wide margin but pay a large agreement at every
+// other point lose to one rule: the choice compares worst ratios to each point's
+// fastest row (no agreement), not dominance point by point.
+void test_agreement_worst_ratio()
+{
+    std::vector<TuneRow> rows;
+    const unsigned long long means[] = {8, 512, 32768};
+    const double a[] = {10, 100, 2000}, b[] = {20, 150, 1000};
+    for (int k = 0; k < 3; ++k) {
+        rows.push_back(row_v("two_phase_bruck", "default", 64, 64, (long long)means[k] * 2, "uniform", means[k], a[k]));
+        rows.push_back(row_v("pmpi", "default", 64, 64, (long long)means[k] * 2, "uniform", means[k], b[k]));
+    }
+    rows.push_back(row("alltoallv", "agreement", "default", 64, 64, 16, "allreduce", 100.0));
+    std::string report;
+    Json t = mpixbench::build_selection_table(rows, fixed_options(), &report);
+    const Json &v = t["alltoallv"];
+    // Bands: 110/10 = 11x at 8 B. One rule: two_phase_bruck, 2x at 32 KiB (pmpi
+    // ties at 2x with a larger mean ratio).
+    expect(v.size() == 1 && v[0]["algorithm"] == "two_phase_bruck" && !v[0]["when"].contains("mean_block_bytes"),
+           "one rule without the statistic: " + dump(v));
+    if (v.size() == 1)
+        expect(near(v[0]["measured"]["worst_ratio"], 2.0) && !v[0]["measured"].contains("agreement_us"),
+               "one rule measured " + dump(v[0]["measured"]));
 }
 
 // Workloads with the same mean block share one pick: the one with the smallest
@@ -427,6 +454,7 @@ int main()
 {
     test_alltoall_bands();
     test_agreement();
+    test_agreement_worst_ratio();
     test_same_statistic();
     test_borders_and_hints();
     test_csv_io();
