@@ -50,6 +50,8 @@ struct Options {
     std::string out = "mpix-tune.json";
     std::string platform;
     double merge_within = 1.0;
+    // --agreement-us: the agreement's cost given, not measured (< 0: measure it).
+    double agreement_us = -1;
     bool from_csv = false, check = false, dry_run = false, verify = true;
     // --check-table FILE: auto with a table made elsewhere (e.g. from other
     // sizes: held-back points) instead of the table this run writes.
@@ -192,7 +194,8 @@ std::vector<PlanForP> make_plan(const Options &o, const std::vector<int> &node_o
             mpix::collective_from_name(name.c_str(), &coll);
             const bool v = coll == Collective::alltoallv;
             if (v)  // what every size-dependent alltoallv rule pays, once per P
-                pp.steps.push_back(Step{p, coll, 16, "allreduce", mpixbench::Candidate{"agreement", {}}, "default"});
+                pp.steps.push_back(Step{p, coll, 16, "allreduce", mpixbench::Candidate{"agreement", {}},
+                                        o.agreement_us < 0 ? "default" : "given"});
             const auto cands = candidates_for(coll, o, p, pp.max_ranks_per_node);
             for (long long s : o.sizes)
                 for (const std::string &d : v ? o.dists : std::vector<std::string>{"uniform"})
@@ -475,7 +478,10 @@ int run_plan(const Options &o, const std::vector<PlanForP> &plan, const std::set
             if (point == unprepared)
                 continue;
             mpixbench::Measurement m;
-            if (agreement) {
+            if (agreement && o.agreement_us >= 0) {
+                m.median_us = m.min_us = m.max_us = o.agreement_us;
+                m.verified = "yes";
+            } else if (agreement) {
                 std::string why;
                 m = measure_agreement(runner.get(), o, &why);
                 m.error = why;
@@ -710,6 +716,16 @@ void add_options(CLI::App &app, Options &o)
                 mpixbench::refuse("bad --merge-within " + v + ": a ratio from 1 to 100");
         },
         "merge neighbouring size bands where one pick stays within this ratio of the best (1: exact ties)");
+    app.add_option_function<std::string>(
+        "--agreement-us",
+        [&o](const std::string &v) {
+            char *end = nullptr;
+            o.agreement_us = std::strtod(v.c_str(), &end);
+            if (end == v.c_str() || *end || !(o.agreement_us >= 0 && o.agreement_us <= 1e9))
+                mpixbench::refuse("bad --agreement-us " + v + ": microseconds, 0 or more");
+        },
+        "the agreement's cost per call, given instead of measured (rows agreement,given), where measuring it costs "
+        "too much: SimGrid's MPI_Iallreduce posts P*(P-1) messages at once");
     app.add_flag("--from-csv", o.from_csv, "build the table from the CSV files only; measure nothing");
     app.add_flag("--check", o.check, "then measure auto with the table loaded at every point (rows auto, params table;picked=NAME) "
                                      "and print the worst auto/best ratio");
@@ -722,7 +738,7 @@ void add_options(CLI::App &app, Options &o)
         {"--ppn", "N"},      {"--radix", "R,..."},     {"--batch", "B,..."}, {"--leaders", "L,..."},
         {"--inner", "LIST"}, {"--algo", "LIST"},       {"--exclude", "LIST"}, {"--iters", "N"},
         {"--warmup", "N"},   {"--seed", "N"},          {"--csv", "FILE,..."}, {"--out", "FILE"},
-        {"--platform", "TEXT"}, {"--merge-within", "RATIO"}};
+        {"--platform", "TEXT"}, {"--merge-within", "RATIO"}, {"--agreement-us", "US"}};
     for (CLI::Option *option : app.get_options()) {
         auto name = value_names.find(option->get_name());
         if (name != value_names.end())

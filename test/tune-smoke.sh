@@ -46,6 +46,10 @@ else
     grep -q '"mpix_selection_table": 1' "$tmp/t.json" || fail "no table"
     grep -q '"alltoallv": \[' "$tmp/t.json" || fail "no alltoallv rules"
 fi
+# An agreement cost given instead of measured: one row that says so.
+$mpiexec -n 2 $tune --coll alltoallv --sizes 16 --dists uniform --algo pairwise --agreement-us 7 --iters 1 \
+    --warmup 0 --csv "$tmp/given.csv" --out "$tmp/given.json" >/dev/null 2>"$tmp/errg" || { cat "$tmp/errg"; fail "--agreement-us"; }
+grep -q '^alltoallv,agreement,given,2,1,2,16,allreduce,7.000,' "$tmp/given.csv" || { cat "$tmp/given.csv"; fail "no given agreement row"; }
 # Resumed: nothing new is measured, the CSV keeps its rows.
 # shellcheck disable=SC2086
 $mpiexec -n 4 $tune $grid --ppn 2 >/dev/null 2>"$tmp/err4b" || { cat "$tmp/err4b"; fail "resumed run"; }
@@ -57,7 +61,7 @@ sed -n '/"alltoall": \[/,$p' "$tmp/t.json" >"$tmp/rules1"
 sed -n '/"alltoall": \[/,$p' "$tmp/again.json" >"$tmp/rules2"
 cmp -s "$tmp/rules1" "$tmp/rules2" || fail "--from-csv gives other rules"
 # Bad input: a clear message and exit status 2.
-for bad in "--coll neighbor_alltoallv" "--algo nosuch" "--ranks 9" "--dists nosuch" "--radix 1"; do
+for bad in "--coll neighbor_alltoallv" "--algo nosuch" "--ranks 9" "--dists nosuch" "--radix 1" "--agreement-us x"; do
     # shellcheck disable=SC2086
     if $tune $bad --dry-run >/dev/null 2>&1; then fail "accepted $bad"; fi
 done
