@@ -416,6 +416,24 @@ std::vector<Region> solve_group(const std::vector<StatPoint> &points, double agr
     return regions;
 }
 
+// Neighbouring measured values (P, or ranks per node) whose rules decide alike
+// become one band: their regions merged, `range` of each set to the band.
+std::vector<Region> merge_runs(const std::vector<unsigned long long> &values,
+                               const std::vector<std::vector<Region>> &per_value, Outer outer, Range Region::*range)
+{
+    std::vector<Region> out;
+    for (std::size_t first = 0, last; first < values.size(); first = last + 1) {
+        std::vector<Region> merged = per_value[first];
+        for (last = first; last + 1 < values.size() && same_decisions(per_value[last + 1], merged); ++last)
+            merge_measured(&merged, per_value[last + 1]);
+        for (Region &r : merged) {
+            r.*range = band_range(values, first, last, outer);
+            out.push_back(r);
+        }
+    }
+    return out;
+}
+
 std::string now_utc()
 {
     std::time_t t = std::time(nullptr);
@@ -735,15 +753,8 @@ nlohmann::ordered_json build_selection_table(const std::vector<TuneRow> &rows, c
             per_p.push_back(regions);
         }
         std::vector<Region> &out = by_rpn[coll][rpn];
-        for (std::size_t first = 0, last; first < ps.size(); first = last + 1) {
-            std::vector<Region> merged = per_p[first];
-            for (last = first; last + 1 < ps.size() && same_decisions(per_p[last + 1], merged); ++last)
-                merge_measured(&merged, per_p[last + 1]);
-            for (Region &r : merged) {
-                r.ranks = band_range(ps, first, last, Outer::from_least);
-                out.push_back(r);
-            }
-        }
+        for (Region &r : merge_runs(ps, per_p, Outer::from_least, &Region::ranks))
+            out.push_back(r);
     }
 
     Json table;
@@ -774,61 +785,55 @@ nlohmann::ordered_json build_selection_table(const std::vector<TuneRow> &rows, c
             per_rpn.push_back(kv.second);
         }
         Json list = Json::array();
-        for (std::size_t first = 0, last; first < rpns.size(); first = last + 1) {
-            std::vector<Region> merged = per_rpn[first];
-            for (last = first; last + 1 < rpns.size() && same_decisions(per_rpn[last + 1], merged); ++last)
-                merge_measured(&merged, per_rpn[last + 1]);
-            for (Region &r : merged) {
-                r.rpn = band_range(rpns, first, last, Outer::near);
-                const Candidate &cand = candidates.at(r.candidate);
-                const Measured &m = r.measured;
-                const char *stat_key = is_alltoallv(coll) ? "mean_block_bytes" : "block_bytes";
-                Json when = Json::object();
-                if (!r.rpn.unbounded())
-                    when["ranks_per_node"] = r.rpn.json();
-                if (!r.ranks.unbounded())
-                    when["ranks"] = r.ranks.json();
-                if (!r.stat.unbounded())
-                    when[stat_key] = r.stat.json();
-                Json rule;
-                rule["when"] = when;
-                rule["algorithm"] = cand.algorithm;
-                if (!cand.hints.empty()) {
-                    Json hints = Json::object();
-                    for (const auto &kv : cand.hints)
-                        hints[kv.first] = hint_value(kv.second);
-                    rule["hints"] = hints;
-                }
-                Json measured;
-                measured["points"] = m.points;
-                if (m.unmeasured)
-                    measured["unmeasured"] = m.unmeasured;
-                measured["worst_ratio"] = rounded(m.worst_ratio, 4);
-                measured["margin"] = m.margin > 0 ? Json(rounded(m.margin, 4)) : Json(nullptr);
-                measured["runner_up"] = m.runner_up.empty() ? Json(nullptr) : Json(m.runner_up);
-                measured["sizes"] = m.sizes;
-                if (is_alltoallv(coll))
-                    measured["mean_block_bytes"] = m.stats;
-                measured["dists"] = m.dists;
-                measured["ranks"] = m.ranks;
-                measured["ranks_per_node"] = m.ranks_per_node;
-                if (m.agreement_us > 0)
-                    measured["agreement_us"] = rounded(m.agreement_us, 3);
-                rule["measured"] = measured;
-                list.push_back(rule);
-                ++rules;
-
-                text << coll << " rule " << list.size() << ": ranks_per_node " << r.rpn.text() << ", P "
-                     << r.ranks.text() << ", " << stat_key << " " << r.stat.text() << ": " << label(cand) << " ("
-                     << m.points << (m.points == 1 ? " point" : " points") << ", worst " << rounded(m.worst_ratio, 3);
-                if (m.margin > 0)
-                    text << ", ahead of " << m.runner_up << " by x" << rounded(m.margin, 3);
-                else
-                    text << ", no runner-up";
-                if (m.agreement_us > 0)
-                    text << ", agreement " << rounded(m.agreement_us, 3) << " us counted";
-                text << ")\n";
+        for (Region &r : merge_runs(rpns, per_rpn, Outer::near, &Region::rpn)) {
+            const Candidate &cand = candidates.at(r.candidate);
+            const Measured &m = r.measured;
+            const char *stat_key = is_alltoallv(coll) ? "mean_block_bytes" : "block_bytes";
+            Json when = Json::object();
+            if (!r.rpn.unbounded())
+                when["ranks_per_node"] = r.rpn.json();
+            if (!r.ranks.unbounded())
+                when["ranks"] = r.ranks.json();
+            if (!r.stat.unbounded())
+                when[stat_key] = r.stat.json();
+            Json rule;
+            rule["when"] = when;
+            rule["algorithm"] = cand.algorithm;
+            if (!cand.hints.empty()) {
+                Json hints = Json::object();
+                for (const auto &kv : cand.hints)
+                    hints[kv.first] = hint_value(kv.second);
+                rule["hints"] = hints;
             }
+            Json measured;
+            measured["points"] = m.points;
+            if (m.unmeasured)
+                measured["unmeasured"] = m.unmeasured;
+            measured["worst_ratio"] = rounded(m.worst_ratio, 4);
+            measured["margin"] = m.margin > 0 ? Json(rounded(m.margin, 4)) : Json(nullptr);
+            measured["runner_up"] = m.runner_up.empty() ? Json(nullptr) : Json(m.runner_up);
+            measured["sizes"] = m.sizes;
+            if (is_alltoallv(coll))
+                measured["mean_block_bytes"] = m.stats;
+            measured["dists"] = m.dists;
+            measured["ranks"] = m.ranks;
+            measured["ranks_per_node"] = m.ranks_per_node;
+            if (m.agreement_us > 0)
+                measured["agreement_us"] = rounded(m.agreement_us, 3);
+            rule["measured"] = measured;
+            list.push_back(rule);
+            ++rules;
+
+            text << coll << " rule " << list.size() << ": ranks_per_node " << r.rpn.text() << ", P "
+                 << r.ranks.text() << ", " << stat_key << " " << r.stat.text() << ": " << label(cand) << " ("
+                 << m.points << (m.points == 1 ? " point" : " points") << ", worst " << rounded(m.worst_ratio, 3);
+            if (m.margin > 0)
+                text << ", ahead of " << m.runner_up << " by x" << rounded(m.margin, 3);
+            else
+                text << ", no runner-up";
+            if (m.agreement_us > 0)
+                text << ", agreement " << rounded(m.agreement_us, 3) << " us counted";
+            text << ")\n";
         }
         table[coll] = list;
     }

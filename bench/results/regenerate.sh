@@ -84,61 +84,80 @@ smpi)
     ;;
 tune)
     # Issue 17: the tuned tables in bench/tables/ and their held-back checks
-    # (bench/results/tune/). Training points build a table; --check-table then
-    # times every candidate and auto with that table at points the table was not
-    # built from (other sizes and distributions). The direct rows (every message
-    # at once or P-1 steps) are left out at 16 ranks per node: they pay P-1
-    # message overheads (255 us at P=256 on top of the bytes), which auto beats
-    # at every point, and cost minutes per row to simulate at P=1024;
-    # parlinna_staggered and padded_* are left out of the checks (1.47-7.7x the
-    # best at every P=256 training point). Checks use one warm-up call
-    # (node_bruck's radix follows the previous call's volume). Costs on the
-    # 2-core machine, beside one other job: P=256 train 25 min, check 40 min;
-    # P=1024 train 70 min, check 90 min; fattree ppn 1 train 18 min, checks 25 min.
+    # (bench/results/tune/, README "Tuned tables"). Training points build a table
+    # (mpix-tune --from-csv); --check-table then times every candidate and auto
+    # with that table at points the table was not built from (other sizes and
+    # distributions), one warm-up call each (node_bruck's radix follows the
+    # previous call's volume). Left out at 16 ranks per node: the direct rows (they
+    # pay P-1 message overheads, 255 us at P=256, where auto takes 27-2631 us at
+    # 1.02-2.0x the bound, and cost minutes per row to simulate at P=1024); from the
+    # checks also the rows at 1.4x the best or slower at every training point of
+    # that P (named below). Wall times on the 2-core machine, beside 1-2 other jobs.
     t=$out/tune
     tables=bench/tables
-    tune="build-smpi/bench/mpix-tune"
-    direct="linear,nonblocking,scattered,pairwise,randomized_scatter,randomized_sendrecv,randomized_segmented,randomized,pmpi"
-    rm -f "$t"/*.csv
+    tune=build-smpi/bench/mpix-tune
+    direct=linear,nonblocking,scattered,pairwise,randomized_scatter,randomized_sendrecv,randomized_segmented,randomized,pmpi
+    slow256=padded_alltoall,padded_bruck,parlinna_staggered
+    bruck=bruck_basic,bruck_basic_dt,bruck_modified,bruck_modified_dt,bruck_zerocopy_dt,bruck_zero_rotation,bruck_radix
+    p1024="SIM_EXTRA=--cfg=maxmin/precision:1e-4"
+    rm -f "$t"/*.csv "$t"/*.md
+    # dragonfly-64x16, P=256 (25 min) and P=1024 (90 min: 4 KiB blocks need more than
+    # 24 GB for the simulated ranks' scratch, so sizes stop at 1 KiB; one leader and
+    # the non-blocking inner exchange, which won every P=256 point; SimGrid's
+    # MPI_Iallreduce posts P(P-1) messages at once, so the agreement's cost is given:
+    # 2(P-1) us, what it measured at P=16, 64 and 256; at 1 KiB the rows 2.1x the
+    # best or slower at 16 and 256 B are left out).
     sim/run dragonfly-64x16 256 --prog $tune -- --coll alltoall,alltoallv --sizes 16,256,4096 --dists uniform \
         --radix 2,4,16 --batch 8,32 --leaders 1,4 --exclude $direct \
-        --csv "$t/dragonfly-64x16-train-P256.csv" --out "$t/dragonfly-64x16-P256.json" --platform dragonfly-64x16
-    # P=1024: 4096 B blocks need more than 24 GB of simulated ranks' scratch (node_bruck
-    # radix 2), so the sizes stop at 1 KiB; one leader and the non-blocking inner
-    # exchange (pairwise and 4 leaders never won at P=256; 4 leaders cost >15 min).
-    SIM_EXTRA=--cfg=maxmin/precision:1e-4 sim/run dragonfly-64x16 1024 --prog $tune -- --coll alltoall,alltoallv \
-        --sizes 16,256,1024 --dists uniform --radix 2,4,16 --batch 8 --leaders 1 --inner nonblocking \
-        --exclude $direct,parlinna_staggered \
-        --csv "$t/dragonfly-64x16-train-P1024.csv" --out "$t/dragonfly-64x16-P1024.json" --platform dragonfly-64x16
-    $tune --from-csv --csv "$t/dragonfly-64x16-train-P256.csv,$t/dragonfly-64x16-train-P1024.csv" \
+        --csv "$t/dragonfly-64x16-train-P256.csv" --out /dev/null --platform dragonfly-64x16
+    grid1024="--coll alltoall,alltoallv --dists uniform --radix 2,4,16 --batch 8 --leaders 1 --inner nonblocking \
+        --agreement-us 2046 --csv $t/dragonfly-64x16-train-P1024.csv --out /dev/null --platform dragonfly-64x16"
+    env $p1024 sim/run dragonfly-64x16 1024 --prog $tune -- $grid1024 --sizes 16,256 --exclude $direct,parlinna_staggered
+    env $p1024 sim/run dragonfly-64x16 1024 --prog $tune -- $grid1024 --sizes 1024 \
+        --exclude $direct,parlinna_staggered,parlinna_coalesced,parlogna,two_phase_bruck,padded_bruck
+    bench/mpix-tune --from-csv --csv "$t/dragonfly-64x16-train-P256.csv,$t/dragonfly-64x16-train-P1024.csv" \
         --out "$tables/dragonfly-64x16.json" --platform dragonfly-64x16
     check="--warmup 1 --inner nonblocking --check-table $tables/dragonfly-64x16.json --platform dragonfly-64x16"
-    sim/run dragonfly-64x16 256 --prog $tune -- --coll alltoall,alltoallv --sizes 64,1024,16384 \
-        --dists uniform,normal,powerlaw --radix 2,4,16 --batch 8,32 --leaders 1,4 \
-        --exclude $direct,padded_alltoall,padded_bruck,parlinna_staggered $check --csv "$t/dragonfly-64x16-heldback-P256.csv"
-    sim/run dragonfly-64x16 256 --prog $tune -- --coll alltoallv --sizes 16,256,4096 --dists normal,powerlaw \
-        --radix 2,4,16 --batch 8,32 --leaders 1,4 \
-        --exclude $direct,padded_alltoall,padded_bruck,parlinna_staggered $check --csv "$t/dragonfly-64x16-heldback-P256.csv"
-    SIM_EXTRA=--cfg=maxmin/precision:1e-4 sim/run dragonfly-64x16 1024 --prog $tune -- --coll alltoall,alltoallv \
-        --sizes 64,512 --dists uniform,normal,powerlaw --radix 2,4,16 --batch 8 --leaders 1 \
-        --exclude $direct,padded_alltoall,padded_bruck,parlinna_staggered $check --csv "$t/dragonfly-64x16-heldback-P1024.csv"
-    SIM_EXTRA=--cfg=maxmin/precision:1e-4 sim/run dragonfly-64x16 1024 --prog $tune -- --coll alltoallv \
-        --sizes 16,256,1024 --dists normal,powerlaw --radix 2,4,16 --batch 8 --leaders 1 \
-        --exclude $direct,padded_alltoall,padded_bruck,parlinna_staggered $check --csv "$t/dragonfly-64x16-heldback-P1024.csv"
-    # One rank per node on the fat tree (P = 16 and 64): every row, direct ones included.
+    c256="$check --radix 2,4,16 --batch 8,32 --leaders 1,4 --exclude $direct,$slow256 --csv $t/dragonfly-64x16-heldback-P256.csv"
+    sim/run dragonfly-64x16 256 --prog $tune -- $c256 --coll alltoall,alltoallv --sizes 64,1024,16384 --dists uniform,normal,powerlaw
+    sim/run dragonfly-64x16 256 --prog $tune -- $c256 --coll alltoallv --sizes 16,256,4096 --dists normal,powerlaw
+    env $p1024 sim/run dragonfly-64x16 1024 --prog $tune -- $check --coll alltoall,alltoallv --sizes 64,512 \
+        --dists uniform,normal,powerlaw --radix 2,4,16 --batch 8 --leaders 1 --agreement-us 2046 \
+        --exclude $direct,$slow256,$bruck,parlinna_coalesced,parlogna,two_phase_bruck \
+        --csv "$t/dragonfly-64x16-heldback-P1024.csv"
+    # fattree-64x16: P=256 on 16-rank nodes (25 min) and P=16, 64 on nodes of one rank
+    # (every row, direct ones included; 25 min), one table; the checks compare it
+    # with the built-in table at the same points (25 min).
+    sim/run fattree-64x16 256 --prog $tune -- --coll alltoall,alltoallv --sizes 16,256,4096 --dists uniform \
+        --radix 2,4,16 --batch 8,32 --leaders 1,4 --exclude $direct \
+        --csv "$t/fattree-64x16-train-P256.csv" --out /dev/null --platform fattree-64x16
     ppn1="--ranks 16,64 --radix 2,4,8 --batch 8,32 --platform fattree-64x16,1-rank-per-node"
-    sim/run fattree-64x16 64 --ppn 1 --prog $tune -- $ppn1 --sizes 16,256,4096,65536 --dists uniform,normal \
-        --csv "$t/fattree-64x16-ppn1-train.csv" --out "$tables/fattree-64x16-ppn1.json"
-    for table in "$tables/fattree-64x16-ppn1.json" src/select/default_table.json; do
+    sim/run fattree-64x16 64 --ppn 1 --prog $tune -- $ppn1 --sizes 16,64,256,1024,4096,16384,65536 \
+        --dists uniform,normal --csv "$t/fattree-64x16-train-ppn1.csv" --out /dev/null
+    bench/mpix-tune --from-csv --csv "$t/fattree-64x16-train-P256.csv,$t/fattree-64x16-train-ppn1.csv" \
+        --out "$tables/fattree-64x16.json" --platform fattree-64x16
+    for table in "$tables/fattree-64x16.json" src/select/default_table.json; do
         case $table in src/*) csv="$t/fattree-64x16-ppn1-builtin.csv,$t/fattree-64x16-ppn1-heldback.csv" ;;
                        *) csv="$t/fattree-64x16-ppn1-heldback.csv" ;; esac
         sim/run fattree-64x16 64 --ppn 1 --prog $tune -- $ppn1 --warmup 1 --check-table "$table" --csv "$csv" \
-            --coll alltoall,alltoallv --sizes 64,1024,16384 --dists uniform,normal,powerlaw
+            --coll alltoall,alltoallv --sizes 32,512,8192 --dists uniform,normal,powerlaw
         sim/run fattree-64x16 64 --ppn 1 --prog $tune -- $ppn1 --warmup 1 --check-table "$table" --csv "$csv" \
-            --coll alltoallv --sizes 16,256,4096,65536 --dists powerlaw
+            --coll alltoallv --sizes 16,64,256,1024,4096,16384,65536 --dists powerlaw
     done
-    for f in "$t"/*heldback*.csv "$t"/*builtin*.csv; do
-        case $f in *builtin*) more="$t/fattree-64x16-ppn1-heldback.csv" ;; *) more= ;; esac
+    c256="--warmup 1 --inner nonblocking --check-table $tables/fattree-64x16.json --platform fattree-64x16 --radix 2,4,16
+        --batch 8,32 --leaders 1,4 --exclude $direct,$slow256 --csv $t/fattree-64x16-heldback-P256.csv"
+    sim/run fattree-64x16 256 --prog $tune -- $c256 --coll alltoall,alltoallv --sizes 64,1024,16384 --dists uniform,normal,powerlaw
+    sim/run fattree-64x16 256 --prog $tune -- $c256 --coll alltoallv --sizes 16,256,4096 --dists normal,powerlaw
+    # flat-16x16: one node of 16 ranks, every row (10 min).
+    flat="--radix 2,4,16 --batch 8,32 --leaders 1,4 --platform flat-16x16"
+    sim/run flat-16x16 16 --prog $tune -- $flat --sizes 16,64,256,1024,4096,16384,65536 --dists uniform,normal \
+        --csv "$t/flat-16x16-train.csv" --out /dev/null
+    bench/mpix-tune --from-csv --csv "$t/flat-16x16-train.csv" --out "$tables/flat-16x16.json" --platform flat-16x16
+    cf="$flat --warmup 1 --check-table $tables/flat-16x16.json --csv $t/flat-16x16-heldback.csv"
+    sim/run flat-16x16 16 --prog $tune -- $cf --coll alltoall,alltoallv --sizes 32,512,8192 --dists uniform,normal,powerlaw
+    sim/run flat-16x16 16 --prog $tune -- $cf --coll alltoallv --sizes 16,64,256,1024,4096,16384,65536 --dists powerlaw
+    for f in "$t"/*-heldback*.csv "$t"/*-builtin.csv; do
+        case $f in *-builtin.csv) more="$t/fattree-64x16-ppn1-heldback.csv" ;; *) more= ;; esac
         bench/results/tune/heldback.py "$f" $more > "${f%.csv}.md"
     done
     ;;
