@@ -635,6 +635,17 @@ void add_options(CLI::App &app, Options &o)
             },
             help);
     };
+    // A number in [min, max]; `range` says which, in the user's words.
+    auto real = [&app](const char *name, double *out, double min, double max, const std::string &range,
+                       const std::string &help) {
+        return app.add_option_function<std::string>(
+            name,
+            [=](const std::string &v) {
+                if (!mpixbench::parse_real(v, out) || *out < min || *out > max)
+                    mpixbench::refuse(std::string("bad ") + name + " " + v + ": " + range);
+            },
+            help);
+    };
     // Names from a fixed set (empty: any non-empty names).
     auto names = [&app](const char *name, std::vector<std::string> *out, const std::vector<std::string> &allowed,
                         const std::string &help) {
@@ -707,25 +718,11 @@ void add_options(CLI::App &app, Options &o)
                    "measure every candidate, then auto with this table (made elsewhere, e.g. from other sizes: "
                    "held-back points) at every point (rows auto, params table;picked=NAME), and print its worst ratio to the best "
                    "row; writes no table");
-    app.add_option_function<std::string>(
-        "--merge-within",
-        [&o](const std::string &v) {
-            char *end = nullptr;
-            o.merge_within = std::strtod(v.c_str(), &end);
-            if (end == v.c_str() || *end || !(o.merge_within >= 1.0 && o.merge_within <= 100.0))
-                mpixbench::refuse("bad --merge-within " + v + ": a ratio from 1 to 100");
-        },
-        "merge neighbouring size bands where one pick stays within this ratio of the best (1: exact ties)");
-    app.add_option_function<std::string>(
-        "--agreement-us",
-        [&o](const std::string &v) {
-            char *end = nullptr;
-            o.agreement_us = std::strtod(v.c_str(), &end);
-            if (end == v.c_str() || *end || !(o.agreement_us >= 0 && o.agreement_us <= 1e9))
-                mpixbench::refuse("bad --agreement-us " + v + ": microseconds, 0 or more");
-        },
-        "the agreement's cost per call, given instead of measured (rows agreement,given), where measuring it costs "
-        "too much: SimGrid's MPI_Iallreduce posts P*(P-1) messages at once");
+    real("--merge-within", &o.merge_within, 1.0, 100.0, "a ratio from 1 to 100",
+         "merge neighbouring size bands where one pick stays within this ratio of the best (1: exact ties)");
+    real("--agreement-us", &o.agreement_us, 0.0, 1e9, "microseconds, 0 or more",
+         "the agreement's cost per call, given instead of measured (rows agreement,given), where measuring it costs "
+         "too much: SimGrid's MPI_Iallreduce posts P*(P-1) messages at once");
     app.add_flag("--from-csv", o.from_csv, "build the table from the CSV files only; measure nothing");
     app.add_flag("--check", o.check, "then measure auto with the table loaded at every point (rows auto, params table;picked=NAME) "
                                      "and print the worst auto/best ratio");

@@ -2,6 +2,7 @@
 #include "options.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -83,6 +84,17 @@ bool parse_integer(const std::string &text, long long *value)
     errno = 0;
     long long x = std::strtoll(text.c_str(), &end, 10);
     if (errno || end == text.c_str() || *end)
+        return false;
+    *value = x;
+    return true;
+}
+
+bool parse_real(const std::string &text, double *value)
+{
+    char *end = nullptr;
+    errno = 0;
+    const double x = std::strtod(text.c_str(), &end);
+    if (errno || end == text.c_str() || *end || !std::isfinite(x))
         return false;
     *value = x;
     return true;

@@ -38,6 +38,8 @@ void print_usage_error(const std::string &program, const std::string &message);
 std::vector<std::string> split_list(const std::string &text);
 // A whole decimal integer (no trailing characters, no overflow).
 bool parse_integer(const std::string &text, long long *value);
+// A whole finite decimal number (no trailing characters, no overflow).
+bool parse_real(const std::string &text, double *value);
 // A comma-separated list of integers in [min, max]; false (out untouched) otherwise.
 bool parse_integer_list(const std::string &text, long long min, long long max, std::vector<long long> *out);
 // Whether `name` is one of the comma-separated `list` (an empty list holds every name).

@@ -14,7 +14,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "options.hpp"  // parse_integer
+#include "options.hpp"  // parse_integer, parse_real
 #include "sweep.hpp"    // params_text
 #include "workloads.hpp"
 
@@ -62,19 +62,6 @@ bool parse_ull(const std::string &s, unsigned long long *v)
     errno = 0;
     const unsigned long long x = std::strtoull(s.c_str(), &end, 10);
     if (errno || *end)
-        return false;
-    *v = x;
-    return true;
-}
-
-bool parse_double(const std::string &s, double *v)
-{
-    if (s.empty())
-        return false;
-    char *end = nullptr;
-    errno = 0;
-    const double x = std::strtod(s.c_str(), &end);
-    if (errno || *end || !std::isfinite(x))
         return false;
     *v = x;
     return true;
@@ -520,7 +507,7 @@ std::vector<TuneRow> read_tune_csv(const std::string &path, std::string *why, st
         r.dist = text("dist");
         r.verified = text("verified");
         r.source = path + ":" + std::to_string(line_no);
-        bool ok = parse_integer(text("size"), &r.size) && parse_double(text("median_us"), &r.median_us);
+        bool ok = parse_integer(text("size"), &r.size) && parse_real(text("median_us"), &r.median_us);
         // Optional columns: absent or empty leaves them unknown; present and bad skips the line.
         auto optional_ll = [&](const char *name, long long *v) {
             const std::string t = text(name);
@@ -529,7 +516,7 @@ std::vector<TuneRow> read_tune_csv(const std::string &path, std::string *why, st
         };
         auto optional_double = [&](const char *name, double *v) {
             const std::string t = text(name);
-            if (!t.empty() && !parse_double(t, v))
+            if (!t.empty() && !parse_real(t, v))
                 ok = false;
         };
         auto optional_ull = [&](const char *name, unsigned long long *v, bool *has) {
