@@ -232,8 +232,10 @@ struct Score {
     }
 };
 
-// Times with the agreement cost added: every candidate pays `offset_us`.
-Score score_of(const std::string &key, const std::vector<const Instance *> &set, double offset_us)
+// Times with the agreement cost added: every candidate pays `offset_us`, each
+// point's fastest row `best_offset_us` (the same unless said otherwise).
+Score score_of(const std::string &key, const std::vector<const Instance *> &set, double offset_us,
+               double best_offset_us)
 {
     Score s;
     s.key = key;
@@ -244,7 +246,7 @@ Score score_of(const std::string &key, const std::vector<const Instance *> &set,
             ++s.missing;
             continue;
         }
-        const double ratio = (t->second + offset_us) / (in->best_us + offset_us);
+        const double ratio = (t->second + offset_us) / (in->best_us + best_offset_us);
         s.worst = std::max(s.worst, ratio);
         s.mean += ratio;
         ++measured;
@@ -265,7 +267,7 @@ std::string pick(const std::vector<const Instance *> &set, double offset_us, con
     bool have = false;
     Score best;
     for (const std::string &k : keys) {
-        Score s = score_of(k, set, offset_us);
+        Score s = score_of(k, set, offset_us, offset_us);
         if (!have || s < best) {
             best = s;
             have = true;
@@ -340,7 +342,7 @@ std::vector<Region> solve_group(const std::vector<StatPoint> &points, double agr
     for (std::size_t j = 0; j + 1 < bands.size();) {
         std::vector<const Instance *> both = instances_of(points, bands[j].first, bands[j + 1].last);
         const std::string w = pick(both, offset);
-        const Score s = score_of(w, both, offset);
+        const Score s = score_of(w, both, offset, offset);
         if (s.missing == 0 && s.worst <= merge_within) {
             bands[j].last = bands[j + 1].last;
             bands.erase(bands.begin() + (std::ptrdiff_t)j + 1);
@@ -360,22 +362,16 @@ std::vector<Region> solve_group(const std::vector<StatPoint> &points, double agr
         int measured = 0;
         for (const Band &b : bands) {
             const std::vector<const Instance *> set = instances_of(points, b.first, b.last);
-            const std::string w = pick(set, offset);
-            for (const Instance *in : set) {
-                auto t = in->time_us.find(w);
-                if (t == in->time_us.end()) {
-                    ++banded.missing;
-                    continue;
-                }
-                const double ratio = (t->second + offset) / in->best_us;
-                banded.worst = std::max(banded.worst, ratio);
-                banded.mean += ratio;
-                ++measured;
-            }
+            const Score s = score_of(pick(set, offset), set, offset, 0.0);
+            const int n = int(set.size()) - s.missing;
+            banded.missing += s.missing;
+            banded.worst = std::max(banded.worst, s.worst);
+            banded.mean += s.mean * n;
+            measured += n;
         }
         if (measured)
             banded.mean /= measured;
-        const Score alone = score_of(one, all, 0.0);
+        const Score alone = score_of(one, all, 0.0, 0.0);
         single = !one.empty() && !(std::tie(banded.missing, banded.worst, banded.mean) <
                                    std::tie(alone.missing, alone.worst, alone.mean));
     }
