@@ -179,6 +179,7 @@ public:
         x.hints = hints;
         x.trace = nullptr;
         x.mismatch = &mismatch;
+        x.work = &xcomm->work;
     }
 
     void fill(int gen)

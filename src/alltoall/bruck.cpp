@@ -18,92 +18,6 @@
 
 namespace mpix {
 
-// ---------------------------------------------------------------------------
-// Byte ranges as one datatype (no packing).
-
-int byte_ranges_type(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
-                     char **base, MPI_Datatype *type)
-{
-    *type = MPI_DATATYPE_NULL;
-    *base = nullptr;
-    if (addrs.empty())
-        return MPI_SUCCESS;
-    // Displacements relative to the lowest address: MPI_BOTTOM is not usable with
-    // every MPI (SimGrid SMPI defines it as a bogus pointer).
-    // Zero-length ranges are left out: their address may be anything, even null
-    // (an empty staging buffer), and must not become the base.
-    char *low = nullptr;
-    for (std::size_t i = 0; i < addrs.size(); ++i)
-        if (lens[i] > 0 && (!low || addrs[i] < low))
-            low = addrs[i];
-    if (!low)
-        return MPI_SUCCESS;  // nothing to move
-    constexpr std::size_t kChunk = std::size_t(1) << 30;
-    std::vector<int> blens;
-    std::vector<MPI_Aint> displs;
-    blens.reserve(addrs.size());
-    displs.reserve(addrs.size());
-    for (std::size_t i = 0; i < addrs.size(); ++i) {
-        if (lens[i] == 0)
-            continue;
-        MPI_Aint d = static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(addrs[i]) -
-                                           reinterpret_cast<std::uintptr_t>(low));
-        for (std::size_t left = lens[i]; left > 0;) {
-            std::size_t n = left < kChunk ? left : kChunk;
-            blens.push_back(static_cast<int>(n));
-            displs.push_back(d);
-            d += static_cast<MPI_Aint>(n);
-            left -= n;
-        }
-    }
-    int count = static_cast<int>(blens.size());
-    if (use_struct) {
-        std::vector<MPI_Datatype> types(blens.size(), MPI_BYTE);
-        MPIX_CHECK(MPI_Type_create_struct(count, blens.data(), displs.data(), types.data(), type));
-    } else {
-        MPIX_CHECK(MPI_Type_create_hindexed(count, blens.data(), displs.data(), MPI_BYTE, type));
-    }
-    *base = low;
-    return MPI_Type_commit(type);
-}
-
-namespace {
-
-// isend_ranges (send) or irecv_ranges.
-int ranges_op(bool send, const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
-              int peer, int tag, MPI_Comm comm, MPI_Request *req)
-{
-    *req = MPI_REQUEST_NULL;
-    std::size_t nonzero = 0, only = 0;
-    for (std::size_t i = 0; i < lens.size(); ++i)
-        if (lens[i] > 0)
-            ++nonzero, only = i;
-    if (nonzero == 0)
-        return MPI_SUCCESS;
-    if (nonzero == 1)  // one range: no datatype needed
-        return send ? isend_bytes(addrs[only], lens[only], peer, tag, comm, req)
-                    : irecv_bytes(addrs[only], lens[only], peer, tag, comm, req);
-    char *base;
-    MPI_Datatype type;
-    MPIX_CHECK(byte_ranges_type(addrs, lens, use_struct, &base, &type));
-    int rc = send ? MPI_Isend(base, 1, type, peer, tag, comm, req) : MPI_Irecv(base, 1, type, peer, tag, comm, req);
-    MPI_Type_free(&type);  // pending operations keep their own reference
-    return rc;
-}
-}  // namespace
-
-int isend_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct, int peer,
-                 int tag, MPI_Comm comm, MPI_Request *req)
-{
-    return ranges_op(true, addrs, lens, use_struct, peer, tag, comm, req);
-}
-
-int irecv_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct, int peer,
-                 int tag, MPI_Comm comm, MPI_Request *req)
-{
-    return ranges_op(false, addrs, lens, use_struct, peer, tag, comm, req);
-}
-
 namespace {
 
 int mod(long long a, int p)
@@ -196,9 +110,11 @@ int packed_bruck(const Exchange &x, int radix, bool rotate_first)
         return MPI_SUCCESS;
     const RotationIndex &ix = rotation_index(x);
     std::vector<char> moved(static_cast<std::size_t>(p), rotate_first ? 1 : 0);
-    if (rotate_first)
+    if (rotate_first) {
+        LocalWork::Batch batch(x.work);
         for (int t = 1; t < p; ++t)
-            std::memcpy(x.recv_block(ix.recv_index[t]), x.send_block(ix.send_index[t]), b);
+            x.work->copy(x.recv_block(ix.recv_index[t]), x.send_block(ix.send_index[t]), b);
+    }
     std::size_t most = max_round_positions(p, radix);
     std::vector<char> sbuf(most * b), rbuf(most * b);
     if (x.trace) {
@@ -210,16 +126,20 @@ int packed_bruck(const Exchange &x, int radix, bool rotate_first)
     for (long long w = 1; w < p; w *= radix)
         for (int z = 1; z < radix && z * w < p; ++z, ++round) {
             round_positions(p, w, radix, z, &ts);
-            for (std::size_t i = 0; i < ts.size(); ++i) {
-                int t = ts[i];
-                const char *src = moved[t] ? x.recv_block(ix.recv_index[t]) : x.send_block(ix.send_index[t]);
-                std::memcpy(&sbuf[i * b], src, b);
+            {
+                LocalWork::Batch batch(x.work);
+                for (std::size_t i = 0; i < ts.size(); ++i) {
+                    int t = ts[i];
+                    const char *src = moved[t] ? x.recv_block(ix.recv_index[t]) : x.send_block(ix.send_index[t]);
+                    x.work->copy(&sbuf[i * b], src, b);
+                }
             }
             int to = mod(me + z * w, p), from = mod(me - z * w, p);
             std::size_t n = ts.size() * b;
             MPIX_CHECK(sendrecv_bytes(sbuf.data(), n, to, rbuf.data(), n, from, x.tag, x.comm, x.mismatch));
+            LocalWork::Batch batch(x.work);
             for (std::size_t i = 0; i < ts.size(); ++i) {
-                std::memcpy(x.recv_block(ix.recv_index[ts[i]]), &rbuf[i * b], b);
+                x.work->copy(x.recv_block(ix.recv_index[ts[i]]), &rbuf[i * b], b);
                 moved[ts[i]] = 1;
             }
             trace_round(x, round, to, from, ts, w, n, n);
@@ -253,10 +173,11 @@ int datatype_rounds(const Exchange &x, bool use_struct, Place place, Landed land
         std::vector<std::size_t> lens(ts.size(), b);
         int to = mod(me + k, p), from = mod(me - k, p);
         MPI_Request reqs[2];
-        MPIX_CHECK(irecv_ranges(raddr, lens, use_struct, from, x.tag, x.comm, &reqs[0]));
-        MPIX_CHECK(isend_ranges(saddr, lens, use_struct, to, x.tag, x.comm, &reqs[1]));
+        MPIX_CHECK(irecv_ranges_datatype(raddr, lens, use_struct, from, x.tag, x.comm, x.work, &reqs[0]));
+        MPIX_CHECK(isend_ranges_datatype(saddr, lens, use_struct, to, x.tag, x.comm, x.work, &reqs[1]));
         const std::size_t expected[2] = {ts.size() * b, kNotChecked};
         MPIX_CHECK(wait_all(2, reqs, expected, x.mismatch));
+        LocalWork::Batch batch(x.work);
         for (std::size_t i = 0; i < ts.size(); ++i)
             landed(ts[i], k, raddr[i]);
         trace_round(x, round, to, from, ts, k, ts.size() * b, ts.size() * b);
@@ -279,7 +200,7 @@ int datatype_bruck(const Exchange &x, std::vector<char *> &pos)
             *from = pos[t];
             *to = &scratch[static_cast<std::size_t>(t) * b];
         },
-        [&](int t, long long, char *at) { std::memcpy(pos[t], at, b); }));
+        [&](int t, long long, char *at) { x.work->copy(pos[t], at, b); }));
     if (x.trace)
         x.trace->temp_free(scratch.size());
     return MPI_SUCCESS;
@@ -295,8 +216,11 @@ int bruck_basic(const Exchange &x)
         return copy_self_block(x);
     // Rotation: working position t holds the block for rank me + t.
     std::vector<char> work(static_cast<std::size_t>(p) * b);
-    for (int t = 0; t < p; ++t)
-        std::memcpy(&work[static_cast<std::size_t>(t) * b], x.send_block(mod(me + t, p)), b);
+    {
+        LocalWork::Batch batch(x.work);
+        for (int t = 0; t < p; ++t)
+            x.work->copy(&work[static_cast<std::size_t>(t) * b], x.send_block(mod(me + t, p)), b);
+    }
     std::size_t most = max_round_positions(p, 2);
     std::vector<char> sbuf(most * b), rbuf(most * b);
     if (x.trace)
@@ -305,18 +229,25 @@ int bruck_basic(const Exchange &x)
     int round = 0;
     for (long long k = 1; k < p; k <<= 1, ++round) {
         round_positions(p, k, 2, 1, &ts);
-        for (std::size_t i = 0; i < ts.size(); ++i)
-            std::memcpy(&sbuf[i * b], &work[static_cast<std::size_t>(ts[i]) * b], b);
+        {
+            LocalWork::Batch batch(x.work);
+            for (std::size_t i = 0; i < ts.size(); ++i)
+                x.work->copy(&sbuf[i * b], &work[static_cast<std::size_t>(ts[i]) * b], b);
+        }
         int to = mod(me + k, p), from = mod(me - k, p);
         std::size_t n = ts.size() * b;
         MPIX_CHECK(sendrecv_bytes(sbuf.data(), n, to, rbuf.data(), n, from, x.tag, x.comm, x.mismatch));
-        for (std::size_t i = 0; i < ts.size(); ++i)
-            std::memcpy(&work[static_cast<std::size_t>(ts[i]) * b], &rbuf[i * b], b);
+        {
+            LocalWork::Batch batch(x.work);
+            for (std::size_t i = 0; i < ts.size(); ++i)
+                x.work->copy(&work[static_cast<std::size_t>(ts[i]) * b], &rbuf[i * b], b);
+        }
         trace_round(x, round, to, from, ts, k, n, n);
     }
     // Inverse rotation: position t now holds the block from rank me - t.
+    LocalWork::Batch batch(x.work);
     for (int t = 0; t < p; ++t)
-        std::memcpy(x.recv_block(mod(me - t, p)), &work[static_cast<std::size_t>(t) * b], b);
+        x.work->copy(x.recv_block(mod(me - t, p)), &work[static_cast<std::size_t>(t) * b], b);
     if (x.trace)
         x.trace->temp_free(work.size() + 2 * most * b);
     return MPI_SUCCESS;
@@ -330,15 +261,19 @@ int bruck_basic_dt(const Exchange &x)
         return copy_self_block(x);
     std::vector<char> work(static_cast<std::size_t>(p) * b);
     std::vector<char *> pos(static_cast<std::size_t>(p));
-    for (int t = 0; t < p; ++t) {
-        pos[t] = &work[static_cast<std::size_t>(t) * b];
-        std::memcpy(pos[t], x.send_block(mod(me + t, p)), b);
+    {
+        LocalWork::Batch batch(x.work);
+        for (int t = 0; t < p; ++t) {
+            pos[t] = &work[static_cast<std::size_t>(t) * b];
+            x.work->copy(pos[t], x.send_block(mod(me + t, p)), b);
+        }
     }
     if (x.trace)
         x.trace->temp_alloc(work.size());
     MPIX_CHECK(datatype_bruck(x, pos));
+    LocalWork::Batch batch(x.work);
     for (int t = 0; t < p; ++t)
-        std::memcpy(x.recv_block(mod(me - t, p)), pos[t], b);
+        x.work->copy(x.recv_block(mod(me - t, p)), pos[t], b);
     if (x.trace)
         x.trace->temp_free(work.size());
     return MPI_SUCCESS;
@@ -356,9 +291,12 @@ int bruck_modified_dt(const Exchange &x)
     // Modified Bruck's only rotation: block d goes to slot 2*me - d, i.e. position
     // t = d - me sits in its final receive slot me - t from the start.
     std::vector<char *> pos(static_cast<std::size_t>(p));
-    for (int t = 1; t < p; ++t) {
-        pos[t] = x.recv_block(mod(me - t, p));
-        std::memcpy(pos[t], x.send_block(mod(me + t, p)), b);
+    {
+        LocalWork::Batch batch(x.work);
+        for (int t = 1; t < p; ++t) {
+            pos[t] = x.recv_block(mod(me - t, p));
+            x.work->copy(pos[t], x.send_block(mod(me + t, p)), b);
+        }
     }
     pos[0] = x.recv_block(me);
     return datatype_bruck(x, pos);

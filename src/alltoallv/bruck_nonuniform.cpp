@@ -42,29 +42,34 @@ int padded(const Exchange &x, int (*uniform)(const Exchange &))
     const std::size_t m = sizeof(Length) + static_cast<std::size_t>(largest);
     const std::size_t n = static_cast<std::size_t>(p) * m;
     std::vector<char> spad(n), rpad(n);  // zeroed: no uninitialised bytes on the wire
+    x.work->note(2 * n, 2);              // that zeroing is local work too
     if (x.trace) {
         x.trace->set_params("padded_block=" + std::to_string(m));
         x.trace->temp_alloc(2 * n);
     }
     std::vector<std::size_t> bytes(static_cast<std::size_t>(p), m);
     std::vector<MPI_Aint> displs(static_cast<std::size_t>(p));
-    for (int j = 0; j < p; ++j) {
-        displs[j] = static_cast<MPI_Aint>(static_cast<std::size_t>(j) * m);
-        const Length length = x.sendbytes[j];
-        std::memcpy(&spad[displs[j]], &length, sizeof length);
-        std::memcpy(&spad[displs[j] + sizeof length], x.send_block(j), x.sendbytes[j]);
+    {
+        LocalWork::Batch batch(x.work);
+        for (int j = 0; j < p; ++j) {
+            displs[j] = static_cast<MPI_Aint>(static_cast<std::size_t>(j) * m);
+            const Length length = x.sendbytes[j];
+            x.work->copy(&spad[displs[j]], &length, sizeof length);
+            x.work->copy(&spad[displs[j] + sizeof length], x.send_block(j), x.sendbytes[j]);
+        }
     }
     Exchange sub = with_buffers(x, spad.data(), bytes.data(), displs.data(), rpad.data(), bytes.data(), displs.data());
     sub.uniform = true;
     sub.block_bytes = m;
     MPIX_CHECK(uniform(sub));
+    LocalWork::Batch batch(x.work);
     for (int j = 0; j < p; ++j) {
         Length length;
         std::memcpy(&length, &rpad[displs[j]], sizeof length);
         if (length != x.recvbytes[j] && j != x.rank)
             note_mismatch(x.mismatch, length > x.recvbytes[j] ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
-        std::memcpy(x.recv_block(j), &rpad[displs[j] + sizeof length],
-                    std::min<std::size_t>(std::min<Length>(length, x.recvbytes[j]), m - sizeof length));
+        x.work->copy(x.recv_block(j), &rpad[displs[j] + sizeof length],
+                     std::min<std::size_t>(std::min<Length>(length, x.recvbytes[j]), m - sizeof length));
     }
     if (x.trace)
         x.trace->temp_free(2 * n);
@@ -107,7 +112,7 @@ int two_phase(const Exchange &x, BundleSizes *record, const BundleSizes *planned
     for (int d = 0; d < p; ++d)
         if (d != me)
             bundles[d].push_back(Piece{x.send_block(d), x.sendbytes[d]});
-    BundleGroup g = bundle_group(x.comm, ranks, me, 2, x.tag, SizesKnown::at_destination, record ? nullptr : x.trace, 0);
+    BundleGroup g = bundle_group(x.comm, x.work, ranks, me, 2, x.tag, SizesKnown::at_destination, record ? nullptr : x.trace, 0);
     g.expected_bytes = [&](int s, int) { return x.recvbytes[s]; };
     g.block_ids = [&](int s, int d, std::vector<long long> *ids) { ids->push_back(static_cast<long long>(s) * p + d); };
     g.record = record;
@@ -120,6 +125,7 @@ int two_phase(const Exchange &x, BundleSizes *record, const BundleSizes *planned
     if (record)
         return MPI_SUCCESS;  // a wrong size is reported by every start
     int mismatch = rc;
+    LocalWork::Batch batch(x.work);
     for (int s = 0; s < p; ++s) {
         if (s == me)
             continue;
@@ -127,8 +133,7 @@ int two_phase(const Exchange &x, BundleSizes *record, const BundleSizes *planned
             note_mismatch(&mismatch, arrived[s].bytes > x.recvbytes[s] ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
             continue;
         }
-        if (arrived[s].bytes)
-            std::memcpy(x.recv_block(s), arrived[s].data, arrived[s].bytes);
+        x.work->copy(x.recv_block(s), arrived[s].data, arrived[s].bytes);
     }
     return mismatch;
 }

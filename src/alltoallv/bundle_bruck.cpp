@@ -63,11 +63,12 @@ void trace_message(const BundleGroup &g, int round, bool sent, int peer, const s
 
 }  // namespace
 
-BundleGroup bundle_group(MPI_Comm comm, const std::vector<int> &ranks, int me, int radix, int tag, SizesKnown known,
+BundleGroup bundle_group(MPI_Comm comm, LocalWork *work, const std::vector<int> &ranks, int me, int radix, int tag, SizesKnown known,
                          Trace *trace, int first_round)
 {
     BundleGroup g{};
     g.comm = comm;
+    g.work = work;
     g.ranks = ranks.data();
     g.size = static_cast<int>(ranks.size());
     g.me = me;
@@ -101,6 +102,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
     int mismatch = MPI_SUCCESS;  // a final bundle of unexpected size, reported at the end
     int round_id = g.first_round;
     std::vector<Round> rounds;
+    std::vector<ScratchBytes> packed;  // a digit's packed sends, until they complete
     std::vector<char *> addrs;
     std::vector<std::size_t> lens, sizes;
     int digit = 0;
@@ -181,7 +183,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                 if (g.known != SizesKnown::everywhere && !planned)
                     MPIX_CHECK(isend_bytes(nullptr, 0, g.ranks[rd.to], tag, g.comm, &rd.send_req));
             } else {
-                MPIX_CHECK(isend_ranges(addrs, lens, false, g.ranks[rd.to], tag, g.comm, &rd.send_req));
+                MPIX_CHECK(isend_ranges(addrs, lens, g.ranks[rd.to], tag, g.comm, g.work, &packed, &rd.send_req));
             }
             if (g.trace && !sizes_only)
                 trace_message(g, round_id + static_cast<int>(&rd - rounds.data()), true, rd.to, rd.positions, leaving_from, payload);
@@ -284,6 +286,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
         }
         for (Round &rd : rounds)
             MPIX_CHECK(MPI_Wait(&rd.send_req, MPI_STATUS_IGNORE));
+        packed.clear();
         round_id += zmax;
     }
     for (int t = 1; t < n; ++t)

@@ -12,6 +12,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/local_work.hpp"
 #include "core/scratch.hpp"
 
 namespace mpix {
@@ -49,6 +50,7 @@ using BundleSizes = std::vector<BundleRoundSizes>;  // by round, from the group'
 
 struct BundleGroup {
     MPI_Comm comm;
+    LocalWork *work;   // where the packing of each message (header and pieces) is counted
     const int *ranks;  // the group's ranks in comm, by group index
     int size;          // n
     int me;            // this rank's group index
@@ -79,7 +81,7 @@ struct BundleGroup {
 
 // A group over `ranks` (by group index; `me` this rank's index) with everything
 // else off: the caller sets expected_bytes, agreed_max and block_ids as needed.
-BundleGroup bundle_group(MPI_Comm comm, const std::vector<int> &ranks, int me, int radix, int tag, SizesKnown known,
+BundleGroup bundle_group(MPI_Comm comm, LocalWork *work, const std::vector<int> &ranks, int me, int radix, int tag, SizesKnown known,
                          Trace *trace, int first_round);
 
 // Exchanges bundles[d] (pieces of this rank's bundle for group index d; entry

@@ -1,5 +1,6 @@
 #include "alltoallv/direct.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <memory>
@@ -22,8 +23,7 @@ void trace_direct_step(const Exchange &x, int step, int to, int from, std::size_
 int copy_self_block(const Exchange &x)
 {
     std::size_t n = x.sendbytes[x.rank] < x.recvbytes[x.rank] ? x.sendbytes[x.rank] : x.recvbytes[x.rank];
-    if (n)
-        std::memmove(x.recv_block(x.rank), x.send_block(x.rank), n);
+    x.work->move(x.recv_block(x.rank), x.send_block(x.rank), n);
     return MPI_SUCCESS;
 }
 
@@ -172,6 +172,7 @@ static void trace_opaque(const Exchange &x, const char *mpi_function)
 int direct_pmpi(const Exchange &x)
 {
     int p = x.size;
+    x.work->charge_mpi_self_copy(std::min(x.sendbytes[x.rank], x.recvbytes[x.rank]));
     // Uniform exchanges always lay block j at j * block_bytes (see Exchange).
     if (x.uniform && fits_int(x.block_bytes * static_cast<std::size_t>(p))) {
         trace_opaque(x, "MPI_Alltoall");

@@ -183,6 +183,7 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
     for (int step : steps) {
         auto in_step = [&](const Message &m) { return !pairwise || m.step == step; };
         std::vector<MPI_Request> reqs;
+        std::vector<ScratchBytes> packed;  // this step's packed sends, until they complete
         for (std::size_t i = 0; i < outgoing.size(); ++i) {
             const Message &m = outgoing[i];
             if (!in_step(m))
@@ -211,7 +212,7 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
             if (total == 0 && !with_header)  // the receiver probes: send it empty
                 MPIX_CHECK(isend_bytes(nullptr, 0, m.peer, tag, x.comm, &reqs.back()));
             else
-                MPIX_CHECK(isend_ranges(addrs, lens, false, m.peer, tag, x.comm, &reqs.back()));
+                MPIX_CHECK(isend_ranges(addrs, lens, m.peer, tag, x.comm, x.work, &packed, &reqs.back()));
             trace_message(x, hop_id, m.peer, -1, m.items, total);
         }
         // Receives: exact ones posted, probed ones found.
@@ -340,6 +341,7 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
 void deliver(const Exchange &x, std::vector<Item> &held, int *mismatch, bool copy = true)
 {
     std::vector<Item> rest;
+    LocalWork::Batch batch(x.work);
     for (const Item &it : held) {
         if (it.d != x.rank) {
             rest.push_back(it);
@@ -347,8 +349,8 @@ void deliver(const Exchange &x, std::vector<Item> &held, int *mismatch, bool cop
         }
         if (it.bytes != x.recvbytes[it.s])
             note_mismatch(mismatch, it.bytes > x.recvbytes[it.s] ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
-        else if (it.bytes && copy)
-            std::memcpy(x.recv_block(it.s), it.data, it.bytes);
+        else if (copy)
+            x.work->copy(x.recv_block(it.s), it.data, it.bytes);
     }
     held.swap(rest);
 }

@@ -156,7 +156,7 @@ int node_bruck(const Exchange &x)
     const int rounds_a = bundle_bruck_rounds(n, radix_a);
     std::vector<Piece> arrived;
     {
-        BundleGroup g = bundle_group(x.comm, plan->local, i, radix_a, tag_a,
+        BundleGroup g = bundle_group(x.comm, x.work, plan->local, i, radix_a, tag_a,
                                      uniform ? SizesKnown::everywhere : SizesKnown::nowhere, x.trace, 0);
         g.expected_bytes = [&](int, int d) { return B * (1 + plan->remote[d].size()); };
         g.agreed_max = uniform ? nullptr : &volume;
@@ -202,8 +202,8 @@ int node_bruck(const Exchange &x)
             note_mismatch(&mismatch, MPI_ERR_TRUNCATE);
         else if (sizes[0] < x.recvbytes[src])
             note_mismatch(&mismatch, MPI_ERR_COUNT);
-        else if (sizes[0])
-            std::memcpy(x.recv_block(src), b.data + at, sizes[0]);
+        else
+            x.work->copy(x.recv_block(src), b.data + at, sizes[0]);
         at += sizes[0];
         for (std::size_t k = 0; k < mine.size(); ++k) {
             from[s].push_back(Piece{b.data + at, sizes[1 + k]});
@@ -258,7 +258,7 @@ int node_bruck(const Exchange &x)
             if (uniform && payload == 0) {
                 // the receiver computes the same zero and posts nothing
             } else {
-                MPIX_CHECK(isend_ranges(addrs, lens, false, peer, tag_b, x.comm, &send_reqs[h]));
+                MPIX_CHECK(isend_ranges(addrs, lens, peer, tag_b, x.comm, x.work, &store, &send_reqs[h]));
             }
             if (x.trace)
                 x.trace->round(round_b, peer, -1, ids, payload, 0);
@@ -332,7 +332,7 @@ int node_bruck(const Exchange &x)
     }
     const int radix_c = hint > 0 ? hint : node_bruck_radix(volume, n, !uniform);
     {
-        BundleGroup g = bundle_group(x.comm, plan->local, i, radix_c, tag_c,
+        BundleGroup g = bundle_group(x.comm, x.work, plan->local, i, radix_c, tag_c,
                                      uniform ? SizesKnown::everywhere : SizesKnown::at_destination, x.trace,
                                      round_b + 1);
         g.expected_bytes = [&](int s, int) { return expected_from(s); };
@@ -368,21 +368,24 @@ int node_bruck(const Exchange &x)
                         at = 0;
                     }
                     std::size_t c = std::min(left, parts[k].bytes - at);
-                    std::memcpy(dst, parts[k].data + at, c);
+                    x.work->copy(dst, parts[k].data + at, c);
                     dst += c;
                     at += c;
                     left -= c;
                 }
             }
     };
-    for (int s = 0; s < n; ++s) {
-        if (s == i) {
-            std::vector<Piece> own;
-            for (std::size_t h = 0; h < handled.size(); ++h)
-                own.push_back(chunk[h][i]);
-            deliver(s, own);
-        } else if (!plan->handled[s].empty()) {
-            deliver(s, {arrived[s]});
+    {
+        LocalWork::Batch batch(x.work);
+        for (int s = 0; s < n; ++s) {
+            if (s == i) {
+                std::vector<Piece> own;
+                for (std::size_t h = 0; h < handled.size(); ++h)
+                    own.push_back(chunk[h][i]);
+                deliver(s, own);
+            } else if (!plan->handled[s].empty()) {
+                deliver(s, {arrived[s]});
+            }
         }
     }
     for (MPI_Request &r : send_reqs)

@@ -92,7 +92,7 @@ int parlinna(const Exchange &x, bool coalesced)
         x.trace->set_params("radix=" + std::to_string(std::max(2, std::min(radix, n))));
     }
     {
-        BundleGroup bg = bundle_group(x.comm, local, me_i, radix, x.tag,
+        BundleGroup bg = bundle_group(x.comm, x.work, local, me_i, radix, x.tag,
                                       x.uniform ? SizesKnown::everywhere : SizesKnown::nowhere, x.trace, 0);
         bg.expected_bytes = [&](int, int d) { return x.block_bytes * dests[d].size(); };
         bg.block_ids = [&](int s, int d, std::vector<long long> *ids) {
@@ -129,6 +129,7 @@ int parlinna(const Exchange &x, bool coalesced)
     // Blocks for myself from my node arrived in phase 1 (a length other than the
     // receive count is reported once every message has moved).
     int mismatch = MPI_SUCCESS;
+    LocalWork::Batch home_batch(x.work);  // up to phase 2's first message
     for (std::size_t k = 0; k < mine.size(); ++k) {
         if (mine[k] != me)
             continue;
@@ -136,8 +137,8 @@ int parlinna(const Exchange &x, bool coalesced)
             int src = R->member(g, s);
             if (sizes[s][k] != x.recvbytes[src]) {
                 note_mismatch(&mismatch, sizes[s][k] > x.recvbytes[src] ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
-            } else if (sizes[s][k]) {
-                std::memcpy(x.recv_block(src), where[s][k], sizes[s][k]);
+            } else {
+                x.work->copy(x.recv_block(src), where[s][k], sizes[s][k]);
             }
         }
     }
@@ -172,8 +173,7 @@ int parlinna(const Exchange &x, bool coalesced)
                 return MPI_ERR_NO_MEM;
             std::size_t at = 0;
             for (int s = 0; s < n; ++s) {
-                if (sizes[s][k])
-                    std::memcpy(packs.back().data() + at, where[s][k], sizes[s][k]);
+                x.work->copy(packs.back().data() + at, where[s][k], sizes[s][k]);
                 at += sizes[s][k];
             }
             ops.push_back(Pending{window(step, 0), d, packs.back().data(), nullptr, bytes, v, -1, false});
@@ -214,6 +214,7 @@ int parlinna(const Exchange &x, bool coalesced)
     std::stable_sort(ops.begin(), ops.end(), [](const Pending &a, const Pending &b) {
         return a.window != b.window ? a.window < b.window : a.is_recv > b.is_recv;
     });
+    home_batch.end();
     std::vector<MPI_Request> reqs;
     std::vector<std::size_t> expected;
     for (std::size_t first = 0; first < ops.size();) {
@@ -248,14 +249,14 @@ int parlinna(const Exchange &x, bool coalesced)
         first = last;
     }
     // Coalesced messages from nodes of several ranks: scatter to rdispls.
+    LocalWork::Batch scatter_copies(x.work);
     for (int v = 0; v < N; ++v) {
         if (stages[v].size() == 0)
             continue;
         std::size_t at = 0;
         for (int s = 0; s < R->size_of(v); ++s) {
             int src = R->member(v, s);
-            if (x.recvbytes[src])
-                std::memcpy(x.recv_block(src), stages[v].data() + at, x.recvbytes[src]);
+            x.work->copy(x.recv_block(src), stages[v].data() + at, x.recvbytes[src]);
             at += x.recvbytes[src];
         }
     }

@@ -172,6 +172,7 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
             }
             // Sends: [sizes of the blocks the receiver forwards] + every block.
             send_reqs.assign(rounds.size(), MPI_REQUEST_NULL);
+            std::vector<ScratchBytes> packed;  // the batch's packed sends, until they complete
             for (std::size_t k = 0; k < rounds.size(); ++k) {
                 RoundState &rs = rounds[k];
                 addrs.clear();
@@ -192,7 +193,7 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                     if (!planned)  // the receiver probes: send it empty
                         MPIX_CHECK(isend_bytes(nullptr, 0, rs.to, tag, x.comm, &send_reqs[k]));
                 } else {
-                    MPIX_CHECK(isend_ranges(addrs, lens, false, rs.to, tag, x.comm, &send_reqs[k]));
+                    MPIX_CHECK(isend_ranges(addrs, lens, rs.to, tag, x.comm, x.work, &packed, &send_reqs[k]));
                 }
                 if (trace) {
                     std::vector<long long> ids;
@@ -222,6 +223,7 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
             }
             MPIX_CHECK(wait_all(static_cast<int>(send_reqs.size()), send_reqs.data()));
             // Every send of the batch is complete: slots may take new blocks.
+            LocalWork::Batch batch(x.work);
             for (std::size_t k = 0; k < rounds.size(); ++k) {
                 RoundState &rs = rounds[k];
                 std::size_t forwarded = 0;
@@ -281,8 +283,8 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                     int t = rs.pending[i];
                     std::size_t b = usable || t >= beyond ? in_len[i] : 0;
                     if (t < beyond) {  // home
-                        if (b && !sizes_only)
-                            std::memcpy(x.recv_block(mod(static_cast<long long>(me) - t, p)), in_data[k] + at, b);
+                        if (!sizes_only)
+                            x.work->copy(x.recv_block(mod(static_cast<long long>(me) - t, p)), in_data[k] + at, b);
                         if (trace)
                             trace->temp_free(slot[t].size());
                         slot[t] = ScratchBytes();
@@ -298,8 +300,7 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                             if (trace)
                                 trace->temp_alloc(grow);
                         }
-                        if (b)
-                            std::memcpy(slot[t].data(), in_data[k] + at, b);
+                        x.work->copy(slot[t].data(), in_data[k] + at, b);
                         loc[t] = slot[t].data();
                         len[t] = b;
                     }

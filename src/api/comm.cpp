@@ -33,6 +33,12 @@ static int comm_init_unguarded(MPIX_Comm **xcomm, MPI_Comm comm)
     int ppn = 0;
     x->lookup = find_algorithm;
     int env_rc = read_environment(find_algorithm, &x->env_values, &ppn, &bad);
+    CopyModel copy_model;
+    const char *copy_why = nullptr;
+    if (env_rc == MPI_SUCCESS && !read_copy_model(&copy_model, &copy_why)) {
+        env_rc = MPI_ERR_INFO_VALUE;
+        bad = copy_why;
+    }
     // Collective from here on: every rank duplicates even if its environment is bad,
     // and the error is agreed so no rank is left waiting.
     rc = MPI_Comm_dup(comm, &x->comm);
@@ -73,6 +79,7 @@ static int comm_init_unguarded(MPIX_Comm **xcomm, MPI_Comm comm)
         }
     }
     x->emulated_ppn = ppn;
+    x->work.set_model(copy_model);
     x->user = comm;
     int initialized = 0, finalized = 0;
     MPI_Initialized(&initialized);

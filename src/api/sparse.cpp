@@ -100,7 +100,7 @@ static int alltoall_crs_unguarded(int send_nnz, const int *dest, int sendcount, 
         if (rti.size == 0 || n == 0)
             continue;
         rc = unpack_elements(inbox.data.data() + inbox.offset[i], n / rti.size, recvtype, rti,
-                             out + static_cast<MPI_Aint>(k) * recvcount * rti.extent, xcomm->comm);
+                             out + static_cast<MPI_Aint>(k) * recvcount * rti.extent, xcomm->comm, &xcomm->work);
         if (rc != MPI_SUCCESS)
             return raise_internal(xcomm->user, rc, fn, "unpacking recvvals");
     }
@@ -186,7 +186,7 @@ static int alltoallv_crs_unguarded(int send_nnz, int send_size, const int *dest,
             truncated = true;
         } else if (cnt > 0 && k < cap_nnz) {
             rc = unpack_elements(inbox.data.data() + inbox.offset[i], static_cast<std::size_t>(cnt), recvtype, rti,
-                                 out + static_cast<MPI_Aint>(displ) * rti.extent, xcomm->comm);
+                                 out + static_cast<MPI_Aint>(displ) * rti.extent, xcomm->comm, &xcomm->work);
             if (rc != MPI_SUCCESS)
                 return raise_internal(xcomm->user, rc, fn, "unpacking recvvals");
         }

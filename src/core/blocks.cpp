@@ -54,14 +54,16 @@ std::size_t pack_chunk(const TypeInfo &ti)
 
 // pack_elements (pack) or unpack_elements, pack_chunk elements per MPI call.
 int convert_elements(bool pack, const char *src, std::size_t count, MPI_Datatype type, const TypeInfo &ti,
-                     char *dst, MPI_Comm comm)
+                     char *dst, MPI_Comm comm, LocalWork *work)
 {
     if (count == 0 || ti.size == 0)
         return MPI_SUCCESS;
     if (ti.contiguous) {
-        std::memcpy(dst, src, count * ti.size);
+        work->copy(dst, src, count * ti.size);
         return MPI_SUCCESS;
     }
+    // At least one contiguous piece per element of a non-contiguous type.
+    work->note(count * ti.size, count);
     std::size_t chunk = pack_chunk(ti);
     for (std::size_t done = 0; done < count; done += chunk) {
         std::size_t n = count - done < chunk ? count - done : chunk;
@@ -108,15 +110,15 @@ int describe_type(MPI_Datatype type, MPI_Comm comm, TypeInfo *out, const char **
 }
 
 int pack_elements(const char *src, std::size_t count, MPI_Datatype type, const TypeInfo &ti,
-                  char *dst, MPI_Comm comm)
+                  char *dst, MPI_Comm comm, LocalWork *work)
 {
-    return convert_elements(true, src, count, type, ti, dst, comm);
+    return convert_elements(true, src, count, type, ti, dst, comm, work);
 }
 
 int unpack_elements(const char *src, std::size_t count, MPI_Datatype type, const TypeInfo &ti,
-                    char *dst, MPI_Comm comm)
+                    char *dst, MPI_Comm comm, LocalWork *work)
 {
-    return convert_elements(false, src, count, type, ti, dst, comm);
+    return convert_elements(false, src, count, type, ti, dst, comm, work);
 }
 
 bool BlockSide::stage()
@@ -157,7 +159,18 @@ void use_in_place(const UserSide &user, int size, char *buf, BlockSide *out)
 
 }  // namespace
 
-int make_send_side(const UserSide &user, int size, bool force_copy, MPI_Comm comm, BlockSide *out)
+std::size_t side_bytes(const UserSide &user, int size)
+{
+    if (user.form == UserSide::Form::uniform)
+        return user.count(0) * user.info.size * static_cast<std::size_t>(size);
+    std::size_t total = 0;
+    for (int p = 0; p < size; ++p)
+        total += user.count(p) * user.info.size;
+    return total;
+}
+
+int make_send_side(const UserSide &user, int size, bool force_copy, MPI_Comm comm, LocalWork *work,
+                   BlockSide *out)
 {
     describe_blocks(user, size, out);
     if (user.info.contiguous && !force_copy) {
@@ -166,20 +179,21 @@ int make_send_side(const UserSide &user, int size, bool force_copy, MPI_Comm com
     }
     if (!out->stage())
         return MPI_ERR_NO_MEM;
-    return pack_send_side(user, size, comm, out);
+    return pack_send_side(user, size, comm, work, out);
 }
 
-int pack_send_side(const UserSide &user, int size, MPI_Comm comm, BlockSide *side)
+int pack_send_side(const UserSide &user, int size, MPI_Comm comm, LocalWork *work, BlockSide *side)
 {
     if (!side->staged)
         return MPI_SUCCESS;
+    LocalWork::Batch batch(work);
     for (int p = 0; p < size; ++p)
         MPIX_CHECK(pack_elements(user.buf + user.displ_bytes(p), user.count(p), user.type, user.info,
-                                 side->base + side->displs[p], comm));
+                                 side->base + side->displs[p], comm, work));
     return MPI_SUCCESS;
 }
 
-int make_recv_side(const UserSide &user, int size, BlockSide *out)
+int make_recv_side(const UserSide &user, int size, LocalWork *work, BlockSide *out)
 {
     describe_blocks(user, size, out);
     if (user.info.contiguous) {
@@ -191,21 +205,23 @@ int make_recv_side(const UserSide &user, int size, BlockSide *out)
     // A truncated receive may leave its staged block unwritten (MPICH writes
     // nothing) and the other blocks are still unpacked: zeroed, so the user's
     // block never gets stale scratch bytes.
-    std::memset(out->base, 0, out->total_bytes);
+    work->fill(out->base, 0, out->total_bytes);
     return MPI_SUCCESS;
 }
 
-int finish_recv_side(const UserSide &user, int size, const BlockSide &side, MPI_Comm comm)
+int finish_recv_side(const UserSide &user, int size, const BlockSide &side, MPI_Comm comm, LocalWork *work)
 {
     if (!side.staged)
         return MPI_SUCCESS;
+    LocalWork::Batch batch(work);
     for (int p = 0; p < size; ++p)
         MPIX_CHECK(unpack_elements(side.base + side.displs[p], user.count(p), user.type, user.info,
-                                   const_cast<char *>(user.buf) + user.displ_bytes(p), comm));
+                                   const_cast<char *>(user.buf) + user.displ_bytes(p), comm, work));
     return MPI_SUCCESS;
 }
 
-int finish_exchange(int rc, int mismatch, const UserSide &recv, int size, const BlockSide &side, MPI_Comm comm)
+int finish_exchange(int rc, int mismatch, const UserSide &recv, int size, const BlockSide &side, MPI_Comm comm,
+                    LocalWork *work)
 {
     if (rc == MPI_SUCCESS)
         rc = mismatch;
@@ -213,7 +229,7 @@ int finish_exchange(int rc, int mismatch, const UserSide &recv, int size, const 
     if (rc != MPI_SUCCESS)
         MPI_Error_class(rc, &rc_class);
     if (rc == MPI_SUCCESS || rc_class == MPI_ERR_TRUNCATE || rc_class == MPI_ERR_COUNT) {
-        int unpacked = finish_recv_side(recv, size, side, comm);
+        int unpacked = finish_recv_side(recv, size, side, comm, work);
         if (rc == MPI_SUCCESS)
             rc = unpacked;
     }

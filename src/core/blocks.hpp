@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "core/local_work.hpp"
 #include "core/scratch.hpp"
 
 namespace mpix {
@@ -24,12 +25,13 @@ struct TypeInfo {
 // duplicate, whose errors return) carries the probe for the commit.
 int describe_type(MPI_Datatype type, MPI_Comm comm, TypeInfo *out, const char **why);
 
-// Copies `count` elements starting at `src` (typed) into packed bytes at `dst`.
+// Copies `count` elements starting at `src` (typed) into packed bytes at `dst`,
+// counted (and charged) on `work`: one copy when contiguous, else one per element.
 int pack_elements(const char *src, std::size_t count, MPI_Datatype type, const TypeInfo &ti,
-                  char *dst, MPI_Comm comm);
+                  char *dst, MPI_Comm comm, LocalWork *work);
 // The reverse: packed bytes at `src` into `count` typed elements at `dst`.
 int unpack_elements(const char *src, std::size_t count, MPI_Datatype type, const TypeInfo &ti,
-                    char *dst, MPI_Comm comm);
+                    char *dst, MPI_Comm comm, LocalWork *work);
 
 // One side of an exchange as P byte blocks. When the user's layout can be used
 // directly `base` points into the user buffer; otherwise blocks live packed in
@@ -106,22 +108,27 @@ struct UserSide {
     }
 };
 
+// The bytes of all of a side's blocks (counts times the type's size).
+std::size_t side_bytes(const UserSide &user, int size);
+
 // Send side: used in place if contiguous, else packed now. With `force_copy`
 // (MPI_IN_PLACE: the data also lives in the receive buffer) always packed.
 // MPI_ERR_NO_MEM when the packed copy cannot be allocated.
-int make_send_side(const UserSide &user, int size, bool force_copy, MPI_Comm comm, BlockSide *out);
+int make_send_side(const UserSide &user, int size, bool force_copy, MPI_Comm comm, LocalWork *work,
+                   BlockSide *out);
 // Packs the user's current send data again into a staged side made by
 // make_send_side (persistent requests, at every start); nothing if not staged.
-int pack_send_side(const UserSide &user, int size, MPI_Comm comm, BlockSide *side);
+int pack_send_side(const UserSide &user, int size, MPI_Comm comm, LocalWork *work, BlockSide *side);
 // Receive side: in place if contiguous, else a staging buffer to unpack later
 // (MPI_ERR_NO_MEM when it cannot be allocated).
-int make_recv_side(const UserSide &user, int size, BlockSide *out);
+int make_recv_side(const UserSide &user, int size, LocalWork *work, BlockSide *out);
 // Unpacks a staged receive side into the user's buffer.
-int finish_recv_side(const UserSide &user, int size, const BlockSide &side, MPI_Comm comm);
+int finish_recv_side(const UserSide &user, int size, const BlockSide &side, MPI_Comm comm, LocalWork *work);
 // After an exchange's messages: the algorithm's `rc`, else the first block of
 // the wrong length (`mismatch`); the blocks that did arrive are unpacked (a
 // staged side) also when some block had the wrong length.
-int finish_exchange(int rc, int mismatch, const UserSide &recv, int size, const BlockSide &side, MPI_Comm comm);
+int finish_exchange(int rc, int mismatch, const UserSide &recv, int size, const BlockSide &side, MPI_Comm comm,
+                    LocalWork *work);
 
 }  // namespace mpix
 

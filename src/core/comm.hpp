@@ -86,6 +86,10 @@ struct MPIX_Comm {
     // Started persistent requests of the deferred kind, in start order (core/request.hpp).
     std::deque<MPIX_Request *> deferred;
     int next_persistent_tag = 0;
+
+    // The library's local copies on this comm: counted, and charged to simulated
+    // time under SMPI (core/local_work.hpp); its model read at MPIX_Comm_init.
+    mpix::LocalWork work;
 };
 
 namespace mpix {

@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "core/hints.hpp"
+#include "core/local_work.hpp"
 
 struct MPIX_Comm;
 
@@ -76,6 +77,9 @@ struct Exchange {
     // for a one-off call, or for a row without `prepare`). The row's `run`
     // then uses it instead of exchanging sizes.
     ExchangePlan *plan = nullptr;
+    // Where the call's local copies go (counted, and charged under SMPI): the
+    // communicator's. Algorithms copy bytes only through it.
+    LocalWork *work = nullptr;
 
     const char *send_block(int peer) const { return sendbuf + sdispls[peer]; }
     char *recv_block(int peer) const { return recvbuf + rdispls[peer]; }

@@ -1,6 +1,7 @@
 #include "core/p2p.hpp"
 
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <map>
 
@@ -43,6 +44,133 @@ int with_byte_type(std::size_t bytes, Op op)
 }
 
 }  // namespace
+
+int byte_ranges_type(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
+                     char **base, MPI_Datatype *type)
+{
+    *type = MPI_DATATYPE_NULL;
+    *base = nullptr;
+    if (addrs.empty())
+        return MPI_SUCCESS;
+    // Displacements relative to the lowest address: MPI_BOTTOM is not usable with
+    // every MPI (SimGrid SMPI defines it as a bogus pointer).
+    // Zero-length ranges are left out: their address may be anything, even null
+    // (an empty staging buffer), and must not become the base.
+    char *low = nullptr;
+    for (std::size_t i = 0; i < addrs.size(); ++i)
+        if (lens[i] > 0 && (!low || addrs[i] < low))
+            low = addrs[i];
+    if (!low)
+        return MPI_SUCCESS;  // nothing to move
+    constexpr std::size_t kChunk = std::size_t(1) << 30;
+    std::vector<int> blens;
+    std::vector<MPI_Aint> displs;
+    blens.reserve(addrs.size());
+    displs.reserve(addrs.size());
+    for (std::size_t i = 0; i < addrs.size(); ++i) {
+        if (lens[i] == 0)
+            continue;
+        MPI_Aint d = static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(addrs[i]) -
+                                           reinterpret_cast<std::uintptr_t>(low));
+        for (std::size_t left = lens[i]; left > 0;) {
+            std::size_t n = left < kChunk ? left : kChunk;
+            blens.push_back(static_cast<int>(n));
+            displs.push_back(d);
+            d += static_cast<MPI_Aint>(n);
+            left -= n;
+        }
+    }
+    int count = static_cast<int>(blens.size());
+    if (use_struct) {
+        std::vector<MPI_Datatype> types(blens.size(), MPI_BYTE);
+        MPIX_CHECK(MPI_Type_create_struct(count, blens.data(), displs.data(), types.data(), type));
+    } else {
+        MPIX_CHECK(MPI_Type_create_hindexed(count, blens.data(), displs.data(), MPI_BYTE, type));
+    }
+    *base = low;
+    return MPI_Type_commit(type);
+}
+
+namespace {
+
+// Counts the ranges that hold bytes: *only is the last of them, *total their bytes.
+std::size_t nonzero_ranges(const std::vector<std::size_t> &lens, std::size_t *only, std::size_t *total)
+{
+    std::size_t nonzero = 0;
+    *only = 0;
+    *total = 0;
+    for (std::size_t i = 0; i < lens.size(); ++i)
+        if (lens[i] > 0) {
+            ++nonzero;
+            *only = i;
+            *total += lens[i];
+        }
+    return nonzero;
+}
+
+// isend_ranges_datatype (send) or irecv_ranges_datatype.
+int datatype_ranges_op(bool send, const std::vector<char *> &addrs, const std::vector<std::size_t> &lens,
+                       bool use_struct, int peer, int tag, MPI_Comm comm, LocalWork *work, MPI_Request *req)
+{
+    *req = MPI_REQUEST_NULL;
+    std::size_t only, total;
+    const std::size_t nonzero = nonzero_ranges(lens, &only, &total);
+    if (nonzero == 0)
+        return MPI_SUCCESS;
+    if (nonzero == 1)  // one range: no datatype needed
+        return send ? isend_bytes(addrs[only], lens[only], peer, tag, comm, req)
+                    : irecv_bytes(addrs[only], lens[only], peer, tag, comm, req);
+    // Charged before the send is posted (its bytes leave after the packing). A
+    // receive's unpacking really follows the arrival, inside the wait; it is
+    // charged when posted instead (at the cost of placing that time before the
+    // transfer rather than after it).
+    work->note(total, nonzero);
+    char *base;
+    MPI_Datatype type;
+    MPIX_CHECK(byte_ranges_type(addrs, lens, use_struct, &base, &type));
+    int rc = send ? MPI_Isend(base, 1, type, peer, tag, comm, req) : MPI_Irecv(base, 1, type, peer, tag, comm, req);
+    MPI_Type_free(&type);  // pending operations keep their own reference
+    return rc;
+}
+
+}  // namespace
+
+int isend_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, int peer, int tag,
+                 MPI_Comm comm, LocalWork *work, std::vector<ScratchBytes> *store, MPI_Request *req)
+{
+    *req = MPI_REQUEST_NULL;
+    std::size_t only, total;
+    const std::size_t nonzero = nonzero_ranges(lens, &only, &total);
+    if (nonzero == 0)
+        return MPI_SUCCESS;
+    if (nonzero == 1)
+        return isend_bytes(addrs[only], lens[only], peer, tag, comm, req);
+    store->emplace_back();
+    ScratchBytes &packed = store->back();
+    if (!packed.resize(total))
+        return MPI_ERR_NO_MEM;
+    {
+        LocalWork::Batch batch(work);
+        char *at = packed.data();
+        for (std::size_t i = 0; i < lens.size(); ++i) {
+            work->copy(at, addrs[i], lens[i]);
+            at += lens[i];
+        }
+    }
+    return isend_bytes(packed.data(), total, peer, tag, comm, req);
+}
+
+int isend_ranges_datatype(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
+                          int peer, int tag, MPI_Comm comm, LocalWork *work, MPI_Request *req)
+{
+    return datatype_ranges_op(true, addrs, lens, use_struct, peer, tag, comm, work, req);
+}
+
+int irecv_ranges_datatype(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
+                          int peer, int tag, MPI_Comm comm, LocalWork *work, MPI_Request *req)
+{
+    return datatype_ranges_op(false, addrs, lens, use_struct, peer, tag, comm, work, req);
+}
 
 int isend_bytes(const void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm, MPI_Request *req)
 {

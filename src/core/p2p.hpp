@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "core/local_work.hpp"
 #include "core/scratch.hpp"
 
 namespace mpix {
@@ -21,6 +22,31 @@ int recv_bytes(void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm);
 // (see note_mismatch) and the call returns MPI_SUCCESS.
 int sendrecv_bytes(const void *sendbuf, std::size_t sendbytes, int dest, void *recvbuf,
                    std::size_t recvbytes, int source, int tag, MPI_Comm comm, int *mismatch = nullptr);
+
+// One datatype describing n byte ranges at arbitrary addresses, relative to *base
+// (the lowest address; pass it as the buffer). Ranges over INT_MAX bytes are split.
+// use_struct: MPI_Type_create_struct instead of hindexed (same type map).
+// Zero-length ranges are skipped (their addresses may be null). With no bytes at
+// all, *type is MPI_DATATYPE_NULL and nothing needs freeing.
+int byte_ranges_type(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
+                     char **base, MPI_Datatype *type);
+// Posts a nonblocking send of the ranges as one message (nothing when they
+// total 0 bytes: the peer knows the same total and skips too; *req is then
+// MPI_REQUEST_NULL). One range goes as it is; several are copied here, in
+// order, into a new buffer appended to `store` (keep it until the send
+// completes), counted and charged on `work`, and sent contiguous. Not as a
+// datatype of ranges: MPICH 4.0 packs such a datatype (hindexed of MPI_BYTE)
+// at 2-3 GB/s on the project's machine, 15x below memcpy (sim/README.md,
+// "Calibration"), and every MPI packs a non-contiguous message at least once.
+int isend_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, int peer, int tag,
+                 MPI_Comm comm, LocalWork *work, std::vector<ScratchBytes> *store, MPI_Request *req);
+// The derived-datatype variants (bruck_*_dt): the ranges as one datatype that
+// the MPI library packs (unpacks), counted and charged on `work` as a copy of
+// each range.
+int isend_ranges_datatype(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
+                          int peer, int tag, MPI_Comm comm, LocalWork *work, MPI_Request *req);
+int irecv_ranges_datatype(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
+                          int peer, int tag, MPI_Comm comm, LocalWork *work, MPI_Request *req);
 
 // Bytes a completed receive got (MPI_Get_count of MPI_BYTE, or the element
 // count where that overflows an int).

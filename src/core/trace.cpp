@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "core/local_work.hpp"
+
 namespace mpix {
 
 Trace::Trace(std::string path, const char *call, const char *algorithm)
@@ -32,11 +34,14 @@ void write_json_string(std::FILE *f, const std::string &s)
 }
 }  // namespace
 
-std::unique_ptr<Trace> open_trace(const std::string &prefix, int rank, const char *call, const char *algorithm)
+std::unique_ptr<Trace> open_trace(const std::string &prefix, int rank, const char *call, const char *algorithm,
+                                  const LocalWork *work)
 {
     if (prefix.empty())
         return nullptr;
-    return std::unique_ptr<Trace>(new Trace(prefix + "." + std::to_string(rank) + ".jsonl", call, algorithm));
+    std::unique_ptr<Trace> t(new Trace(prefix + "." + std::to_string(rank) + ".jsonl", call, algorithm));
+    t->count_copies(work, work->bytes());
+    return t;
 }
 
 Trace::~Trace()
@@ -44,6 +49,7 @@ Trace::~Trace()
     std::FILE *f = std::fopen(path_.c_str(), "a");
     if (!f)
         return;  // tracing is best effort; the exchange itself succeeded
+    const unsigned long long copied = work_ ? static_cast<unsigned long long>(work_->bytes() - copied_start_) : 0;
     for (const Round &r : rounds_) {
         std::fputs("{\"call\":", f);
         write_json_string(f, call_);
@@ -59,6 +65,7 @@ Trace::~Trace()
                      temp_peak_);
         if (stage_peak_ > 0)
             std::fprintf(f, ",\"stage_bytes\":%zu,\"stage_peak\":%zu", r.staged, stage_peak_);
+        std::fprintf(f, ",\"copied_bytes\":%llu", copied);
         std::fputs("}\n", f);
     }
     std::fclose(f);

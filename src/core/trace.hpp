@@ -4,11 +4,14 @@
 #define MPIX_CORE_TRACE_HPP
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace mpix {
+
+class LocalWork;
 
 class Trace {
 public:
@@ -33,6 +36,14 @@ public:
     void temp_free(std::size_t bytes) { temp_now_ -= bytes < temp_now_ ? bytes : temp_now_; }
     // Staging for in-flight overlap, kept apart from temp_bytes (the forwarding buffer).
     void stage_alloc(std::size_t bytes) { stage_peak_ += bytes; }
+    // The call's local copies (core/local_work.hpp) are those counted on `work`
+    // from `start_bytes` until the trace is written: every line then carries
+    // them as `copied_bytes`.
+    void count_copies(const LocalWork *work, std::uint64_t start_bytes)
+    {
+        work_ = work;
+        copied_start_ = start_bytes;
+    }
 
 private:
     struct Round {
@@ -43,13 +54,17 @@ private:
     std::string path_, call_, algorithm_, params_;
     std::vector<Round> rounds_;
     std::size_t temp_now_ = 0, temp_peak_ = 0, stage_peak_ = 0;
+    const LocalWork *work_ = nullptr;
+    std::uint64_t copied_start_ = 0;
 };
 
 // The trace of one call (or one start of a persistent request) of `algorithm`
 // on rank `rank`: PREFIX.<rank>.jsonl for the hint `trace` = `prefix`; nullptr
 // when the prefix is empty (tracing off). Every dispatch (alltoall(v), sparse,
-// neighbour, persistent) opens its traces here, so every row gets one.
-std::unique_ptr<Trace> open_trace(const std::string &prefix, int rank, const char *call, const char *algorithm);
+// neighbour, persistent) opens its traces here, so every row gets one. The
+// copies counted on `work` from now until the trace is written are the call's.
+std::unique_ptr<Trace> open_trace(const std::string &prefix, int rank, const char *call, const char *algorithm,
+                                  const LocalWork *work);
 
 }  // namespace mpix
 

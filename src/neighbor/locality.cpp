@@ -142,8 +142,7 @@ public:
     int start() override
     {
         mismatch = MPI_SUCCESS;
-        for (const Copy &c : pack_)
-            std::memcpy(c.to, c.from, c.bytes);
+        copy_all(pack_);
         for (auto *group : {&direct_recv_, &gather_recv_, &pair_recv_, &scatter_recv_, &direct_send_, &gather_send_})
             MPIX_CHECK(start_in_order(*group));
         stage_ = Stage::gathering;
@@ -175,8 +174,7 @@ private:
             MPIX_CHECK(complete_requests(pair_recv_, nullptr, blocking, &complete, &mismatch));
             if (!complete)
                 return not_yet(done);
-            for (const Copy &c : fill_)
-                std::memcpy(c.to, c.from, c.bytes);
+            copy_all(fill_);
             MPIX_CHECK(start_in_order(scatter_send_));
             stage_ = Stage::scattering;
         }
@@ -209,10 +207,17 @@ private:
         *done = false;
         return MPI_SUCCESS;
     }
+    void copy_all(const std::vector<Copy> &copies)
+    {
+        LocalWork::Batch batch(work_);
+        for (const Copy &c : copies)
+            work_->copy(c.to, c.from, c.bytes);
+    }
     void deliver()
     {
+        LocalWork::Batch batch(work_);
         for (const Delivery &d : deliveries_) {
-            std::memcpy(d.to, d.from, std::min(d.sent, d.capacity));
+            work_->copy(d.to, d.from, std::min(d.sent, d.capacity));
             if (d.sent != d.capacity && mismatch == MPI_SUCCESS)
                 mismatch = d.sent > d.capacity ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
         }
@@ -247,10 +252,12 @@ private:
     std::vector<Delivery> deliveries_;
     std::deque<std::vector<char>> buffers_;
     Stage stage_ = Stage::done;
+    LocalWork *work_ = nullptr;  // the comm's: where the relays' copies are counted
 };
 
 int LocalityPlan::build(const NeighborExchange &x)
 {
+    work_ = &x.xcomm->work;
     const Regions *nodes = nullptr;
     MPIX_CHECK(get_regions(x.xcomm, Locality::node, &nodes));
     const int me = x.rank, size = x.xcomm->size, my_node = nodes->my_region;

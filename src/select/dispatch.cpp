@@ -172,6 +172,7 @@ Exchange byte_exchange(MPIX_Comm *xcomm, Collective c, const BlockSide &sb, cons
     x.block_bytes = x.uniform ? rb.bytes[0] : 0;
     x.hints = hints;
     x.mismatch = mismatch;
+    x.work = &xcomm->work;
     return x;
 }
 
@@ -206,10 +207,11 @@ int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorith
     const int p = xcomm->size;
     BlockSide sb, rb;
     LentViews lent(xcomm, &sb, &rb);
-    int rc = make_send_side(send, p, in_place, xcomm->comm, &sb);
+    xcomm->work.set_working_set(side_bytes(send, p) + side_bytes(recv, p));
+    int rc = make_send_side(send, p, in_place, xcomm->comm, &xcomm->work, &sb);
     if (rc != MPI_SUCCESS)
         return raise_staging(xcomm->user, rc, fn, "the send staging buffer");
-    rc = make_recv_side(recv, p, &rb);
+    rc = make_recv_side(recv, p, &xcomm->work, &rb);
     if (rc != MPI_SUCCESS)
         return raise_staging(xcomm->user, rc, fn, "the receive staging buffer");
 
@@ -217,13 +219,13 @@ int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorith
     Exchange x = byte_exchange(xcomm, c, sb, rb, &hints, &mismatch);
     x.tag = allocate_tags(xcomm);
 
-    std::unique_ptr<Trace> trace = open_trace(hints.trace, x.rank, collective_name(c), algorithm->name);
+    std::unique_ptr<Trace> trace = open_trace(hints.trace, x.rank, collective_name(c), algorithm->name, x.work);
     x.trace = trace.get();
     {
         WorldErrorsReturn world_returns(xcomm->world_available);  // a truncated receive must come back here
         rc = algorithm->run(x);
     }
-    rc = finish_exchange(rc, mismatch, recv, p, rb, xcomm->comm);
+    rc = finish_exchange(rc, mismatch, recv, p, rb, xcomm->comm, &xcomm->work);
     return report(xcomm, fn, algorithm, rc);
 }
 
@@ -293,6 +295,8 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
     // needs the byte path (it records the blocks).
     if (algorithm->pass_through && xcomm->hints.trace.empty()) {
         bool passed = false;
+        xcomm->work.set_working_set(side_bytes(send, xcomm->size) + side_bytes(recv, xcomm->size));
+        xcomm->work.charge_mpi_self_copy(recv.count(xcomm->rank) * recv.info.size);
         rc = call_mpi_collective(xcomm, send, recv, in_place, &passed);
         if (passed)
             return rc == MPI_SUCCESS ? MPI_SUCCESS : report(xcomm, fn, algorithm, rc);

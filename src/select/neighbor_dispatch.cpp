@@ -100,10 +100,10 @@ public:
             return raise_internal(xcomm->user, rc, fn, "auto");
         xcomm->last_algorithm[static_cast<int>(Collective::neighbor_alltoallv)] = algorithm_->name;
         const int out = static_cast<int>(outdegree), in = static_cast<int>(indegree);
-        rc = make_send_side(send_, out, false, xcomm->comm, &sb_);
+        rc = make_send_side(send_, out, false, xcomm->comm, &xcomm->work, &sb_);
         if (rc != MPI_SUCCESS)
             return raise_staging(xcomm->user, rc, fn, "the send staging buffer");
-        rc = make_recv_side(recv_, in, &rb_);
+        rc = make_recv_side(recv_, in, &xcomm->work, &rb_);
         if (rc != MPI_SUCCESS)
             return raise_staging(xcomm->user, rc, fn, "the receive staging buffer");
         NeighborExchange x{};
@@ -133,7 +133,9 @@ public:
     // Posts one exchange of the send buffer's current contents.
     int start(const char *fn)
     {
-        int rc = pack_send_side(send_, static_cast<int>(scounts_.size()), xcomm_->comm, &sb_);
+        copied_at_start_ = xcomm_->work.bytes();
+        xcomm_->work.set_working_set(sb_.total_bytes + rb_.total_bytes);
+        int rc = pack_send_side(send_, static_cast<int>(scounts_.size()), xcomm_->comm, &xcomm_->work, &sb_);
         if (rc != MPI_SUCCESS)
             return raise_staging(xcomm_->user, rc, fn, "the send staging buffer");
         rc = plan_->start();
@@ -154,8 +156,9 @@ public:
         if (rc == MPI_SUCCESS && !*done)
             return MPI_SUCCESS;
         *done = true;
+        rc = finish_exchange(rc, plan_->mismatch, recv_, static_cast<int>(rcounts_.size()), rb_, xcomm_->comm,
+                             &xcomm_->work);
         write_trace();
-        rc = finish_exchange(rc, plan_->mismatch, recv_, static_cast<int>(rcounts_.size()), rb_, xcomm_->comm);
         return report(xcomm_, fn, algorithm_, rc, kOtherBlocksArrived);
     }
     const NeighborPlan *plan() const { return plan_.get(); }
@@ -165,13 +168,17 @@ private:
     void write_trace() const
     {
         std::unique_ptr<Trace> trace = open_trace(trace_prefix_, xcomm_->rank,
-                                                  collective_name(Collective::neighbor_alltoallv), algorithm_->name);
-        if (trace)
-            for (const NeighborTraceRow &r : plan_->trace_rows)
-                trace->round(r.round, r.send_peer, r.recv_peer, r.blocks, r.bytes_sent, r.bytes_recv);
+                                                  collective_name(Collective::neighbor_alltoallv), algorithm_->name,
+                                                  &xcomm_->work);
+        if (!trace)
+            return;
+        trace->count_copies(&xcomm_->work, copied_at_start_);  // since the start, not since now
+        for (const NeighborTraceRow &r : plan_->trace_rows)
+            trace->round(r.round, r.send_peer, r.recv_peer, r.blocks, r.bytes_sent, r.bytes_recv);
     }
 
     MPIX_Comm *xcomm_ = nullptr;
+    std::uint64_t copied_at_start_ = 0;  // the comm's copied bytes when this exchange started
     std::string trace_prefix_;
     std::vector<int> scounts_, sdispls_, rcounts_, rdispls_;
     UserSide send_, recv_;

@@ -68,10 +68,10 @@ public:
         if (algorithm_->pass_through && hints_.trace.empty())
             return init_mpi_request();
 #endif
-        int rc = make_send_side(send_.side, p, in_place, xcomm->comm, &sb_);
+        int rc = make_send_side(send_.side, p, in_place, xcomm->comm, &xcomm->work, &sb_);
         if (rc != MPI_SUCCESS)
             return raise_staging(xcomm->user, rc, init_fn, "the send staging buffer");
-        rc = make_recv_side(recv_.side, p, &rb_);
+        rc = make_recv_side(recv_.side, p, &xcomm->work, &rb_);
         if (rc != MPI_SUCCESS)
             return raise_staging(xcomm->user, rc, init_fn, "the receive staging buffer");
         x_ = byte_exchange(xcomm, collective_, sb_, rb_, &hints_, &mismatch_);
@@ -184,12 +184,15 @@ private:
     int begin()
     {
         mismatch_ = MPI_SUCCESS;
-        int rc = pack_send_side(send_.side, xcomm->size, xcomm->comm, &sb_);
-        if (rc != MPI_SUCCESS)
+        xcomm->work.set_working_set(sb_.total_bytes + rb_.total_bytes);
+        trace_ = open_trace(hints_.trace, xcomm->rank, collective_name(collective_), algorithm_->name, &xcomm->work);
+        int rc = pack_send_side(send_.side, xcomm->size, xcomm->comm, &xcomm->work, &sb_);
+        if (rc != MPI_SUCCESS) {
+            trace_.reset();
             return rc;
+        }
         if (rb_.staged)
-            std::memset(rb_.base, 0, rb_.total_bytes);
-        trace_ = open_trace(hints_.trace, xcomm->rank, collective_name(collective_), algorithm_->name);
+            xcomm->work.fill(rb_.base, 0, rb_.total_bytes);
         x_.trace = trace_.get();
         return MPI_SUCCESS;
     }
@@ -198,7 +201,7 @@ private:
     // block had the wrong length), the trace written.
     int end(int rc)
     {
-        rc = finish_exchange(rc, mismatch_, recv_.side, xcomm->size, rb_, xcomm->comm);
+        rc = finish_exchange(rc, mismatch_, recv_.side, xcomm->size, rb_, xcomm->comm, &xcomm->work);
         x_.trace = nullptr;
         trace_.reset();
         return rc;

@@ -63,7 +63,7 @@ int run_sparse(MPIX_Comm *xcomm, Collective c, const char *fn, SparseExchange &x
         apply_rule_hints(*rule_hints, xcomm->lookup, given, 3, &with_rule);
         x.hints = &with_rule;
     }
-    std::unique_ptr<Trace> trace = open_trace(hints.trace, x.rank, collective_name(c), a->name);
+    std::unique_ptr<Trace> trace = open_trace(hints.trace, x.rank, collective_name(c), a->name, &xcomm->work);
     x.trace = trace.get();
     rc = a->run_sparse(x);
     trace.reset();  // written now; x must not keep it
@@ -80,7 +80,7 @@ int run_sparse(MPIX_Comm *xcomm, Collective c, const char *fn, SparseExchange &x
 
 // Messages as byte ranges: in place for contiguous types, else packed.
 int make_messages(int nnz, const int *dest, const char *vals, const int *counts, const int *displs, int count,
-                  MPI_Datatype type, const TypeInfo &ti, MPI_Comm comm, ScratchBytes *staging,
+                  MPI_Datatype type, const TypeInfo &ti, MPI_Comm comm, LocalWork *work, ScratchBytes *staging,
                   std::vector<SparseMessage> *out)
 {
     out->resize(nnz);
@@ -99,7 +99,7 @@ int make_messages(int nnz, const int *dest, const char *vals, const int *counts,
         if (ti.contiguous) {
             m.data = vals + d;
         } else {
-            MPIX_CHECK(pack_elements(vals + d, n, type, ti, staging->data() + at, comm));
+            MPIX_CHECK(pack_elements(vals + d, n, type, ti, staging->data() + at, comm, work));
             m.data = staging->data() + at;
             at += m.bytes;
         }
@@ -129,8 +129,13 @@ int mpix::exchange_messages(MPIX_Comm *xcomm, MPIX_Info *xinfo, Collective c, co
     x.block_bytes = x.uniform ? static_cast<std::size_t>(count) * ti.size : 0;
     x.known_recv_nnz = hints.crs_recv_nnz_known ? recv_nnz_cap : -1;
     x.inbox = inbox;
+    // The received bytes are not known yet: the sent ones, twice, stand for both sides.
+    std::size_t sent = 0;
+    for (int i = 0; i < nnz; ++i)
+        sent += static_cast<std::size_t>(counts ? counts[i] : count) * ti.size;
+    xcomm->work.set_working_set(2 * sent);
     int rc = make_messages(nnz, dest, static_cast<const char *>(vals), counts, displs, count, type, ti, xcomm->comm,
-                           &staging, &x.sends);
+                           &xcomm->work, &staging, &x.sends);
     if (rc != MPI_SUCCESS)
         return raise_staging(xcomm->user, rc, fn, "the packed sendvals");
     return run_sparse(xcomm, c, fn, x, hints, xinfo ? &xinfo->values : nullptr, order);

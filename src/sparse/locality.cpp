@@ -31,7 +31,7 @@ struct Piece {
 // Serialises pieces[first..last) into one buffer; `key` picks the rank each header names.
 template <class Key>
 void pack_pieces(const std::vector<Piece> &pieces, std::size_t first, std::size_t last, Key key,
-                 std::vector<char> *out)
+                 LocalWork *work, std::vector<char> *out)
 {
     std::uint64_t k = last - first;
     std::size_t total = sizeof(k) + k * 2 * sizeof(std::uint64_t);
@@ -48,9 +48,9 @@ void pack_pieces(const std::vector<Piece> &pieces, std::size_t first, std::size_
         std::memcpy(p + sizeof(who), &n, sizeof(n));
         p += sizeof(who) + sizeof(n);
     }
+    LocalWork::Batch batch(work);
     for (std::size_t i = first; i < last; ++i) {
-        if (pieces[i].bytes)
-            std::memcpy(p, pieces[i].data, pieces[i].bytes);
+        work->copy(p, pieces[i].data, pieces[i].bytes);
         p += pieces[i].bytes;
     }
 }
@@ -107,7 +107,7 @@ int locality_exchange(const SparseExchange &x, InnerExchange inner)
         while (j < remote.size() && reg->region_of[remote[j].dest] == r)
             ++j;
         agg1.emplace_back();
-        pack_pieces(remote, i, j, [](const Piece &p) { return p.dest; }, &agg1.back());
+        pack_pieces(remote, i, j, [](const Piece &p) { return p.dest; }, &x.xcomm->work, &agg1.back());
         int n = reg->size_of(r);
         int to = reg->member(r, reg->my_index < n ? reg->my_index : reg->my_index % n);
         sends1.push_back(SparseMessage{to, nullptr, 0});
@@ -154,7 +154,7 @@ int locality_exchange(const SparseExchange &x, InnerExchange inner)
         while (j < pieces.size() && pieces[j].dest == pieces[i].dest)
             ++j;
         agg2.emplace_back();
-        pack_pieces(pieces, i, j, [](const Piece &p) { return p.src; }, &agg2.back());
+        pack_pieces(pieces, i, j, [](const Piece &p) { return p.src; }, &x.xcomm->work, &agg2.back());
         sends2.push_back(SparseMessage{reg->index_of[pieces[i].dest], nullptr, 0});
         i = j;
     }
@@ -177,8 +177,7 @@ int locality_exchange(const SparseExchange &x, InnerExchange inner)
         MPIX_CHECK(unpack_pieces(in2.data.data() + in2.offset[i], in2.bytes[i],
                                  [&](int src, const char *d, std::size_t n) {
                                      char *dst = x.inbox->add(src, n);
-                                     if (n)
-                                         std::memcpy(dst, d, n);
+                                     x.xcomm->work.copy(dst, d, n);
                                      if (x.trace)
                                          ids.push_back(src * P + x.rank);
                                  }));

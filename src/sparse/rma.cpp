@@ -75,11 +75,13 @@ int sparse_rma(const SparseExchange &x)
     MPIX_CHECK(window_for(x.xcomm, x.comm, stride * static_cast<std::size_t>(x.size), stride, &w));
 
     std::vector<char> staging(x.sends.size() * stride);
-    for (std::size_t i = 0; i < x.sends.size(); ++i) {
-        std::uint64_t head = static_cast<std::uint64_t>(x.sends[i].bytes) + 1;
-        std::memcpy(&staging[i * stride], &head, kHeader);
-        if (x.sends[i].bytes)
-            std::memcpy(&staging[i * stride + kHeader], x.sends[i].data, x.sends[i].bytes);
+    {
+        LocalWork::Batch batch(&x.xcomm->work);
+        for (std::size_t i = 0; i < x.sends.size(); ++i) {
+            std::uint64_t head = static_cast<std::uint64_t>(x.sends[i].bytes) + 1;
+            std::memcpy(&staging[i * stride], &head, kHeader);
+            x.xcomm->work.copy(&staging[i * stride + kHeader], x.sends[i].data, x.sends[i].bytes);
+        }
     }
     // The opening fence also separates my clearing of headers from remote puts.
     MPIX_CHECK(MPI_Win_fence(0, w->win));
@@ -91,6 +93,7 @@ int sparse_rma(const SparseExchange &x)
     MPIX_CHECK(MPI_Win_fence(0, w->win));
 
     const std::size_t first = x.inbox->count();
+    LocalWork::Batch batch(&x.xcomm->work);
     for (int s = 0; s < x.size; ++s) {
         char *slot = w->base + static_cast<std::size_t>(s) * stride;
         std::uint64_t head = 0;
@@ -99,8 +102,7 @@ int sparse_rma(const SparseExchange &x)
             continue;
         std::size_t n = static_cast<std::size_t>(head - 1);
         char *dst = x.inbox->add(s, n);
-        if (n)
-            std::memcpy(dst, slot + kHeader, n);
+        x.xcomm->work.copy(dst, slot + kHeader, n);
         head = 0;
         std::memcpy(slot, &head, kHeader);  // cleared for the next call
     }

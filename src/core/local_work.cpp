@@ -1,0 +1,96 @@
+#include "core/local_work.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "config.h"
+
+#if MPIX_SMPI
+#include <simgrid/host.h>
+#include <smpi/smpi.h>
+#endif
+
+namespace mpix {
+
+#if MPIX_SMPI
+namespace {
+
+// A finite value >= 0 from the environment variable `name`; absent: *value
+// unchanged. False for anything else.
+bool read_nonnegative(const char *name, double *value)
+{
+    const char *text = std::getenv(name);
+    if (!text || !*text)
+        return true;
+    char *end = nullptr;
+    errno = 0;
+    double v = std::strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0' || !std::isfinite(v) || v < 0)
+        return false;
+    *value = v;
+    return true;
+}
+
+}  // namespace
+#endif
+
+bool read_copy_model(CopyModel *model, const char **why)
+{
+    *model = CopyModel();
+#if MPIX_SMPI
+    double cache_gbps = 0, memory_gbps = 0, cache_bytes = 0, overhead_ns = 0;
+    if (!read_nonnegative("MPIX_SIM_COPY_BW", &cache_gbps)) {
+        *why = "environment variable MPIX_SIM_COPY_BW: expected a copy bandwidth in GB/s >= 0";
+        return false;
+    }
+    if (!read_nonnegative("MPIX_SIM_COPY_MEM_BW", &memory_gbps)) {
+        *why = "environment variable MPIX_SIM_COPY_MEM_BW: expected a copy bandwidth in GB/s >= 0";
+        return false;
+    }
+    if (!read_nonnegative("MPIX_SIM_COPY_CACHE", &cache_bytes)) {
+        *why = "environment variable MPIX_SIM_COPY_CACHE: expected bytes >= 0";
+        return false;
+    }
+    if (!read_nonnegative("MPIX_SIM_COPY_OVERHEAD", &overhead_ns)) {
+        *why = "environment variable MPIX_SIM_COPY_OVERHEAD: expected nanoseconds per copy >= 0";
+        return false;
+    }
+    if (cache_gbps > 0) {
+        model->cache_bytes_per_second = cache_gbps * 1e9;
+        model->memory_bytes_per_second = memory_gbps * 1e9;
+        model->cache_bytes = cache_bytes;
+        model->seconds_per_copy = overhead_ns * 1e-9;
+    }
+#else
+    (void)why;
+#endif
+    return true;
+}
+
+void LocalWork::set_model(const CopyModel &m)
+{
+    model_ = m;
+#if MPIX_SMPI
+    if (model_.charged())
+        host_flops_per_second_ = sg_host_get_speed(sg_host_self());
+#endif
+}
+
+void LocalWork::charge(double seconds)
+{
+    pending_seconds_ += seconds;
+    if (batch_depth_ == 0)
+        flush();
+}
+
+void LocalWork::flush()
+{
+#if MPIX_SMPI
+    if (pending_seconds_ > 0 && host_flops_per_second_ > 0)
+        smpi_execute_flops(pending_seconds_ * host_flops_per_second_);
+#endif
+    pending_seconds_ = 0;
+}
+
+}  // namespace mpix

@@ -1,0 +1,141 @@
+// The library's own local work: every byte it copies, packs or unpacks (the byte
+// path's staging, rotations, bundles, padded slots, datatype packing), counted
+// on the MPIX_Comm in every build and, under SimGrid SMPI, charged to the
+// simulated clock at a stated rate (DESIGN principle 7): a per-copy cost plus
+// bytes over a copy bandwidth, as smpi_execute_flops, which keeps simulated time
+// deterministic (no host timing enters). Every copy of an algorithm goes through
+// here, so every registry row, present and future, is counted and charged
+// without code of its own.
+#ifndef MPIX_CORE_LOCAL_WORK_HPP
+#define MPIX_CORE_LOCAL_WORK_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace mpix {
+
+// The charge's rate. A copy costs seconds_per_copy plus its bytes at the copy
+// bandwidth of where the call's data lives: cache_bytes_per_second while the
+// call's working set (its send and receive bytes on this rank) fits the core's
+// share of the cache, memory_bytes_per_second beyond (the core's share of the
+// node's memory bandwidth when every core copies). Zero cache bandwidth:
+// copies are free (counted, not charged).
+struct CopyModel {
+    double cache_bytes_per_second = 0;   // 0: no charge
+    double memory_bytes_per_second = 0;  // 0: the cache rate at any working set
+    double cache_bytes = 0;              // the core's share of the cache
+    double seconds_per_copy = 0;         // fixed cost of one copy call (one memcpy, one MPI_Pack, one range)
+
+    bool charged() const { return cache_bytes_per_second > 0; }
+    double bytes_per_second(double working_set) const
+    {
+        return memory_bytes_per_second > 0 && working_set > cache_bytes ? memory_bytes_per_second
+                                                                         : cache_bytes_per_second;
+    }
+    double seconds(double bytes, double copies, double working_set) const
+    {
+        return charged() ? copies * seconds_per_copy + bytes / bytes_per_second(working_set) : 0.0;
+    }
+};
+
+// The model of this run: under SMPI from MPIX_SIM_COPY_BW (GB/s in cache, 0:
+// free), MPIX_SIM_COPY_MEM_BW (GB/s from memory), MPIX_SIM_COPY_CACHE (bytes)
+// and MPIX_SIM_COPY_OVERHEAD (ns per copy), which sim/run sets from the
+// platform or its --copy-* options; natively, and when they are unset, free.
+// False (and `why` set) for a malformed value.
+bool read_copy_model(CopyModel *model, const char **why);
+
+class LocalWork {
+public:
+    void set_model(const CopyModel &m);
+    const CopyModel &model() const { return model_; }
+    // The working set of the call now running on this rank (its send and
+    // receive bytes), which picks the copy bandwidth; set by every dispatch.
+    void set_working_set(std::size_t bytes) { working_set_ = static_cast<double>(bytes); }
+    double working_set() const { return working_set_; }
+
+    // memcpy / memmove / memset of n bytes, counted and charged as one copy.
+    void copy(void *dst, const void *src, std::size_t n)
+    {
+        if (n == 0)
+            return;
+        std::memcpy(dst, src, n);
+        note(n, 1);
+    }
+    void move(void *dst, const void *src, std::size_t n)
+    {
+        if (n == 0)
+            return;
+        std::memmove(dst, src, n);
+        note(n, 1);
+    }
+    void fill(void *dst, int value, std::size_t n)
+    {
+        if (n == 0)
+            return;
+        std::memset(dst, value, n);
+        note(n, 1);
+    }
+    // Work of `copies` copy calls moving `bytes` in all, done elsewhere: MPI_Pack /
+    // MPI_Unpack of a non-contiguous datatype, or the MPI library packing a message
+    // the library describes by a datatype of several byte ranges.
+    void note(std::size_t bytes, std::size_t copies)
+    {
+        bytes_ += bytes;
+        copies_ += copies;
+        if (model_.charged())
+            charge(model_.seconds(static_cast<double>(bytes), static_cast<double>(copies), working_set_));
+    }
+
+    // Under SMPI, charges the copy of a rank's own block that the MPI library's
+    // collective makes (MPI_Alltoall(v): every implementation copies it locally,
+    // and SimGrid's own collectives charge nothing for it), so that the MPI
+    // library's collective and mpix's rows pay alike. Not counted: not mpix's copy.
+    void charge_mpi_self_copy(std::size_t bytes)
+    {
+        if (model_.charged() && bytes > 0)
+            charge(model_.seconds(static_cast<double>(bytes), 1.0, working_set_));
+    }
+
+    // Totals since MPIX_Comm_init, for the benchmark (copied_bytes) and traces.
+    std::uint64_t bytes() const { return bytes_; }
+    std::uint64_t copies() const { return copies_; }
+
+    // Copies inside a Batch's lifetime are charged once, when it ends: a loop of
+    // small copies that sends nothing in between costs one simulator event, not
+    // one per copy (the simulated time is the same: nothing else happens on this
+    // rank in between).
+    class Batch {
+    public:
+        explicit Batch(LocalWork *w) : w_(w) { ++w_->batch_depth_; }
+        ~Batch() { end(); }
+        Batch(const Batch &) = delete;
+        Batch &operator=(const Batch &) = delete;
+        // Charges now (before the next message) instead of at the end of the scope.
+        void end()
+        {
+            if (w_ && --w_->batch_depth_ == 0)
+                w_->flush();
+            w_ = nullptr;
+        }
+
+    private:
+        LocalWork *w_;
+    };
+
+private:
+    void charge(double seconds);
+    void flush();
+
+    CopyModel model_;
+    double host_flops_per_second_ = 0;  // SMPI: this rank's host speed
+    double pending_seconds_ = 0;
+    double working_set_ = 0;
+    int batch_depth_ = 0;
+    std::uint64_t bytes_ = 0, copies_ = 0;
+};
+
+}  // namespace mpix
+
+#endif
