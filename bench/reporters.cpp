@@ -98,7 +98,7 @@ void print_table(std::FILE *out, const RunDescription &run, const TableNotes &no
 std::string csv_header()
 {
     return "collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,max_us,speedup_vs_mpi,verified,"
-           "bound_us,x_bound,mean_block_bytes,max_block_bytes";
+           "bound_us,x_bound,mean_block_bytes,max_block_bytes,copied_bytes,copy_floor_us";
 }
 
 std::string csv_line(const RunDescription &run, const ResultRow &r)
@@ -114,7 +114,11 @@ std::string csv_line(const RunDescription &run, const ResultRow &r)
         line += printed("%.3f", r.bound_us) + "," + printed("%.3f", m.median_us / r.bound_us);
     else
         line += ",";
-    return line + "," + std::to_string(m.mean_block_bytes) + "," + std::to_string(m.max_block_bytes);
+    line += "," + std::to_string(m.mean_block_bytes) + "," + std::to_string(m.max_block_bytes) + "," +
+            printed("%.0f", m.copied_bytes) + ",";
+    if (m.copy_floor_us > 0)
+        line += printed("%.3f", m.copy_floor_us);
+    return line;
 }
 
 std::string append_csv(const std::string &path, const RunDescription &run, const std::vector<ResultRow> &rows)
@@ -168,6 +172,8 @@ std::string write_json(const std::string &path, const RunDescription &run, const
             {"x_bound", bounded ? ordered_json(rounded(m.median_us / r.bound_us, 6)) : ordered_json(nullptr)},
             {"mean_block_bytes", m.mean_block_bytes},
             {"max_block_bytes", m.max_block_bytes},
+            {"copied_bytes", rounded(m.copied_bytes, 0)},
+            {"copy_floor_us", m.copy_floor_us > 0 ? ordered_json(rounded(m.copy_floor_us, 6)) : ordered_json(nullptr)},
         };
         text += "  " + row.dump() + (i + 1 < rows.size() ? ",\n" : "\n");
     }

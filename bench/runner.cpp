@@ -217,6 +217,14 @@ struct Runner::State {
     void free_topology();
     std::string set_candidate_info(const Candidate &c);
     int call(bool mpi);
+    // Under SMPI, the MPI library's copy of this rank's own block, charged at
+    // the library's copy model as mpix's pmpi row charges it (core/local_work.hpp).
+    void charge_mpi_self_copy(std::size_t bytes)
+    {
+        mpix::LocalWork &work = xcomm->work;
+        work.set_working_set(layout.send_bytes + layout.recv_bytes);
+        work.charge_mpi_self_copy(bytes);
+    }
     int init_persistent(bool mpi, MPIX_Request **xreq, MPI_Request *mreq);
     void fill();
     bool verify() const;
@@ -386,13 +394,17 @@ int Runner::State::call(bool mpi)
                                        l.sparse_recv_counts.data(), l.sparse_recv_displs.data(), MPI_BYTE, topo,
                                        xcomm);
     case Collective::alltoall:
-        if (mpi)
+        if (mpi) {
+            charge_mpi_self_copy((std::size_t)scale);
             return MPI_Alltoall(sb, scale, MPI_BYTE, rb, scale, MPI_BYTE, comm);
+        }
         return MPIX_Alltoall(sb, scale, MPI_BYTE, rb, scale, MPI_BYTE, xcomm);
     case Collective::alltoallv:
-        if (mpi)
+        if (mpi) {
+            charge_mpi_self_copy((std::size_t)l.recv_counts[me]);
             return MPI_Alltoallv(sb, l.send_counts.data(), l.send_displs.data(), MPI_BYTE, rb, l.recv_counts.data(),
                                  l.recv_displs.data(), MPI_BYTE, comm);
+        }
         return MPIX_Alltoallv(sb, l.send_counts.data(), l.send_displs.data(), MPI_BYTE, rb, l.recv_counts.data(),
                               l.recv_displs.data(), MPI_BYTE, xcomm);
     case Collective::alltoall_crs:
@@ -704,7 +716,13 @@ Measurement Runner::measure(const Candidate &c, CallForm form)
     const int warmup = s.options.warmup, iters = s.options.iters;
     const int calls = ok ? warmup + iters : 0;  // none when a persistent init failed
     std::vector<double> times;
+    const mpix::LocalWork &work = s.xcomm->work;
+    std::uint64_t copied_before = 0, copies_before = 0;
     for (int it = 0; it < calls; ++it) {
+        if (it == warmup) {
+            copied_before = work.bytes();
+            copies_before = work.copies();
+        }
         const bool last = persistent && it > 0 && it == calls - 1;
         if (last && verify)
             s.fill();
@@ -756,6 +774,19 @@ Measurement Runner::measure(const Candidate &c, CallForm form)
     MPI_Allreduce(times.data(), slowest.data(), (int)times.size(), MPI_DOUBLE, MPI_MAX, s.comm);
     int all_ok = 0;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, s.comm);
+    // The library's copies per timed call, and their time at the model's rate:
+    // the busiest rank's (after the timing, so the times above stay as they were).
+    {
+        const double n = calls > warmup ? (double)(calls - warmup) : 1.0;
+        const double bytes = calls > warmup ? (double)(work.bytes() - copied_before) / n : 0.0;
+        const double copies = calls > warmup ? (double)(work.copies() - copies_before) / n : 0.0;
+        const mpix::CopyModel &model = work.model();
+        const double mine[2] = {bytes, model.seconds(bytes, copies, work.working_set()) * 1e6};
+        double busiest[2] = {0, 0};
+        MPI_Allreduce(mine, busiest, 2, MPI_DOUBLE, MPI_MAX, s.comm);
+        m.copied_bytes = busiest[0];
+        m.copy_floor_us = busiest[1];
+    }
 
     if (c.algorithm == "auto")
         m.picked = s.picked();

@@ -49,6 +49,12 @@ struct Measurement {
     double rank_mean_avg_us = 0, rank_mean_min_us = 0, rank_mean_max_us = 0;
     int iters = 0;
     std::string error;
+    // The library's own local copies per call (core/local_work.hpp: copies,
+    // packs, unpacks), the busiest rank's mean over the timed calls; and the
+    // time those copies take at the simulated copy model's rate (the copy
+    // floor; 0 when copies are not charged: native runs, --copy-bw 0).
+    double copied_bytes = 0;
+    double copy_floor_us = 0;
 };
 
 struct RunnerOptions {

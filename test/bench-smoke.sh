@@ -41,11 +41,24 @@ $run --algo node_aware --ppn 2 --hint inner=pairwise --hint trace="$tmp/tr" --si
 grep -q '"algorithm":"node_aware"' "$tmp/tr.0.jsonl"
 grep -q '^alltoallv,node_aware,inner=pairwise;trace=' "$tmp/out.csv"
 # One header, then rows, all verified (column 13); natively no bound (columns 14-15 empty).
-test "$(grep -c '^collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,max_us,speedup_vs_mpi,verified,bound_us,x_bound,mean_block_bytes,max_block_bytes$' "$tmp/out.csv")" -eq 1
+test "$(grep -c '^collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,max_us,speedup_vs_mpi,verified,bound_us,x_bound,mean_block_bytes,max_block_bytes,copied_bytes,copy_floor_us$' "$tmp/out.csv")" -eq 1
 if awk -F, 'NR > 1 && ($13 != "yes" || $14 != "" || $15 != "")' "$tmp/out.csv" | grep .; then
     echo "unverified rows, or a bound outside a simulation"; exit 1
 fi
 grep -q '"speedup_vs_mpi"' "$tmp/out.json"
+# copied_bytes (column 18): the library's own copies per call, counted inside it.
+# At 4 ranks with 1000-byte blocks: a direct row copies only its own block, basic
+# Bruck rotates (4000), packs and unpacks two blocks in each of 2 rounds (8000)
+# and rotates back (4000); the MPI library's collective is not mpix's (0).
+# Natively no copy floor (column 19).
+$run --coll alltoall --algo nonblocking,bruck_basic,bruck_zero_rotation --size 1000 --iters 2 --warmup 1 \
+    --csv "$tmp/copies.csv" >/dev/null 2>&1
+copied() { awk -F, -v a="$1" '$2 == a {print $18 "/" $19}' "$tmp/copies.csv"; }
+test "$(copied MPI_Alltoall)" = "0/" || { echo "MPI_Alltoall copied $(copied MPI_Alltoall)"; exit 1; }
+test "$(copied nonblocking)" = "1000/" || { echo "nonblocking copied $(copied nonblocking)"; exit 1; }
+test "$(copied bruck_basic)" = "16000/" || { echo "bruck_basic copied $(copied bruck_basic)"; exit 1; }
+# Zero-rotation Bruck: its own block, then two blocks packed and unpacked per round.
+test "$(copied bruck_zero_rotation)" = "9000/" || { echo "bruck_zero_rotation copied $(copied bruck_zero_rotation)"; exit 1; }
 # --format osu: OSU's layout for one algorithm, sizes 1..64, full and validation columns.
 for coll in alltoall alltoallv; do
     case $coll in alltoall) title=All-to-All algo=pairwise ;; *) title=All-to-Allv algo=parlogna ;; esac
