@@ -116,7 +116,9 @@ int packed_bruck(const Exchange &x, int radix, bool rotate_first)
             x.work->copy(x.recv_block(ix.recv_index[t]), x.send_block(ix.send_index[t]), b);
     }
     std::size_t most = max_round_positions(p, radix);
-    std::vector<char> sbuf(most * b), rbuf(most * b);
+    PooledScratch sbuf(&x.xcomm->scratch), rbuf(&x.xcomm->scratch);
+    if (!sbuf.take(most * b) || !rbuf.take(most * b))
+        return MPI_ERR_NO_MEM;
     if (x.trace) {
         x.trace->set_params("radix=" + std::to_string(radix));
         x.trace->temp_alloc(2 * most * b);
@@ -131,7 +133,7 @@ int packed_bruck(const Exchange &x, int radix, bool rotate_first)
                 for (std::size_t i = 0; i < ts.size(); ++i) {
                     int t = ts[i];
                     const char *src = moved[t] ? x.recv_block(ix.recv_index[t]) : x.send_block(ix.send_index[t]);
-                    x.work->copy(&sbuf[i * b], src, b);
+                    x.work->copy(sbuf.data() + i * b, src, b);
                 }
             }
             int to = mod(me + z * w, p), from = mod(me - z * w, p);
@@ -139,7 +141,7 @@ int packed_bruck(const Exchange &x, int radix, bool rotate_first)
             MPIX_CHECK(sendrecv_bytes(sbuf.data(), n, to, rbuf.data(), n, from, x.tag, x.comm, x.mismatch));
             LocalWork::Batch batch(x.work);
             for (std::size_t i = 0; i < ts.size(); ++i) {
-                x.work->copy(x.recv_block(ix.recv_index[ts[i]]), &rbuf[i * b], b);
+                x.work->copy(x.recv_block(ix.recv_index[ts[i]]), rbuf.data() + i * b, b);
                 moved[ts[i]] = 1;
             }
             trace_round(x, round, to, from, ts, w, n, n);
@@ -191,14 +193,16 @@ int datatype_rounds(const Exchange &x, bool use_struct, Place place, Landed land
 int datatype_bruck(const Exchange &x, std::vector<char *> &pos)
 {
     const std::size_t b = x.block_bytes;
-    std::vector<char> scratch(static_cast<std::size_t>(x.size) * b);
+    PooledScratch scratch(&x.xcomm->scratch);
+    if (!scratch.take(static_cast<std::size_t>(x.size) * b))
+        return MPI_ERR_NO_MEM;
     if (x.trace)
         x.trace->temp_alloc(scratch.size());
     MPIX_CHECK(datatype_rounds(
         x, false,
         [&](int t, long long, char **from, char **to) {
             *from = pos[t];
-            *to = &scratch[static_cast<std::size_t>(t) * b];
+            *to = scratch.data() + static_cast<std::size_t>(t) * b;
         },
         [&](int t, long long, char *at) { x.work->copy(pos[t], at, b); }));
     if (x.trace)
@@ -215,14 +219,15 @@ int bruck_basic(const Exchange &x)
     if (p == 1 || b == 0)
         return copy_self_block(x);
     // Rotation: working position t holds the block for rank me + t.
-    std::vector<char> work(static_cast<std::size_t>(p) * b);
+    std::size_t most = max_round_positions(p, 2);
+    PooledScratch work(&x.xcomm->scratch), sbuf(&x.xcomm->scratch), rbuf(&x.xcomm->scratch);
+    if (!work.take(static_cast<std::size_t>(p) * b) || !sbuf.take(most * b) || !rbuf.take(most * b))
+        return MPI_ERR_NO_MEM;
     {
         LocalWork::Batch batch(x.work);
         for (int t = 0; t < p; ++t)
-            x.work->copy(&work[static_cast<std::size_t>(t) * b], x.send_block(mod(me + t, p)), b);
+            x.work->copy(work.data() + static_cast<std::size_t>(t) * b, x.send_block(mod(me + t, p)), b);
     }
-    std::size_t most = max_round_positions(p, 2);
-    std::vector<char> sbuf(most * b), rbuf(most * b);
     if (x.trace)
         x.trace->temp_alloc(work.size() + 2 * most * b);
     std::vector<int> ts;
@@ -232,7 +237,7 @@ int bruck_basic(const Exchange &x)
         {
             LocalWork::Batch batch(x.work);
             for (std::size_t i = 0; i < ts.size(); ++i)
-                x.work->copy(&sbuf[i * b], &work[static_cast<std::size_t>(ts[i]) * b], b);
+                x.work->copy(sbuf.data() + i * b, work.data() + static_cast<std::size_t>(ts[i]) * b, b);
         }
         int to = mod(me + k, p), from = mod(me - k, p);
         std::size_t n = ts.size() * b;
@@ -240,14 +245,14 @@ int bruck_basic(const Exchange &x)
         {
             LocalWork::Batch batch(x.work);
             for (std::size_t i = 0; i < ts.size(); ++i)
-                x.work->copy(&work[static_cast<std::size_t>(ts[i]) * b], &rbuf[i * b], b);
+                x.work->copy(work.data() + static_cast<std::size_t>(ts[i]) * b, rbuf.data() + i * b, b);
         }
         trace_round(x, round, to, from, ts, k, n, n);
     }
     // Inverse rotation: position t now holds the block from rank me - t.
     LocalWork::Batch batch(x.work);
     for (int t = 0; t < p; ++t)
-        x.work->copy(x.recv_block(mod(me - t, p)), &work[static_cast<std::size_t>(t) * b], b);
+        x.work->copy(x.recv_block(mod(me - t, p)), work.data() + static_cast<std::size_t>(t) * b, b);
     if (x.trace)
         x.trace->temp_free(work.size() + 2 * most * b);
     return MPI_SUCCESS;
@@ -259,12 +264,14 @@ int bruck_basic_dt(const Exchange &x)
     const std::size_t b = x.block_bytes;
     if (p == 1 || b == 0)
         return copy_self_block(x);
-    std::vector<char> work(static_cast<std::size_t>(p) * b);
+    PooledScratch work(&x.xcomm->scratch);
+    if (!work.take(static_cast<std::size_t>(p) * b))
+        return MPI_ERR_NO_MEM;
     std::vector<char *> pos(static_cast<std::size_t>(p));
     {
         LocalWork::Batch batch(x.work);
         for (int t = 0; t < p; ++t) {
-            pos[t] = &work[static_cast<std::size_t>(t) * b];
+            pos[t] = work.data() + static_cast<std::size_t>(t) * b;
             x.work->copy(pos[t], x.send_block(mod(me + t, p)), b);
         }
     }
@@ -313,8 +320,9 @@ int bruck_zerocopy_dt(const Exchange &x)
     // so no step sends from and receives into the same bytes; the last hop of a
     // position lands in the receive buffer. Struct types describe the blocks
     // wherever they are: no local copy at all.
-    std::vector<char> bufs[2] = {std::vector<char>(static_cast<std::size_t>(p) * b),
-                                 std::vector<char>(static_cast<std::size_t>(p) * b)};
+    PooledScratch bufs[2] = {PooledScratch(&x.xcomm->scratch), PooledScratch(&x.xcomm->scratch)};
+    if (!bufs[0].take(static_cast<std::size_t>(p) * b) || !bufs[1].take(static_cast<std::size_t>(p) * b))
+        return MPI_ERR_NO_MEM;
     if (x.trace)
         x.trace->temp_alloc(2 * bufs[0].size());
     std::vector<char *> loc(static_cast<std::size_t>(p));
@@ -328,7 +336,7 @@ int bruck_zerocopy_dt(const Exchange &x)
             if (t < 2 * k)  // k is t's highest bit: last hop
                 *to = x.recv_block(mod(me - t, p));
             else
-                *to = &bufs[in[t] == 0 ? 1 : 0][static_cast<std::size_t>(t) * b];
+                *to = bufs[in[t] == 0 ? 1 : 0].data() + static_cast<std::size_t>(t) * b;
         },
         [&](int t, long long k, char *at) {
             loc[t] = at;

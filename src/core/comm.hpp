@@ -90,6 +90,8 @@ struct MPIX_Comm {
     // The library's local copies on this comm: counted, and charged to simulated
     // time under SMPI (core/local_work.hpp); its model read at MPIX_Comm_init.
     mpix::LocalWork work;
+    // Working buffers kept between calls (core/scratch.hpp).
+    mpix::ScratchPool scratch;
 };
 
 namespace mpix {
