@@ -1,0 +1,187 @@
+// sim/calibrate-native: measures, natively on this machine with two MPI ranks,
+// what the one-node calibration platform needs (sim/calibrate writes it):
+//  - the one-way time of a message of n bytes between the two ranks (ping-pong),
+//    from which the latency and the bandwidth of the intra-node path come;
+//  - the per-message software cost (a stream of small nonblocking messages);
+//  - the time of one memcpy of n bytes (a sweep from 16 B to 4 MiB, warm
+//    buffers, as the library copies), from which the copy model's per-copy cost
+//    and copy bandwidth come.
+//  - MPI_Pack of a datatype of several byte ranges (the MPI library's packing
+//    of a message the library describes by ranges), per range.
+// Prints one line per measurement, `kind bytes seconds` (`pack pieces bytes
+// seconds`), on rank 0; medians of repeated runs. Time is MPI_Wtime (and the steady clock for memcpy).
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// Round trips of n bytes between ranks 0 and 1; the one-way time, median of
+// `reps` timed groups of `inner` round trips each.
+double pingpong(int me, std::size_t n, int reps, int inner, std::vector<char> &buf)
+{
+    std::vector<double> t;
+    for (int r = 0; r < reps + 2; ++r) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < inner; ++i) {
+            if (me == 0) {
+                MPI_Send(buf.data(), static_cast<int>(n), MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+                MPI_Recv(buf.data(), static_cast<int>(n), MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            } else {
+                MPI_Recv(buf.data(), static_cast<int>(n), MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Send(buf.data(), static_cast<int>(n), MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+            }
+        }
+        double dt = (MPI_Wtime() - t0) / inner / 2;
+        if (r >= 2)
+            t.push_back(dt);
+    }
+    return median(t);
+}
+
+// A window of `window` 16-byte Isends from rank 0 to rank 1 (receives posted
+// first), then a zero-byte reply: time per message once the stream is steady,
+// the larger of the send and receive software costs.
+double message_rate(int me, int window, int reps)
+{
+    std::vector<char> buf(16 * static_cast<std::size_t>(window));
+    std::vector<MPI_Request> req(window);
+    std::vector<double> t;
+    for (int r = 0; r < reps + 2; ++r) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        if (me == 1) {
+            for (int i = 0; i < window; ++i)
+                MPI_Irecv(&buf[16 * i], 16, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &req[i]);
+            MPI_Send(nullptr, 0, MPI_BYTE, 0, 2, MPI_COMM_WORLD);  // receives are posted
+            MPI_Waitall(window, req.data(), MPI_STATUSES_IGNORE);
+            MPI_Send(nullptr, 0, MPI_BYTE, 0, 3, MPI_COMM_WORLD);
+        } else {
+            MPI_Recv(nullptr, 0, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            t0 = MPI_Wtime();
+            for (int i = 0; i < window; ++i)
+                MPI_Isend(&buf[16 * i], 16, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &req[i]);
+            MPI_Waitall(window, req.data(), MPI_STATUSES_IGNORE);
+            MPI_Recv(nullptr, 0, MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        double dt = MPI_Wtime() - t0;
+        if (r >= 2)
+            t.push_back(dt);
+    }
+    return median(t);
+}
+
+// One memcpy of n bytes between two warm buffers, as the library copies blocks
+// between its buffers: median over repeated timed groups.
+double copy_time(std::size_t n, std::vector<char> &a, std::vector<char> &b)
+{
+    using clock = std::chrono::steady_clock;
+    const std::size_t inner = std::max<std::size_t>(1, std::min<std::size_t>(4096, (std::size_t(64) << 20) / (n + 64)));
+    std::vector<double> t;
+    volatile char sink = 0;
+    for (int r = 0; r < 23; ++r) {
+        auto t0 = clock::now();
+        for (std::size_t i = 0; i < inner; ++i) {
+            // Alternate directions so neither buffer stays in one cache state.
+            if (i & 1)
+                std::memcpy(a.data(), b.data(), n);
+            else
+                std::memcpy(b.data(), a.data(), n);
+            sink = sink + a[i % n];
+        }
+        double dt = std::chrono::duration<double>(clock::now() - t0).count() / static_cast<double>(inner);
+        if (r >= 3)
+            t.push_back(dt);
+    }
+    return median(t);
+}
+
+// MPI_Pack of one hindexed datatype of `pieces` ranges of `piece` bytes each,
+// spread over a buffer: what the MPI library does for a message the library
+// describes by several byte ranges. Seconds per call, median.
+double pack_time(int pieces, int piece, std::vector<char> &src, std::vector<char> &dst)
+{
+    std::vector<int> lens(pieces, piece);
+    std::vector<MPI_Aint> displs(pieces);
+    for (int i = 0; i < pieces; ++i)
+        displs[i] = static_cast<MPI_Aint>(i) * 2 * piece;  // gaps between ranges
+    MPI_Datatype t;
+    MPI_Type_create_hindexed(pieces, lens.data(), displs.data(), MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    const int inner = std::max(1, std::min(2000, (64 << 20) / (pieces * piece + 64)));
+    std::vector<double> times;
+    for (int r = 0; r < 23; ++r) {
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < inner; ++i) {
+            int position = 0;
+            MPI_Pack(src.data(), 1, t, dst.data(), static_cast<int>(dst.size()), &position, MPI_COMM_SELF);
+        }
+        double dt = (MPI_Wtime() - t0) / inner;
+        if (r >= 3)
+            times.push_back(dt);
+    }
+    MPI_Type_free(&t);
+    return median(times);
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int me = 0, np = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (np != 2) {
+        if (me == 0)
+            std::fprintf(stderr, "calibrate-native: run with exactly 2 ranks (mpiexec -n 2)\n");
+        MPI_Finalize();
+        return 2;
+    }
+    const std::size_t largest = std::size_t(4) << 20;
+    std::vector<char> buf(largest, 1);
+    // Powers of 4, and around MPICH's switch from eager to rendezvous messages.
+    std::vector<std::size_t> sizes;
+    for (std::size_t n = 1; n <= largest; n *= 4)
+        sizes.push_back(n);
+    for (std::size_t n = 8192; n < 16384; n += 1024)
+        sizes.push_back(n);
+    for (std::size_t n : {16385, 32768, 131072, 524288, 2097152})
+        sizes.push_back(n);
+    std::sort(sizes.begin(), sizes.end());
+    for (std::size_t n : sizes) {
+        int inner = n <= 65536 ? 200 : 20;
+        double t = pingpong(me, n, 15, inner, buf);
+        if (me == 0)
+            std::printf("pingpong %zu %.9e\n", n, t);
+    }
+    for (int window : {1, 64}) {
+        double t = message_rate(me, window, 25);
+        if (me == 0)
+            std::printf("stream %d %.9e\n", window, t);
+    }
+    // Copies on rank 0 only, with rank 1 waiting in a barrier (an idle core).
+    if (me == 0) {
+        std::vector<char> a(largest, 2), b(largest, 3);
+        for (std::size_t n = 16; n <= largest; n *= 2)
+            std::printf("memcpy %zu %.9e\n", n, copy_time(n, a, b));
+        for (int piece : {8, 64, 1024})
+            for (int pieces : {1, 16, 256})
+                std::printf("pack %d %d %.9e\n", pieces, piece, pack_time(pieces, piece, a, b));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
