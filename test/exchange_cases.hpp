@@ -57,7 +57,7 @@ using HintList = std::vector<std::pair<std::string, std::string>>;
 // The hint settings an algorithm is tested with: none, then each hint key in the
 // comma-separated `hint_keys` it reads at edge values (radix 2, 3, ceil(sqrt P),
 // P-1, P; batch 1, 3; inner=pairwise; leaders 1, 2; locality=socket; random_seed 7;
-// max_queue 1; segment_size 3 with max_queue 3 and 4096 with max_queue 2).
+// max_queue 1; segment_size 3 with max_queue 3 and 4096 with max_queue 2; direct_above 1).
 std::vector<HintList> hint_variants(const char *hint_keys, int p);
 
 }  // namespace mpixtest

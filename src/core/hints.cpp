@@ -41,6 +41,10 @@ const HintKey kKeys[] = {
      "steps (randomized_sendrecv) or pieces (randomized_segmented) in flight; a full queue drains"},
     {"segment_size", HintKind::size, 0, "bytes >= 0 (0: 16384)", "0",
      "piece length of randomized_segmented"},
+    {"direct_above", HintKind::size, 0, "bytes >= 0 (0: never)", "2097152",
+     "node_bruck: from this many bytes a rank sends or receives per call (the previous call's, agreed by every "
+     "rank; MPIX_Alltoall: this call's), a spread-out direct exchange (scattered, batch 32), whose copies stay "
+     "in cache"},
     {"crs_recv_nnz_known", HintKind::boolean, 0, "true|false", "false",
      "*recv_nnz is the exact number of sources, not a capacity"},
     {"crs_recv_size_known", HintKind::boolean, 0, "true|false", "false",
@@ -236,6 +240,8 @@ void apply_hints(const std::map<std::string, std::string> &values, AlgorithmLook
                 h->max_queue = static_cast<int>(v);
             else if (!std::strcmp(key, "segment_size"))
                 h->segment_size = static_cast<std::size_t>(v);
+            else if (!std::strcmp(key, "direct_above"))
+                h->direct_above = static_cast<std::uint64_t>(v);
             break;
         case HintKind::enumeration:
             if (!std::strcmp(key, "locality"))

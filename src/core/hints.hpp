@@ -36,6 +36,9 @@ struct Hints {
     std::uint64_t random_seed = 0;
     int max_queue = 0;          // 0: unlimited
     std::size_t segment_size = 0;  // 0: no segmentation
+    // node_bruck: above this many bytes a rank sends or receives per call (the
+    // previous call's, agreed), a spread-out direct exchange; 0: never.
+    std::uint64_t direct_above = std::uint64_t(2) << 20;
     bool crs_recv_nnz_known = false;
     bool crs_recv_size_known = false;
     std::string trace;          // path prefix; empty: tracing off

@@ -199,6 +199,21 @@ int recv_bytes(void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm)
     });
 }
 
+int agree_max(std::uint64_t *value, int tag, MPI_Comm comm)
+{
+    int p = 0, me = 0;
+    MPIX_CHECK(MPI_Comm_size(comm, &p));
+    MPIX_CHECK(MPI_Comm_rank(comm, &me));
+    for (int k = 1; k < p; k *= 2) {
+        std::uint64_t in = 0;
+        MPIX_CHECK(MPI_Sendrecv(value, 1, MPI_UINT64_T, (me + k) % p, tag, &in, 1, MPI_UINT64_T, (me - k + p) % p, tag,
+                                comm, MPI_STATUS_IGNORE));
+        if (in > *value)
+            *value = in;
+    }
+    return MPI_SUCCESS;
+}
+
 int received_bytes(MPI_Status *st, std::size_t *bytes)
 {
     int n = 0;

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "core/local_work.hpp"
@@ -47,6 +48,10 @@ int isend_ranges_datatype(const std::vector<char *> &addrs, const std::vector<st
                           int peer, int tag, MPI_Comm comm, LocalWork *work, MPI_Request *req);
 int irecv_ranges_datatype(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
                           int peer, int tag, MPI_Comm comm, LocalWork *work, MPI_Request *req);
+
+// The largest `value` over the ranks of comm, on every rank (blocking):
+// ceil(log2 P) rounds of one 8-byte message each way (dissemination), on `tag`.
+int agree_max(std::uint64_t *value, int tag, MPI_Comm comm);
 
 // Bytes a completed receive got (MPI_Get_count of MPI_BYTE, or the element
 // count where that overflows an int).

@@ -134,9 +134,9 @@ const Algorithm kAlgorithms[] = {
      multileader, nullptr},
     {"multileader_locality", A2A, "inner,leaders_per_node", "",
      "multileader whose leaders aggregate per remote node (one message per node pair)", multileader_locality, nullptr},
-    {"node_bruck", A2A, "radix", "",
+    {"node_bruck", A2A, "radix,direct_above", "",
      "node-aware log-time: radix-r Bruck rounds gather by destination node inside the node, one message per node "
-     "pair, radix-r Bruck rounds redistribute",
+     "pair, radix-r Bruck rounds redistribute; from direct_above bytes per rank, scattered",
      node_bruck, nullptr},
     {"node_aware", A2AV, "inner", "", "node-aware: gather per remote node inside the node, one message per node pair, redistribute",
      node_aware, nullptr, false, node_aware_prepare, nullptr,
@@ -144,9 +144,10 @@ const Algorithm kAlgorithms[] = {
     {"locality_aware", A2AV, "inner,leaders_per_node,locality", "",
      "node_aware between groups (leaders_per_node groups per node, or sockets with locality=socket)", locality_aware,
      nullptr},
-    {"node_bruck", A2AV, "radix", "",
+    {"node_bruck", A2AV, "radix,direct_above", "",
      "node-aware log-time: radix-r Bruck rounds gather by destination node inside the node, one message per node "
-     "pair, radix-r Bruck rounds redistribute; sizes travel inside the messages",
+     "pair, radix-r Bruck rounds redistribute; sizes travel inside the messages; from direct_above bytes per rank "
+     "(the previous call's, agreed), scattered",
      node_bruck, nullptr},
     {"parlinna_coalesced", A2AV, "radix,batch_size,inner", "",
      "ParLinNa: ParLogNa rounds inside the node (sizes inside each round), then one message per remote rank of "
