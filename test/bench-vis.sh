@@ -12,7 +12,7 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/mpix-bench-vis.XXXXXX")" || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 
 # (a) --auto-map: one process, no mpiexec; picks against the documented rule:
-# below 8 ranks nonblocking; from 8, one node or nodes of 4+ ranks: node_bruck; on
+# below 8 ranks pmpi; from 8, one node or nodes of 4+ ranks: node_bruck; on
 # nodes of 1-3 ranks alltoall takes bruck_zero_rotation up to 256 B, then
 # randomized_sendrecv; alltoallv (agreed mean) two_phase_bruck up to 32 B,
 # parlogna up to 768 B, pmpi above.
@@ -41,7 +41,7 @@ for coll, c in cs.items():
     for ppn in (1, 4, 16):
         for p in (2, 4):
             for b in (1, 1024, 1048576):
-                assert pick(coll, ppn, p, b) == "nonblocking", (coll, ppn, p, b)
+                assert pick(coll, ppn, p, b) == "pmpi", (coll, ppn, p, b)
     for ppn, p in ((16, 8), (16, 16), (4, 64), (16, 4096)):  # one node, or nodes of 4+ ranks
         for b in (1, 256, 4096, 1048576):
             assert pick(coll, ppn, p, b) == "node_bruck", (coll, ppn, p, b)
@@ -54,9 +54,9 @@ for (coll, b), want in expect.items():
     for p in (8, 64, 4096):
         got = pick(coll, 1, p, b)
         assert got == want, (coll, p, b, got, want)
-assert sorted(cs["alltoall"]["algorithms"]) == ["bruck_zero_rotation", "node_bruck", "nonblocking",
+assert sorted(cs["alltoall"]["algorithms"]) == ["bruck_zero_rotation", "node_bruck", "pmpi",
                                                 "randomized_sendrecv"], cs["alltoall"]["algorithms"]
-assert sorted(cs["alltoallv"]["algorithms"]) == ["node_bruck", "nonblocking", "parlogna", "pmpi",
+assert sorted(cs["alltoallv"]["algorithms"]) == ["node_bruck", "parlogna", "pmpi",
                                                  "two_phase_bruck"], cs["alltoallv"]["algorithms"]
 # A given grid: sorted, duplicates dropped; ppn 2 at P=64 is 32 nodes of 2.
 s = json.load(open(sys.argv[2]))["collectives"]

@@ -132,7 +132,7 @@ int set_tuning_file(MPIX_Comm *xcomm, const std::string &path, const char *more_
 std::string todays_alltoall(int p, int nodes, unsigned long long block)
 {
     if (p < 8)
-        return "nonblocking";
+        return "pmpi";
     if (nodes <= 1 || p >= 4 * nodes)
         return "node_bruck";
     return block <= 256 ? "bruck_zero_rotation" : "randomized_sendrecv";
@@ -141,7 +141,7 @@ std::string todays_alltoall(int p, int nodes, unsigned long long block)
 std::string todays_alltoallv(int p, int nodes, unsigned long long mean)
 {
     if (p < 8)
-        return "nonblocking";
+        return "pmpi";
     if (nodes <= 1 || p >= 4 * nodes)
         return "node_bruck";
     return mean <= 32 ? "two_phase_bruck" : mean <= 768 ? "parlogna" : "pmpi";

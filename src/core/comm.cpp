@@ -45,6 +45,8 @@ int check_call_info(const MPIX_Info *call_info, const char **why)
 
 void drop_topology(MPIX_Comm *xcomm)
 {
+    for (auto &m : xcomm->auto_memo)
+        m = MPIX_Comm::AutoMemo();
     for (auto &r : xcomm->regions)
         r.reset();
     for (auto it = xcomm->cache.begin(); it != xcomm->cache.end();) {
@@ -59,6 +61,8 @@ void refresh_hints(MPIX_Comm *xcomm)
 {
     xcomm->hints = Hints();
     xcomm->rule_hints.clear();
+    for (auto &m : xcomm->auto_memo)
+        m = MPIX_Comm::AutoMemo();
     apply_hints(xcomm->env_values, xcomm->lookup, &xcomm->hints);
     apply_hints(xcomm->info_values, xcomm->lookup, &xcomm->hints);
 }

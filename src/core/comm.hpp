@@ -60,6 +60,17 @@ struct MPIX_Comm {
     std::vector<long long> emulated_socket_keys;  // per rank, empty: hwloc decides
     std::unique_ptr<mpix::Regions> regions[2];            // indexed by Locality
     std::map<std::string, std::unique_ptr<mpix::CacheEntry>> cache;
+    // `auto`'s pick where it depended only on what does not change between
+    // calls (P, the nodes, the hints and tables; MPIX_Alltoall: the block size
+    // too), so the next call with the same block size skips the tables
+    // (select/registry.cpp); cleared whenever the hints, tables or nodes change.
+    struct AutoMemo {
+        bool valid = false;
+        std::size_t block_bytes = 0;
+        const mpix::Algorithm *row = nullptr;
+        const std::map<std::string, std::string> *rule_hints = nullptr;
+    };
+    AutoMemo auto_memo[mpix::kCollectives];
     // The registry name of the algorithm the last MPIX_Alltoall / MPIX_Alltoallv
     // ran (what `auto` picked), for the benchmark; indexed by Collective.
     const char *last_algorithm[mpix::kCollectives] = {};

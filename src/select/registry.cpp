@@ -320,12 +320,20 @@ void local_blocks(int size, int rank, const UserSide &send, unsigned long long o
 const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send, bool exact,
                            const RuleHints **rule_hints)
 {
+    MPIX_Comm::AutoMemo &memo = xcomm->auto_memo[static_cast<int>(c)];
+    const std::size_t block = c == Collective::alltoall ? send.count(0) * send.info.size : 0;
+    if (memo.valid && memo.block_bytes == block) {
+        if (rule_hints)
+            *rule_hints = memo.rule_hints;
+        return memo.row;
+    }
     SelectionFacts facts;
-    if (comm_facts(xcomm, Locality::node, &facts) != MPI_SUCCESS)
+    const bool have_nodes = comm_facts(xcomm, Locality::node, &facts) == MPI_SUCCESS;
+    if (!have_nodes)
         shape_facts(xcomm->size, 1, &facts);
     const TableChain chain = chain_of(xcomm);
     if (c == Collective::alltoall) {
-        facts.set(Fact::block_bytes, send.count(0) * send.info.size);
+        facts.set(Fact::block_bytes, block);
     } else if (chain_needs_agreed(chain, c, facts)) {
         unsigned long long mine[2], agreed[2] = {0, 0};
         local_blocks(xcomm->size, xcomm->rank, send, mine);
@@ -335,8 +343,20 @@ const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send,
             return row_of(nullptr, Collective::alltoallv, rule_hints);
         facts.set(Fact::mean_block_bytes, agreed[0]);
         facts.set(Fact::max_block_bytes, agreed[1]);
+        return row_of(pick_rule(chain, c, facts), c, rule_hints);
     }
-    return row_of(pick_rule(chain, c, facts), c, rule_hints);
+    // Nothing agreed per call: the pick holds until the hints, tables or nodes change.
+    const RuleHints *picked_hints = nullptr;
+    const Algorithm *row = row_of(pick_rule(chain, c, facts), c, &picked_hints);
+    if (rule_hints)
+        *rule_hints = picked_hints;
+    if (have_nodes) {
+        memo.valid = true;
+        memo.block_bytes = block;
+        memo.row = row;
+        memo.rule_hints = picked_hints;
+    }
+    return row;
 }
 
 }  // namespace
