@@ -31,14 +31,17 @@ int main(int argc, char **argv)
                 std::printf("| %s | `%s` | %s |\n", mpix::collective_name(c), a->name, mpix::persistent_form(*a));
         return 0;
     }
-    std::printf("| collective | algorithm | hints read | what it does |\n|---|---|---|---|\n");
+    std::printf("| collective | algorithm | hints read | what it does | local copies per call (D: the rank's data) |\n"
+                "|---|---|---|---|---|\n");
     for (int c = 0; c < mpix::kCollectives; ++c)
         for (int i = 0;; ++i) {
             const mpix::Algorithm *a = mpix::algorithm_at(static_cast<mpix::Collective>(c), i);
             if (!a)
                 break;
-            std::printf("| %s | `%s` | %s | %s%s%s |\n", mpix::collective_name(a->collective), a->name,
-                        *a->hint_keys ? a->hint_keys : "-", a->summary, *a->needs ? "; needs " : "", a->needs);
+            const char *copies = mpix::local_copies(*a);
+            std::printf("| %s | `%s` | %s | %s%s%s | %s |\n", mpix::collective_name(a->collective), a->name,
+                        *a->hint_keys ? a->hint_keys : "-", a->summary, *a->needs ? "; needs " : "", a->needs,
+                        *copies ? copies : "-");
         }
     return 0;
 }

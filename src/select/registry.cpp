@@ -172,6 +172,51 @@ constexpr int kCount = sizeof(kAlgorithms) / sizeof(kAlgorithms[0]);
 
 }  // namespace
 
+const char *local_copies(const Algorithm &a)
+{
+    // Measured with mpix-bench's copied_bytes (busiest rank, 1 KiB blocks) at
+    // P=16 on 4 nodes of 4 and P=64 on 4 nodes of 16 (ChangeLog, issue 29).
+    static const struct {
+        const char *name;
+        const char *copies;
+    } kCopies[] = {
+        {"pmpi", "none by mpix (the MPI library copies the rank's own block)"},
+        {"linear", "the rank's own block: D/P"},
+        {"pairwise", "the rank's own block: D/P"},
+        {"nonblocking", "the rank's own block: D/P"},
+        {"scattered", "the rank's own block: D/P"},
+        {"randomized_scatter", "the rank's own block: D/P"},
+        {"randomized_sendrecv", "the rank's own block: D/P"},
+        {"randomized_segmented", "the rank's own block: D/P"},
+        {"randomized", "its pick's: the rank's own block for the direct picks"},
+        {"bruck_basic", "(2 + log2 P) D: rotation, half the blocks packed and unpacked per round, inverse rotation"},
+        {"bruck_basic_dt", "(2 + 1.5 log2 P) D: rotations, the MPI library packing and unpacking each round's datatype, a copy back"},
+        {"bruck_modified", "(1 + log2 P) D: one rotation, half the blocks packed and unpacked per round"},
+        {"bruck_modified_dt", "(1 + 1.5 log2 P) D: one rotation, datatype packing and unpacking, a copy back"},
+        {"bruck_zerocopy_dt", "log2 P D + D/P: the MPI library packs and unpacks every round's datatype"},
+        {"bruck_zero_rotation", "log2 P D + D/P: half the blocks packed and unpacked per round"},
+        {"bruck_radix", "2 (r-1)/r log_r P D + D/P: a packing and an unpacking per hop"},
+        {"padded_bruck", "about (3 + log2 P) P m, m the largest block anywhere: padding, modified Bruck on the padded blocks, scan out"},
+        {"padded_alltoall", "about 2 P m, m the largest block anywhere: padding in and scanning out (the MPI library's own copies on top)"},
+        {"two_phase_bruck", "about (1 + log2(P)/2) D: each block packed once per hop, then copied into place (3.6 D at P=16, 4.4 D at P=64)"},
+        {"parlogna", "about 4 D: packed once per hop, forwarded blocks staged, copied into place (3.7 D at P=16, 4.0 D at P=64)"},
+        {"node_aware", "about 3 D where nodes outnumber a node's ranks: gathered, packed, redistributed; a handling rank copies n/(N-1) times more (alltoall 3.4 D at P=16, 9.3 D at P=64 on 4 nodes of 16)"},
+        {"locality_aware", "as node_aware per group (1.0 D at P=16, 3.5 D at P=64)"},
+        {"hierarchical", "the leader copies the whole node's data about 3 times: 6.3 D at P=16, 24 D at P=64"},
+        {"multileader", "each leader copies its group's data: 1.0 D at P=16, 7.6 D at P=64"},
+        {"multileader_locality", "as node_aware, among the leaders: 3.4 D at P=16, 12 D at P=64"},
+        {"node_bruck", "about (1 + 2 log_r n + 2) D where nodes outnumber a node's ranks (bundles packed per Bruck hop in both phases, one message per node pair packed, delivery); a handling rank copies n/(N-1) times more: 4.0-4.5 D at P=16, 11-13 D at P=64 on 4 nodes of 16; in the direct mode, the own block"},
+        {"parlinna_coalesced", "about 3.5 D: ParLogNa inside the node, each remote rank's blocks packed into one message (3.3 D at P=16, 3.6 D at P=64)"},
+        {"parlinna_staggered", "about 2 D: ParLogNa inside the node, blocks sent as they lie (1.5 D at P=16, 2.1 D at P=64)"},
+    };
+    if (a.collective != Collective::alltoall && a.collective != Collective::alltoallv)
+        return "";
+    for (const auto &c : kCopies)
+        if (!std::strcmp(c.name, a.name))
+            return c.copies;
+    return "(not yet measured)";
+}
+
 const Algorithm *algorithm_at(Collective c, int index)
 {
     if (index < 0)

@@ -46,6 +46,11 @@ struct Algorithm {
     const char *prepared = nullptr;
 };
 
+// The bytes this alltoall(v) row copies locally per call, in words (README's
+// algorithm table; counted and charged in core/local_work.hpp). D is the
+// rank's data (its P blocks), P the ranks, n ranks per node, N nodes.
+const char *local_copies(const Algorithm &a);
+
 // What a persistent request of this alltoall(v) row computes once at init and
 // how its starts run, in words (README's persistent table).
 const char *persistent_form(const Algorithm &a);
