@@ -49,10 +49,13 @@ const char *const kWorkloads =
     "\n"
     "Outputs: a table on stdout, progress on stderr; --csv appends rows under one\n"
     "header: collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,\n"
-    "max_us,speedup_vs_mpi,verified,bound_us,x_bound,mean_block_bytes,max_block_bytes\n"
+    "max_us,speedup_vs_mpi,verified,bound_us,x_bound,mean_block_bytes,max_block_bytes,\n"
+    "copied_bytes,copy_floor_us\n"
     "(bound_us, x_bound: simulated runs only; mean_block_bytes, max_block_bytes: the\n"
     "workload's largest per-rank mean block to the other ranks and its largest block,\n"
-    "what a selection rule agrees on); --json writes the same columns as keys.";
+    "what a selection rule agrees on; copied_bytes: the library's own local copies\n"
+    "per call, busiest rank; copy_floor_us: their time at the simulated copy model,\n"
+    "simulated runs only); --json writes the same columns as keys.";
 
 // The options as given, before the defaults that depend on other options.
 struct CommandLine {
