@@ -1,7 +1,8 @@
 #!/bin/sh
 # Reproduces every committed file in bench/results/ (run from the top of a built
 # tree: ./configure && make, and `make sim` for the SMPI part).
-#   bench/results/regenerate.sh [native] [smpi] [tune]   (default: native smpi)
+#   bench/results/regenerate.sh [native] [smpi] [charged] [tune] [calibration]
+#                                                  (default: native charged)
 # Environment: NP (native ranks, 8), PLATFORM (dragonfly-64x16), RUNS (names from
 #   smpi-runs.txt, default all), MPIEXEC (mpiexec).
 # Native numbers depend on the machine and its load: say where they were taken.
@@ -9,7 +10,7 @@
 # per-message overheads; see sim/README.md), identical from run to run.
 set -e
 out=bench/results
-parts="${*:-native smpi}"
+parts="${*:-native charged}"
 np="${NP:-8}"
 sizes=16,64,256,1024,4096,16384,65536
 
@@ -53,34 +54,49 @@ native)
         done
     done
     ;;
-smpi)
-    # One simulation per line of smpi-runs.txt (NAME|NP|mpix-bench arguments, and
+smpi|charged)
+    # One simulation per line of a runs file (NAME|NP|mpix-bench arguments, and
     # optionally |NAME of SimGrid's MPI_Alltoallv, see sim/run's SIM_ALLTOALLV,
     # |BYTES for SIM_SHARED_MALLOC, for timing-only runs with --no-verify, and
     # |SimGrid options for SIM_EXTRA, e.g. --cfg=maxmin/precision:1e-4, which
     # avoids a solver crash in some P=1024 runs: sim/README.md, |a platform for
     # this line only),
-    # on ${PLATFORM:-dragonfly-64x16}, each writing smpi-NAME.csv; lines of the
+    # on ${PLATFORM:-dragonfly-64x16}, each writing PREFIX-NAME.csv; lines of the
     # same NAME (one simulation per row where rows are expensive) append to one
     # CSV. RUNS="NAME ..." regenerates only those. Costs (wall time on the 2-core
     # build machine) are in the comment after each line.
+    #   smpi: smpi-runs.txt -> smpi-NAME.csv, the evidence from before issue 29,
+    #         when the library's copies were free in the model (--copy-bw 0).
+    #   charged: charged/runs.txt -> charged/NAME.csv, the same exchanges with
+    #         the library's copies charged at each platform's copy model.
     platform="${PLATFORM:-dragonfly-64x16}"
+    if [ "$part" = smpi ]; then
+        list="$out/smpi-runs.txt" prefix="$out/smpi-" copies="--copy-bw 0"
+    else
+        list="$out/charged/runs.txt" prefix="$out/charged/" copies=""
+    fi
     started=" "
     while IFS='|' read -r name np args alltoallv shared extra line_platform; do
         case "$name" in ''|'#'*) continue ;; esac
         if [ -n "${RUNS:-}" ]; then
             case " $RUNS " in *" $name "*) ;; *) continue ;; esac
         fi
-        csv="$out/smpi-$name.csv"
+        csv="$prefix$name.csv"
         case "$started" in
             *" $name "*) ;;
             *) rm -f "$csv"; started="$started$name " ;;
         esac
         # shellcheck disable=SC2086
         # Empty fields leave sim/run's own defaults in force.
-        SIM_ALLTOALLV="$alltoallv" SIM_SHARED_MALLOC="$shared" SIM_EXTRA="$extra" sim/run "${line_platform:-$platform}" "$np" -- $args --csv "$csv" </dev/null
-    done < "$out/smpi-runs.txt"
-    bench/plot -o "$out" --prefix smpi "$out"/smpi-*.csv
+        SIM_ALLTOALLV="$alltoallv" SIM_SHARED_MALLOC="$shared" SIM_EXTRA="$extra" \
+            sim/run "${line_platform:-$platform}" "$np" $copies -- $args --csv "$csv" </dev/null
+    done < "$list"
+    if [ "$part" = smpi ]; then
+        bench/plot -o "$out" --prefix smpi "$out"/smpi-*.csv
+    else
+        bench/plot -o "$out/charged" --prefix charged "$out"/charged/*.csv
+        /usr/bin/python3 "$out/charged/compare.py" > "$out/charged/compare.md"
+    fi
     ;;
 tune)
     # Issue 17: the tuned tables in bench/tables/ and their held-back checks
@@ -161,6 +177,11 @@ tune)
         bench/results/tune/heldback.py "$f" $more > "${f%.csv}.md"
     done
     ;;
-*) echo "regenerate: unknown part $part (native, smpi, tune)" >&2; exit 2 ;;
+calibration)
+    # Issue 29: the one-node platform of this machine and every alltoall(v) row
+    # native beside simulated at 2 ranks (sim/calibrate; an idle machine).
+    sim/calibrate --runs 5
+    ;;
+*) echo "regenerate: unknown part $part (native, smpi, charged, tune, calibration)" >&2; exit 2 ;;
 esac
 done
