@@ -43,10 +43,20 @@ int check_call_info(const MPIX_Info *call_info, const char **why)
     return MPI_SUCCESS;
 }
 
-void drop_topology(MPIX_Comm *xcomm)
+namespace {
+
+// auto's kept picks (MPIX_Comm::auto_memo) hold only while what they depend on does.
+void forget_auto_picks(MPIX_Comm *xcomm)
 {
     for (auto &m : xcomm->auto_memo)
         m = MPIX_Comm::AutoMemo();
+}
+
+}  // namespace
+
+void drop_topology(MPIX_Comm *xcomm)
+{
+    forget_auto_picks(xcomm);
     for (auto &r : xcomm->regions)
         r.reset();
     for (auto it = xcomm->cache.begin(); it != xcomm->cache.end();) {
@@ -61,8 +71,7 @@ void refresh_hints(MPIX_Comm *xcomm)
 {
     xcomm->hints = Hints();
     xcomm->rule_hints.clear();
-    for (auto &m : xcomm->auto_memo)
-        m = MPIX_Comm::AutoMemo();
+    forget_auto_picks(xcomm);
     apply_hints(xcomm->env_values, xcomm->lookup, &xcomm->hints);
     apply_hints(xcomm->info_values, xcomm->lookup, &xcomm->hints);
 }

@@ -40,22 +40,23 @@ bool read_copy_model(CopyModel *model, const char **why)
     *model = CopyModel();
 #if MPIX_SMPI
     double cache_gbps = 0, memory_gbps = 0, cache_bytes = 0, overhead_ns = 0;
-    if (!read_nonnegative("MPIX_SIM_COPY_BW", &cache_gbps)) {
-        *why = "environment variable MPIX_SIM_COPY_BW: expected a copy bandwidth in GB/s >= 0";
-        return false;
-    }
-    if (!read_nonnegative("MPIX_SIM_COPY_MEM_BW", &memory_gbps)) {
-        *why = "environment variable MPIX_SIM_COPY_MEM_BW: expected a copy bandwidth in GB/s >= 0";
-        return false;
-    }
-    if (!read_nonnegative("MPIX_SIM_COPY_CACHE", &cache_bytes)) {
-        *why = "environment variable MPIX_SIM_COPY_CACHE: expected bytes >= 0";
-        return false;
-    }
-    if (!read_nonnegative("MPIX_SIM_COPY_OVERHEAD", &overhead_ns)) {
-        *why = "environment variable MPIX_SIM_COPY_OVERHEAD: expected nanoseconds per copy >= 0";
-        return false;
-    }
+    const struct {
+        const char *variable;
+        double *value;
+        const char *why;
+    } inputs[] = {
+        {"MPIX_SIM_COPY_BW", &cache_gbps, "environment variable MPIX_SIM_COPY_BW: expected a copy bandwidth in GB/s >= 0"},
+        {"MPIX_SIM_COPY_MEM_BW", &memory_gbps,
+         "environment variable MPIX_SIM_COPY_MEM_BW: expected a copy bandwidth in GB/s >= 0"},
+        {"MPIX_SIM_COPY_CACHE", &cache_bytes, "environment variable MPIX_SIM_COPY_CACHE: expected bytes >= 0"},
+        {"MPIX_SIM_COPY_OVERHEAD", &overhead_ns,
+         "environment variable MPIX_SIM_COPY_OVERHEAD: expected nanoseconds per copy >= 0"},
+    };
+    for (const auto &in : inputs)
+        if (!read_nonnegative(in.variable, in.value)) {
+            *why = in.why;
+            return false;
+        }
     if (cache_gbps > 0) {
         model->cache_bytes_per_second = cache_gbps * 1e9;
         model->memory_bytes_per_second = memory_gbps * 1e9;
