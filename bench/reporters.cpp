@@ -88,9 +88,11 @@ void print_table(std::FILE *out, const RunDescription &run, const TableNotes &no
     for (const ResultRow &r : rows) {
         const std::string x_bound =
             bounded ? printed("%7.2f ", r.bound_us > 0 ? r.measured.median_us / r.bound_us : 0.0) : "";
-        std::fprintf(out, "%-16s %-28s %9lld %12.2f %12.2f %12.2f %8.2f %s%s\n", r.algorithm.c_str(),
-                     r.params.c_str(), r.size, r.measured.median_us, r.measured.min_us, r.measured.max_us, r.speedup,
-                     x_bound.c_str(), r.measured.verified.c_str());
+        // No baseline (--baseline none, or none that could run): '-', not a speedup of 0.
+        const std::string speedup = r.speedup > 0 ? printed("%8.2f", r.speedup) : std::string(7, ' ') + "-";
+        std::fprintf(out, "%-16s %-28s %9lld %12.2f %12.2f %12.2f %s %s%s\n", r.algorithm.c_str(),
+                     r.params.c_str(), r.size, r.measured.median_us, r.measured.min_us, r.measured.max_us,
+                     speedup.c_str(), x_bound.c_str(), r.measured.verified.c_str());
     }
     std::fflush(out);
 }
