@@ -6,6 +6,8 @@
 //  - the time of one memcpy of n bytes (a sweep from 16 B to 4 MiB, warm
 //    buffers, as the library copies), from which the copy model's per-copy cost
 //    and copy bandwidth come.
+//  - both ranks copying at once between buffers of 1-64 MiB, alternating halves
+//    (the copy rate out of the cache: the model's memory rate);
 //  - MPI_Pack of a datatype of several byte ranges (the MPI library's packing
 //    of a message the library describes by ranges), per range.
 // Prints one line per measurement, `kind bytes seconds` (`pack pieces bytes
@@ -171,6 +173,26 @@ int main(int argc, char **argv)
         double t = message_rate(me, window, 25);
         if (me == 0)
             std::printf("stream %d %.9e\n", window, t);
+    }
+    // Both ranks copying at once between fresh buffer pairs of n bytes each
+    // (as the ranks of an exchange copy their blocks, each from and to memory
+    // it does not reuse at once): where the copy rate falls out of the cache.
+    // Rank 0 prints the slower rank's time per copy.
+    for (std::size_t n : {std::size_t(1) << 20, std::size_t(4) << 20, std::size_t(16) << 20, std::size_t(64) << 20}) {
+        std::vector<char> a(2 * n, 2), b(2 * n, 3);
+        std::vector<double> t;
+        for (int r = 0; r < 13; ++r) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            // Two halves in turn: each copy reads and writes memory the last one did not touch.
+            std::memcpy(b.data() + (r % 2) * n, a.data() + (r % 2) * n, n);
+            double dt = MPI_Wtime() - t0, slowest = 0;
+            MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            if (r >= 3)
+                t.push_back(slowest);
+        }
+        if (me == 0)
+            std::printf("memcpy_both %zu %.9e\n", n, median(t));
     }
     // Copies on rank 0 only, with rank 1 waiting in a barrier (an idle core).
     if (me == 0) {
