@@ -96,6 +96,7 @@ smpi|charged)
     else
         bench/plot -o "$out/charged" --prefix charged "$out"/charged/*.csv
         /usr/bin/python3 "$out/charged/compare.py" > "$out/charged/compare.md"
+        /usr/bin/python3 "$out/charged/readme_tables.py" > "$out/charged/readme-tables.md"
     fi
     ;;
 tune)
