@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "config.h"
+
 namespace mpix {
 
 // The charge's rate. A copy costs seconds_per_copy plus its bytes at the copy
@@ -50,6 +52,8 @@ class LocalWork {
 public:
     void set_model(const CopyModel &m);
     const CopyModel &model() const { return model_; }
+    // Copies cost simulated time (SMPI with a copy model); natively never.
+    bool charged() const { return MPIX_SMPI && model_.charged(); }
     // The working set of the call now running on this rank (its send and
     // receive bytes), which picks the copy bandwidth; set by every dispatch.
     void set_working_set(std::size_t bytes) { working_set_ = static_cast<double>(bytes); }
@@ -84,7 +88,7 @@ public:
     {
         bytes_ += bytes;
         copies_ += copies;
-        if (model_.charged())
+        if (charged())
             charge(model_.seconds(static_cast<double>(bytes), static_cast<double>(copies), working_set_));
     }
 
@@ -94,7 +98,7 @@ public:
     // library's collective and mpix's rows pay alike. Not counted: not mpix's copy.
     void charge_mpi_self_copy(std::size_t bytes)
     {
-        if (model_.charged() && bytes > 0)
+        if (charged() && bytes > 0)
             charge(model_.seconds(static_cast<double>(bytes), 1.0, working_set_));
     }
 

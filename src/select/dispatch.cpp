@@ -207,7 +207,8 @@ int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorith
     const int p = xcomm->size;
     BlockSide sb, rb;
     LentViews lent(xcomm, &sb, &rb);
-    xcomm->work.set_working_set(side_bytes(send, p) + side_bytes(recv, p));
+    if (xcomm->work.charged())
+        xcomm->work.set_working_set(side_bytes(send, p) + side_bytes(recv, p));
     int rc = make_send_side(send, p, in_place, xcomm->comm, &xcomm->work, &sb);
     if (rc != MPI_SUCCESS)
         return raise_staging(xcomm->user, rc, fn, "the send staging buffer");
@@ -295,8 +296,10 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
     // needs the byte path (it records the blocks).
     if (algorithm->pass_through && xcomm->hints.trace.empty()) {
         bool passed = false;
-        xcomm->work.set_working_set(side_bytes(send, xcomm->size) + side_bytes(recv, xcomm->size));
-        xcomm->work.charge_mpi_self_copy(recv.count(xcomm->rank) * recv.info.size);
+        if (xcomm->work.charged()) {  // SMPI: what the MPI library copies locally
+            xcomm->work.set_working_set(side_bytes(send, xcomm->size) + side_bytes(recv, xcomm->size));
+            xcomm->work.charge_mpi_self_copy(recv.count(xcomm->rank) * recv.info.size);
+        }
         rc = call_mpi_collective(xcomm, send, recv, in_place, &passed);
         if (passed)
             return rc == MPI_SUCCESS ? MPI_SUCCESS : report(xcomm, fn, algorithm, rc);

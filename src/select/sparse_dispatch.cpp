@@ -129,11 +129,13 @@ int mpix::exchange_messages(MPIX_Comm *xcomm, MPIX_Info *xinfo, Collective c, co
     x.block_bytes = x.uniform ? static_cast<std::size_t>(count) * ti.size : 0;
     x.known_recv_nnz = hints.crs_recv_nnz_known ? recv_nnz_cap : -1;
     x.inbox = inbox;
-    // The received bytes are not known yet: the sent ones, twice, stand for both sides.
-    std::size_t sent = 0;
-    for (int i = 0; i < nnz; ++i)
-        sent += static_cast<std::size_t>(counts ? counts[i] : count) * ti.size;
-    xcomm->work.set_working_set(2 * sent);
+    if (xcomm->work.charged()) {
+        // The received bytes are not known yet: the sent ones, twice, stand for both sides.
+        std::size_t sent = 0;
+        for (int i = 0; i < nnz; ++i)
+            sent += static_cast<std::size_t>(counts ? counts[i] : count) * ti.size;
+        xcomm->work.set_working_set(2 * sent);
+    }
     int rc = make_messages(nnz, dest, static_cast<const char *>(vals), counts, displs, count, type, ti, xcomm->comm,
                            &xcomm->work, &staging, &x.sends);
     if (rc != MPI_SUCCESS)
