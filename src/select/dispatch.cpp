@@ -293,8 +293,11 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
     xcomm->last_algorithm[static_cast<int>(c)] = algorithm->name;
     // The MPI library's own collective gets the caller's arguments as they are:
     // calling it through mpix then costs what calling it directly costs. Tracing
-    // needs the byte path (it records the blocks).
-    if (algorithm->pass_through && xcomm->hints.trace.empty()) {
+    // needs the byte path (it records the blocks). So does a non-contiguous side:
+    // mpix packs it on every row, so a side no machine could stage is
+    // MPI_ERR_NO_MEM before anything moves, whichever row auto picks.
+    if (algorithm->pass_through && xcomm->hints.trace.empty() && recv.info.contiguous &&
+        (in_place || send.info.contiguous)) {
         bool passed = false;
         if (xcomm->work.charged()) {  // SMPI: what the MPI library copies locally
             xcomm->work.set_working_set(side_bytes(send, xcomm->size) + side_bytes(recv, xcomm->size));

@@ -63,7 +63,7 @@ const Algorithm kAlgorithms[] = {
      "randomized_sendrecv's order, blocks cut into segment_size pieces sent segment by segment, max_queue in flight",
      randomized_segmented, nullptr},
     {"randomized", A2A, "random_seed,max_queue,segment_size", "",
-     "the paper's selection: auto's pick for small blocks, randomized scatter or sendrecv for medium, segmented for large",
+     "the paper's selection: auto's pick for small blocks (nonblocking where that is pmpi), randomized scatter or sendrecv for medium, segmented for large",
      randomized_selection, nullptr},
     {"randomized_scatter", A2AV, "random_seed", "",
      "every Irecv, then every Isend, in one shuffled rank order (the same on every rank)", randomized_scatter, nullptr},
@@ -74,7 +74,7 @@ const Algorithm kAlgorithms[] = {
      "randomized_sendrecv's order, blocks cut into segment_size pieces sent segment by segment, max_queue in flight",
      randomized_segmented, nullptr},
     {"randomized", A2AV, "random_seed,max_queue,segment_size", "",
-     "the paper's selection on the agreed mean block: auto's pick for small, scatter or sendrecv for medium, segmented for large",
+     "the paper's selection on the agreed mean block: auto's pick for small (nonblocking for pmpi), scatter or sendrecv for medium, segmented for large",
      randomized_selection, nullptr},
     // Bruck family, uniform (src/alltoall/bruck.cpp).
     {"bruck_basic", A2A, "", "", "rotation, ceil(log2 P) packed store-and-forward steps, inverse rotation",
@@ -490,6 +490,7 @@ struct RandomizedRows {
                                                find_algorithm(A2A, "randomized_sendrecv")};
     const Algorithm *randomized_segmented[2] = {find_algorithm(A2AV, "randomized_segmented"),
                                                 find_algorithm(A2A, "randomized_segmented")};
+    const Algorithm *nonblocking[2] = {find_algorithm(A2AV, "nonblocking"), find_algorithm(A2A, "nonblocking")};
 };
 
 const RandomizedRows &auto_rows()
@@ -535,6 +536,13 @@ int randomized_selection(const Exchange &x)
         pick = row_of(pick_rule(chain_of(xcomm), c, facts), c, &rule_hints);
         if (pick->run == randomized_selection)  // a site table naming `randomized` here: the built-in pick
             pick = row_of(pick_rule(TableChain(), c, facts), c, &rule_hints);
+        // The MPI library's collective reports no short block (README, "Errors");
+        // the randomized family reports every one, so it runs mpix's spread-out
+        // exchange where auto would hand the call to MPI (below 8 ranks).
+        if (pick->pass_through) {
+            pick = auto_rows().nonblocking[x.uniform];
+            rule_hints = nullptr;
+        }
     } else if (block >= kRandomizedSegmentedMinBlock) {
         pick = auto_rows().randomized_segmented[x.uniform];
     } else if (x.size <= kRandomizedScatterMaxRanks) {
