@@ -372,6 +372,61 @@ void test_relay_family()
         rmdir(dir.c_str());
 }
 
+// node_bruck's MPIX_Alltoallv mode follows the largest volume anywhere of the
+// previous call: learnt inside its Bruck rounds' messages, and in the direct
+// mode agreed on every 8th call only (the mode is kept between). With
+// direct_above 1200 bytes (100 on one node): a first call of 1600-byte blocks
+// runs the Bruck rounds; the next 8 run direct (the 8th agrees: large); 8 calls
+// of empty blocks still run direct (the 8th agrees: nothing); the next runs the
+// Bruck rounds again. On one node and on nodes of 2, every rank the same mode
+// (a rank in the wrong mode would hang or lose blocks), every block checked.
+void test_node_bruck_modes()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    if (p < 2) {
+        MPIX_CHECK_ALL("node_bruck modes (needs 2 ranks)");
+        return;
+    }
+    std::string dir = mpixtest::shared_temp_dir();
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    for (int ppn : {0, 2}) {
+        MPIX_Comm_update_locality(xcomm, ppn);
+        const std::string prefix = dir + "/modes" + std::to_string(ppn);
+        MPIX_Info *info;
+        MPIX_Info_init(&info);
+        MPIX_Info_set(info, "alltoallv_algorithm", "node_bruck");
+        MPIX_Info_set(info, "direct_above", "1200");
+        MPIX_Info_set(info, "trace", prefix.c_str());
+        MPIX_Comm_set_info(xcomm, info);
+        MPIX_Info_free(&info);
+        const std::string file = prefix + "." + std::to_string(me) + ".jsonl";
+        for (int call = 0; call < 18; ++call) {
+            const bool large = call < 9;
+            const bool want_direct = call >= 1 && call <= 16;
+            const std::string what = "node_bruck modes, ppn " + std::to_string(ppn) + ", call " + std::to_string(call);
+            std::remove(file.c_str());
+            mpixtest::exchange_and_check(xcomm, false, [&](int, int) { return large ? 1600 : 0; }, what);
+            std::ifstream in(file);
+            std::string first;
+            std::getline(in, first);
+            // Empty blocks send nothing in the direct mode: no trace line then.
+            const bool direct = first.empty() || first.find(";direct\"") != std::string::npos;
+            MPIX_EXPECT(first.empty() ? !large && want_direct : true, what + ": no trace line for a Bruck call");
+            MPIX_EXPECT(direct == want_direct, what + ": ran " + (direct ? "direct" : "the Bruck rounds") +
+                                                   ", expected " + (want_direct ? "direct" : "the Bruck rounds") +
+                                                   " (" + first.substr(0, 120) + ")");
+        }
+        std::remove(file.c_str());
+        MPIX_Comm_set_info(xcomm, nullptr);
+        MPIX_CHECK_ALL(("node_bruck modes, ppn " + std::to_string(ppn)).c_str());
+    }
+    MPIX_Comm_free(&xcomm);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0)
+        rmdir(dir.c_str());
+}
+
 // ---- Replay: every row of every collective, as a trace viewer replays it ----
 
 // One trace row on rank 0, with the rank that wrote it.
@@ -795,6 +850,7 @@ const mpixtest::TestCase kTests[] = {
     {"ParLogNa K against an independent digit count, P <= 64", test_round_count_formula},
     {"ParLogNa traces: K, D, temporary bound, each block once", test_parlogna_every_radix},
     {"node-aware family and node_bruck traces: each block once, one message per unit pair", test_relay_family},
+    {"node_bruck's MPIX_Alltoallv mode follows the agreed volume, every 8th direct call", test_node_bruck_modes},
     {"the trace replay rejects broken traces", test_replay_rejects_broken_traces},
     {"every row of every collective: its trace replays, each block ends at its destination", test_replay_every_row},
 };

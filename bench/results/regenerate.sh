@@ -2,6 +2,7 @@
 # Reproduces every committed file in bench/results/ (run from the top of a built
 # tree: ./configure && make, and `make sim` for the SMPI part).
 #   bench/results/regenerate.sh [native] [smpi] [charged] [tune] [calibration]
+#   (tune = tune-dragonfly tune-fattree tune-flat, each runnable alone)
 #                                                  (default: native charged)
 # Environment: NP (native ranks, 8), PLATFORM (dragonfly-64x16), RUNS (names from
 #   smpi-runs.txt, default all), MPIEXEC (mpiexec).
@@ -11,6 +12,7 @@
 set -e
 out=bench/results
 parts="${*:-native charged}"
+parts=$(echo " $parts " | sed "s/ tune / tune-dragonfly tune-fattree tune-flat /")
 np="${NP:-8}"
 sizes=16,64,256,1024,4096,16384,65536
 
@@ -99,7 +101,7 @@ smpi|charged)
         /usr/bin/python3 "$out/charged/readme_tables.py" > "$out/charged/readme-tables.md"
     fi
     ;;
-tune)
+tune-dragonfly|tune-fattree|tune-flat)
     # Issue 17: the tuned tables in bench/tables/ and their held-back checks
     # (bench/results/tune/, README "Tuned tables"). Training points build a table
     # (mpix-tune --from-csv); --check-table then times every candidate and auto
@@ -117,7 +119,17 @@ tune)
     slow256=padded_alltoall,padded_bruck,parlinna_staggered
     bruck=bruck_basic,bruck_basic_dt,bruck_modified,bruck_modified_dt,bruck_zerocopy_dt,bruck_zero_rotation,bruck_radix
     p1024="SIM_EXTRA=--cfg=maxmin/precision:1e-4"
-    rm -f "$t"/*.csv "$t"/*.md
+    heldback_pages() {  # the held-back checks' pages, from every CSV there is
+        for f in "$t"/*-heldback*.csv "$t"/*-builtin.csv; do
+            [ -f "$f" ] || continue
+            case $f in *-builtin.csv) more="$t/fattree-64x16-ppn1-heldback.csv" ;; *) more= ;; esac
+            bench/results/tune/heldback.py "$f" $more > "${f%.csv}.md"
+        done
+    }
+    platform=${part#tune-}
+    rm -f "$t/$platform"-*.csv "$t/$platform"-*.md
+    case $platform in
+    dragonfly)
     # dragonfly-64x16, P=256 (25 min) and P=1024 (90 min: 4 KiB blocks need more than
     # 24 GB for the simulated ranks' scratch, so sizes stop at 1 KiB; one leader and
     # the non-blocking inner exchange, which won every P=256 point; SimGrid's
@@ -142,6 +154,8 @@ tune)
         --dists uniform,normal,powerlaw --radix 2,4,16 --batch 8 --leaders 1 --agreement-us 2046 \
         --exclude $direct,$slow256,$bruck,parlinna_coalesced,parlogna,two_phase_bruck \
         --csv "$t/dragonfly-64x16-heldback-P1024.csv"
+        ;;
+    fattree)
     # fattree-64x16: P=256 on 16-rank nodes (25 min) and P=16, 64 on nodes of one rank
     # (every row, direct ones included; 25 min), one table; the checks compare it
     # with the built-in table at the same points (25 min).
@@ -165,6 +179,8 @@ tune)
         --batch 8,32 --leaders 1,4 --exclude $direct,$slow256 --csv $t/fattree-64x16-heldback-P256.csv"
     sim/run fattree-64x16 256 --prog $tune -- $c256 --coll alltoall,alltoallv --sizes 64,1024,16384 --dists uniform,normal,powerlaw
     sim/run fattree-64x16 256 --prog $tune -- $c256 --coll alltoallv --sizes 16,256,4096 --dists normal,powerlaw
+        ;;
+    flat)
     # flat-16x16: one node of 16 ranks, every row (10 min).
     flat="--radix 2,4,16 --batch 8,32 --leaders 1,4 --platform flat-16x16"
     sim/run flat-16x16 16 --prog $tune -- $flat --sizes 16,64,256,1024,4096,16384,65536 --dists uniform,normal \
@@ -173,16 +189,15 @@ tune)
     cf="$flat --warmup 1 --check-table $tables/flat-16x16.json --csv $t/flat-16x16-heldback.csv"
     sim/run flat-16x16 16 --prog $tune -- $cf --coll alltoall,alltoallv --sizes 32,512,8192 --dists uniform,normal,powerlaw
     sim/run flat-16x16 16 --prog $tune -- $cf --coll alltoallv --sizes 16,64,256,1024,4096,16384,65536 --dists powerlaw
-    for f in "$t"/*-heldback*.csv "$t"/*-builtin.csv; do
-        case $f in *-builtin.csv) more="$t/fattree-64x16-ppn1-heldback.csv" ;; *) more= ;; esac
-        bench/results/tune/heldback.py "$f" $more > "${f%.csv}.md"
-    done
+        ;;
+    esac
+    heldback_pages
     ;;
 calibration)
     # Issue 29: the one-node platform of this machine and every alltoall(v) row
     # native beside simulated at 2 ranks (sim/calibrate; an idle machine).
     sim/calibrate --runs 5
     ;;
-*) echo "regenerate: unknown part $part (native, smpi, charged, tune, calibration)" >&2; exit 2 ;;
+*) echo "regenerate: unknown part $part (native, smpi, charged, tune, tune-dragonfly, tune-fattree, tune-flat, calibration)" >&2; exit 2 ;;
 esac
 done

@@ -51,6 +51,8 @@ struct NodeBruckPlan : CacheEntry {
     // the same mode in the next call (hint direct_above).
     std::uint64_t previous_global = 0;
     bool have_global = false;
+    // MPIX_Alltoallv calls in the direct mode since it was entered or last agreed.
+    int direct_calls = 0;
     bool depends_on_topology() const override { return true; }
 };
 
@@ -95,7 +97,10 @@ int node_bruck_radix(std::uint64_t volume, int n, bool probed)
     // (bench/results/smpi-one-node*-P16.csv, smpi-uniform-node-bruck-P256.csv,
     // smpi-alltoall-P256.csv).
     constexpr std::uint64_t kRadix2Max = 48 << 10;
-    const std::uint64_t radix4_max = probed ? (2 << 20) : (512 << 10);
+    // Copies charged (issue 29), 16 nodes of 16: radix 16 wins at about 1 MiB a
+    // rank (P=256, 0..8 KiB blocks: 1477 us against radix 4's 1529), radix 4 at
+    // 130 KiB (0..1 KiB: 218 against 246); P=1024 at 0..1 KiB is 540 KiB.
+    const std::uint64_t radix4_max = probed ? (768 << 10) : (512 << 10);
     if (volume <= kRadix2Max)
         return 2;
     if (volume <= radix4_max)
@@ -107,10 +112,16 @@ int node_bruck_radix(std::uint64_t volume, int n, bool probed)
 // of the cache, node_bruck's gathering and redistribution copy every byte in and
 // out of memory (about 1.5 times the data per rank) and a spread-out exchange,
 // which copies only the rank's own block, is faster (dragonfly-64x16, copies
-// charged: P=256 at 0..16 KiB blocks, scattered 3612 us against node_bruck's
-// 5552 us; at 0..8 KiB node_bruck 1443 us against 1850 us). Scattered with
-// MPICH's batch of 32; for alltoallv the volume is agreed after it (a
-// dissemination maximum: log2 P messages of 8 bytes), for the next call.
+// charged: P=256 at 0..16 KiB blocks, 2968 us against radix-2 rounds' 9243 us;
+// at 0..8 KiB the rounds win, radix 16 1477 us against 1574 us). Scattered with
+// MPICH's batch of 32. For alltoallv the next call's mode needs the largest
+// volume anywhere: a dissemination maximum after the exchange (log2 P rounds of
+// 8 bytes), 9 us on one node of 16 (flat-16x16), 28 % of a 64 KiB exchange. So
+// the direct mode agrees it on every kDirectAgreeEvery-th call only and keeps
+// the mode between (every rank counts the same calls): a job whose volume falls
+// below direct_above returns to the Bruck rounds within that many calls.
+constexpr int kDirectAgreeEvery = 8;
+
 int node_bruck_direct(const Exchange &x, NodeBruckPlan *plan, std::uint64_t own)
 {
     Hints batch32 = *x.hints;
@@ -120,7 +131,8 @@ int node_bruck_direct(const Exchange &x, NodeBruckPlan *plan, std::uint64_t own)
     if (x.trace)
         x.trace->set_params("direct_above=" + std::to_string(x.hints->direct_above) + ";direct");
     MPIX_CHECK(direct_scattered(direct));
-    if (!x.uniform) {
+    if (!x.uniform && ++plan->direct_calls == kDirectAgreeEvery) {
+        plan->direct_calls = 0;
         std::uint64_t global = own;
         MPIX_CHECK(agree_max(&global, x.tag + 1, x.comm));
         plan->previous_global = global;
@@ -163,6 +175,7 @@ int node_bruck(const Exchange &x)
     const std::uint64_t above = N == 1 ? x.hints->direct_above / 12 : x.hints->direct_above;
     if (above > 0 && (uniform ? own > above : plan->have_global && plan->previous_global > above))
         return node_bruck_direct(x, plan, own);
+    plan->direct_calls = 0;
     copy_self_block(x);
     const int hint = x.hints->radix;
     int radix_a = hint > 0 ? hint
