@@ -112,8 +112,9 @@ int packed_bruck(const Exchange &x, int radix, bool rotate_first)
     std::vector<char> moved(static_cast<std::size_t>(p), rotate_first ? 1 : 0);
     if (rotate_first) {
         LocalWork::Batch batch(x.work);
+        LocalWork::CopyRun run(x.work);  // blocks that follow each other: one copy
         for (int t = 1; t < p; ++t)
-            x.work->copy(x.recv_block(ix.recv_index[t]), x.send_block(ix.send_index[t]), b);
+            run.copy(x.recv_block(ix.recv_index[t]), x.send_block(ix.send_index[t]), b);
     }
     std::size_t most = max_round_positions(p, radix);
     PooledScratch sbuf(&x.xcomm->scratch), rbuf(&x.xcomm->scratch);
@@ -130,18 +131,20 @@ int packed_bruck(const Exchange &x, int radix, bool rotate_first)
             round_positions(p, w, radix, z, &ts);
             {
                 LocalWork::Batch batch(x.work);
+                LocalWork::CopyRun run(x.work);  // blocks that follow each other: one copy
                 for (std::size_t i = 0; i < ts.size(); ++i) {
                     int t = ts[i];
                     const char *src = moved[t] ? x.recv_block(ix.recv_index[t]) : x.send_block(ix.send_index[t]);
-                    x.work->copy(sbuf.data() + i * b, src, b);
+                    run.copy(sbuf.data() + i * b, src, b);
                 }
             }
             int to = mod(me + z * w, p), from = mod(me - z * w, p);
             std::size_t n = ts.size() * b;
             MPIX_CHECK(sendrecv_bytes(sbuf.data(), n, to, rbuf.data(), n, from, x.tag, x.comm, x.mismatch));
             LocalWork::Batch batch(x.work);
+            LocalWork::CopyRun run(x.work);  // blocks that follow each other: one copy
             for (std::size_t i = 0; i < ts.size(); ++i) {
-                x.work->copy(x.recv_block(ix.recv_index[ts[i]]), rbuf.data() + i * b, b);
+                run.copy(x.recv_block(ix.recv_index[ts[i]]), rbuf.data() + i * b, b);
                 moved[ts[i]] = 1;
             }
             trace_round(x, round, to, from, ts, w, n, n);
@@ -180,6 +183,7 @@ int datatype_rounds(const Exchange &x, bool use_struct, Place place, Landed land
         const std::size_t expected[2] = {ts.size() * b, kNotChecked};
         MPIX_CHECK(wait_all(2, reqs, expected, x.mismatch));
         LocalWork::Batch batch(x.work);
+        LocalWork::CopyRun run(x.work);  // blocks that follow each other: one copy
         for (std::size_t i = 0; i < ts.size(); ++i)
             landed(ts[i], k, raddr[i]);
         trace_round(x, round, to, from, ts, k, ts.size() * b, ts.size() * b);
@@ -225,8 +229,9 @@ int bruck_basic(const Exchange &x)
         return MPI_ERR_NO_MEM;
     {
         LocalWork::Batch batch(x.work);
+        LocalWork::CopyRun run(x.work);  // blocks that follow each other: one copy
         for (int t = 0; t < p; ++t)
-            x.work->copy(work.data() + static_cast<std::size_t>(t) * b, x.send_block(mod(me + t, p)), b);
+            run.copy(work.data() + static_cast<std::size_t>(t) * b, x.send_block(mod(me + t, p)), b);
     }
     if (x.trace)
         x.trace->temp_alloc(work.size() + 2 * most * b);
@@ -236,23 +241,26 @@ int bruck_basic(const Exchange &x)
         round_positions(p, k, 2, 1, &ts);
         {
             LocalWork::Batch batch(x.work);
+            LocalWork::CopyRun run(x.work);  // blocks that follow each other: one copy
             for (std::size_t i = 0; i < ts.size(); ++i)
-                x.work->copy(sbuf.data() + i * b, work.data() + static_cast<std::size_t>(ts[i]) * b, b);
+                run.copy(sbuf.data() + i * b, work.data() + static_cast<std::size_t>(ts[i]) * b, b);
         }
         int to = mod(me + k, p), from = mod(me - k, p);
         std::size_t n = ts.size() * b;
         MPIX_CHECK(sendrecv_bytes(sbuf.data(), n, to, rbuf.data(), n, from, x.tag, x.comm, x.mismatch));
         {
             LocalWork::Batch batch(x.work);
+            LocalWork::CopyRun run(x.work);  // blocks that follow each other: one copy
             for (std::size_t i = 0; i < ts.size(); ++i)
-                x.work->copy(work.data() + static_cast<std::size_t>(ts[i]) * b, rbuf.data() + i * b, b);
+                run.copy(work.data() + static_cast<std::size_t>(ts[i]) * b, rbuf.data() + i * b, b);
         }
         trace_round(x, round, to, from, ts, k, n, n);
     }
     // Inverse rotation: position t now holds the block from rank me - t.
     LocalWork::Batch batch(x.work);
+    LocalWork::CopyRun run(x.work);  // blocks that follow each other: one copy
     for (int t = 0; t < p; ++t)
-        x.work->copy(x.recv_block(mod(me - t, p)), work.data() + static_cast<std::size_t>(t) * b, b);
+        run.copy(x.recv_block(mod(me - t, p)), work.data() + static_cast<std::size_t>(t) * b, b);
     if (x.trace)
         x.trace->temp_free(work.size() + 2 * most * b);
     return MPI_SUCCESS;
@@ -270,17 +278,19 @@ int bruck_basic_dt(const Exchange &x)
     std::vector<char *> pos(static_cast<std::size_t>(p));
     {
         LocalWork::Batch batch(x.work);
+        LocalWork::CopyRun run(x.work);  // blocks that follow each other: one copy
         for (int t = 0; t < p; ++t) {
             pos[t] = work.data() + static_cast<std::size_t>(t) * b;
-            x.work->copy(pos[t], x.send_block(mod(me + t, p)), b);
+            run.copy(pos[t], x.send_block(mod(me + t, p)), b);
         }
     }
     if (x.trace)
         x.trace->temp_alloc(work.size());
     MPIX_CHECK(datatype_bruck(x, pos));
     LocalWork::Batch batch(x.work);
+    LocalWork::CopyRun run(x.work);  // blocks that follow each other: one copy
     for (int t = 0; t < p; ++t)
-        x.work->copy(x.recv_block(mod(me - t, p)), pos[t], b);
+        run.copy(x.recv_block(mod(me - t, p)), pos[t], b);
     if (x.trace)
         x.trace->temp_free(work.size());
     return MPI_SUCCESS;
@@ -300,9 +310,10 @@ int bruck_modified_dt(const Exchange &x)
     std::vector<char *> pos(static_cast<std::size_t>(p));
     {
         LocalWork::Batch batch(x.work);
+        LocalWork::CopyRun run(x.work);  // blocks that follow each other: one copy
         for (int t = 1; t < p; ++t) {
             pos[t] = x.recv_block(mod(me - t, p));
-            x.work->copy(pos[t], x.send_block(mod(me + t, p)), b);
+            run.copy(pos[t], x.send_block(mod(me + t, p)), b);
         }
     }
     pos[0] = x.recv_block(me);

@@ -436,6 +436,7 @@ int node_bruck(const Exchange &x)
             return;
         }
         std::size_t k = 0, at = 0;  // walk the parts as one byte string
+        LocalWork::CopyRun run(x.work);  // consecutive sources, consecutive blocks: one copy
         for (int v : plan->handled[s])
             for (int m = 0; m < R.size_of(v); ++m) {
                 int src = R.member(v, m);
@@ -447,7 +448,7 @@ int node_bruck(const Exchange &x)
                         at = 0;
                     }
                     std::size_t c = std::min(left, parts[k].bytes - at);
-                    x.work->copy(dst, parts[k].data + at, c);
+                    run.copy(dst, parts[k].data + at, c);
                     dst += c;
                     at += c;
                     left -= c;

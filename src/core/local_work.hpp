@@ -106,6 +106,49 @@ public:
     std::uint64_t bytes() const { return bytes_; }
     std::uint64_t copies() const { return copies_; }
 
+    // Copies whose sources and destinations each follow the previous one's in
+    // memory (blocks for consecutive ranks of a packed buffer, gathered into a
+    // message or delivered out of one) made as one memcpy: with small blocks the
+    // per-copy cost dominates (16 B blocks at P=1024: node_bruck copied each
+    // block alone, 12.7 us a call at the model's 3.6 ns per copy). A run is
+    // copied when the next copy does not continue it and when the CopyRun ends,
+    // so it is only for loops that read no destination and write no source
+    // before then.
+    class CopyRun {
+    public:
+        explicit CopyRun(LocalWork *w) : w_(w) {}
+        ~CopyRun() { flush(); }
+        CopyRun(const CopyRun &) = delete;
+        CopyRun &operator=(const CopyRun &) = delete;
+        void copy(void *dst, const void *src, std::size_t n)
+        {
+            if (n == 0)
+                return;
+            char *d = static_cast<char *>(dst);
+            const char *s = static_cast<const char *>(src);
+            if (n_ > 0 && d == dst_ + n_ && s == src_ + n_) {
+                n_ += n;
+                return;
+            }
+            flush();
+            dst_ = d;
+            src_ = s;
+            n_ = n;
+        }
+        void flush()
+        {
+            if (n_ > 0)
+                w_->copy(dst_, src_, n_);
+            n_ = 0;
+        }
+
+    private:
+        LocalWork *w_;
+        char *dst_ = nullptr;
+        const char *src_ = nullptr;
+        std::size_t n_ = 0;
+    };
+
     // Copies inside a Batch's lifetime are charged once, when it ends: a loop of
     // small copies that sends nothing in between costs one simulator event, not
     // one per copy (the simulated time is the same: nothing else happens on this

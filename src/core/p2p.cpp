@@ -151,9 +151,10 @@ int isend_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t
         return MPI_ERR_NO_MEM;
     {
         LocalWork::Batch batch(work);
+        LocalWork::CopyRun run(work);  // ranges that follow each other: one copy
         char *at = packed.data();
         for (std::size_t i = 0; i < lens.size(); ++i) {
-            work->copy(at, addrs[i], lens[i]);
+            run.copy(at, addrs[i], lens[i]);
             at += lens[i];
         }
     }
