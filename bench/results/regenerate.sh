@@ -136,10 +136,10 @@ tune-dragonfly|tune-fattree|tune-flat)
     # MPI_Iallreduce posts P(P-1) messages at once, so the agreement's cost is given:
     # 2(P-1) us, what it measured at P=16, 64 and 256; at 1 KiB the rows 2.1x the
     # best or slower at 16 and 256 B are left out).
-    sim/run dragonfly-64x16 256 --prog $tune -- --coll alltoall,alltoallv --sizes 16,256,4096 --dists uniform \
+    sim/run dragonfly-64x16 256 --prog $tune -- --warmup 1 --coll alltoall,alltoallv --sizes 16,256,4096 --dists uniform \
         --radix 2,4,16 --batch 8,32 --leaders 1,4 --exclude $direct \
         --csv "$t/dragonfly-64x16-train-P256.csv" --out /dev/null --platform dragonfly-64x16
-    grid1024="--coll alltoall,alltoallv --dists uniform --radix 2,4,16 --batch 8 --leaders 1 --inner nonblocking \
+    grid1024="--warmup 1 --coll alltoall,alltoallv --dists uniform --radix 2,4,16 --batch 8 --leaders 1 --inner nonblocking \
         --agreement-us 2046 --csv $t/dragonfly-64x16-train-P1024.csv --out /dev/null --platform dragonfly-64x16"
     env $p1024 sim/run dragonfly-64x16 1024 --prog $tune -- $grid1024 --sizes 16,256 --exclude $direct,parlinna_staggered
     env $p1024 sim/run dragonfly-64x16 1024 --prog $tune -- $grid1024 --sizes 1024 \
@@ -159,11 +159,11 @@ tune-dragonfly|tune-fattree|tune-flat)
     # fattree-64x16: P=256 on 16-rank nodes (25 min) and P=16, 64 on nodes of one rank
     # (every row, direct ones included; 25 min), one table; the checks compare it
     # with the built-in table at the same points (25 min).
-    sim/run fattree-64x16 256 --prog $tune -- --coll alltoall,alltoallv --sizes 16,256,4096 --dists uniform \
+    sim/run fattree-64x16 256 --prog $tune -- --warmup 1 --coll alltoall,alltoallv --sizes 16,256,4096 --dists uniform \
         --radix 2,4,16 --batch 8,32 --leaders 1,4 --exclude $direct \
         --csv "$t/fattree-64x16-train-P256.csv" --out /dev/null --platform fattree-64x16
     ppn1="--ranks 16,64 --radix 2,4,8 --batch 8,32 --platform fattree-64x16,1-rank-per-node"
-    sim/run fattree-64x16 64 --ppn 1 --prog $tune -- $ppn1 --sizes 16,64,256,1024,4096,16384,65536 \
+    sim/run fattree-64x16 64 --ppn 1 --prog $tune -- $ppn1 --warmup 1 --sizes 16,64,256,1024,4096,16384,65536 \
         --dists uniform,normal --csv "$t/fattree-64x16-train-ppn1.csv" --out /dev/null
     bench/mpix-tune --from-csv --csv "$t/fattree-64x16-train-P256.csv,$t/fattree-64x16-train-ppn1.csv" \
         --out "$tables/fattree-64x16.json" --platform fattree-64x16
