@@ -68,10 +68,13 @@ void print_table(std::FILE *out, const RunDescription &run, const TableNotes &no
     if (notes.mpi_row_unavailable)
         std::fprintf(out, "# no %s row: SimGrid SMPI does not implement it (no speedup column)\n",
                      mpi_collective_name(run.coll));
+    else if (notes.speedup_versus == "none")
+        std::fprintf(out, "# times: microseconds, slowest rank per iteration, median/min/max over iterations;"
+                          " no speedup column (--baseline none)\n");
     else
         std::fprintf(out,
                      "# times: microseconds, slowest rank per iteration, median/min/max over iterations;"
-                     " speedup vs %s in the same run\n",
+                     " speedup = %s's median / the row's median, in the same run (above 1: the row is faster)\n",
                      notes.speedup_versus.c_str());
     if (notes.persistent)
         std::fprintf(out, "# params ...persistent: a persistent request made once outside the timing, each call"
@@ -107,7 +110,11 @@ std::string csv_line(const RunDescription &run, const ResultRow &r)
 {
     const Measurement &m = r.measured;
     char figures[160];
-    std::snprintf(figures, sizeof figures, "%.3f,%.3f,%.3f,%.4f", m.median_us, m.min_us, m.max_us, r.speedup);
+    // No baseline (--baseline none): an empty field, as for the bound, not a speedup of 0.
+    if (r.speedup > 0)
+        std::snprintf(figures, sizeof figures, "%.3f,%.3f,%.3f,%.4f", m.median_us, m.min_us, m.max_us, r.speedup);
+    else
+        std::snprintf(figures, sizeof figures, "%.3f,%.3f,%.3f,", m.median_us, m.min_us, m.max_us);
     std::string line = std::string(mpix::collective_name(run.coll)) + "," + csv_field(r.algorithm) + "," +
                        csv_field(r.params) + "," + std::to_string(run.ranks) + "," + std::to_string(run.nodes) +
                        "," + std::to_string(run.ppn) + "," + std::to_string(r.size) + "," + csv_field(run.dist) +
@@ -168,7 +175,7 @@ std::string write_json(const std::string &path, const RunDescription &run, const
             {"median_us", rounded(m.median_us, 3)},
             {"min_us", rounded(m.min_us, 3)},
             {"max_us", rounded(m.max_us, 3)},
-            {"speedup_vs_mpi", rounded(r.speedup, 4)},
+            {"speedup_vs_mpi", r.speedup > 0 ? ordered_json(rounded(r.speedup, 4)) : ordered_json(nullptr)},
             {"verified", m.verified},
             {"bound_us", bounded ? ordered_json(rounded(r.bound_us, 6)) : ordered_json(nullptr)},
             {"x_bound", bounded ? ordered_json(rounded(m.median_us / r.bound_us, 6)) : ordered_json(nullptr)},
