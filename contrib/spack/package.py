@@ -31,9 +31,9 @@ class Mpix(AutotoolsPackage):
     # instead, and the autotools below are needed for @main only.
     version("0.1.0", tag="v0.1.0")
 
-    # configure.ac's LT_INIT builds both by default.
+    # configure.ac's LT_INIT builds the shared libraries by default (--enable-static adds the static ones).
     variant("shared", default=True, description="Build the shared libraries")
-    variant("static", default=True, description="Build the static libraries")
+    variant("static", default=False, description="Build the static libraries")
     conflicts("~shared~static", msg="build the shared or the static libraries, or both")
 
     depends_on("c", type="build")
