@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "text_fields.hpp"  // the parsers option callbacks use
+
 // SimGrid SMPI's mpi.h defines exit(x) as a macro, which would rewrite CLI11's
 // App::exit; CLI11 is read without it, whatever was included before.
 #pragma push_macro("exit")
@@ -33,17 +35,6 @@ void print_usage_error(const std::string &program, const std::string &message);
 
 // Refuses a value from inside an option callback: the message is what the user reads.
 [[noreturn]] void refuse(const std::string &message);
-
-// Comma-separated items, empty ones dropped.
-std::vector<std::string> split_list(const std::string &text);
-// A whole decimal integer (no trailing characters, no overflow).
-bool parse_integer(const std::string &text, long long *value);
-// A whole finite decimal number (no trailing characters, no overflow).
-bool parse_real(const std::string &text, double *value);
-// A comma-separated list of integers in [min, max]; false (out untouched) otherwise.
-bool parse_integer_list(const std::string &text, long long min, long long max, std::vector<long long> *out);
-// Whether `name` is one of the comma-separated `list` (an empty list holds every name).
-bool list_holds(const std::string &list, const std::string &name);
 
 }  // namespace mpixbench
 

@@ -14,8 +14,10 @@
 #include <sstream>
 #include <tuple>
 
-#include "options.hpp"  // parse_integer, parse_real
-#include "sweep.hpp"    // params_text
+#include <nlohmann/json.hpp>
+
+#include "sweep.hpp"        // params_text
+#include "text_fields.hpp"  // parse_integer, parse_real
 #include "workloads.hpp"
 
 namespace mpixbench {
@@ -843,6 +845,14 @@ nlohmann::ordered_json build_selection_table(const std::vector<TuneRow> &rows, c
     if (report)
         *report = head.str() + text.str();
     return table;
+}
+
+std::string selection_table_text(const std::vector<TuneRow> &rows, const BuildOptions &options, std::string *report)
+{
+    const nlohmann::ordered_json table = build_selection_table(rows, options, report);
+    if (!table.contains("alltoall") && !table.contains("alltoallv"))
+        return "";
+    return table.dump(2) + "\n";
 }
 
 }  // namespace mpixbench

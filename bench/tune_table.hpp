@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>  // the whole of it only where tables are built
 
 namespace mpixbench {
 
@@ -74,6 +74,9 @@ struct BuildOptions {
 // keys; the caller decides whether that is an error.
 nlohmann::ordered_json build_selection_table(const std::vector<TuneRow> &rows, const BuildOptions &options,
                                              std::string *report);
+// The same table as the text mpix-tune writes (JSON, 2-space indent, a final
+// newline), or "" when it has no collective keys.
+std::string selection_table_text(const std::vector<TuneRow> &rows, const BuildOptions &options, std::string *report);
 
 // The statistic an alltoallv rule agrees on for a synthetic workload: the
 // largest over ranks of the rank's mean block to the other ranks (integer

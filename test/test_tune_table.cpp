@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "reporters.hpp"
 #include "sweep.hpp"
 #include "tune_table.hpp"
