@@ -249,7 +249,7 @@ void add_options(CLI::App &app, CommandLine &cl)
                    refuse("bad --hint " + v + " (unknown key or malformed value: " + problem + ")");
                o.hints.emplace_back(key, value);
            },
-           "any other hint for every algorithm (README, Hints), e.g. inner=pairwise; "
+           "any other hint for every algorithm (docs/tuning.md, Hints), e.g. inner=pairwise; "
            "repeatable; shown in params")
         ->type_name("KEY=VALUE")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)

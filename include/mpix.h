@@ -37,7 +37,7 @@ int MPIX_Comm_topo_init(MPIX_Comm *xcomm);
 int MPIX_Comm_update_locality(MPIX_Comm *xcomm, int ppn);
 /** Default hints for every call on @p xcomm (copied; NULL clears them). Same values on every rank.
  *  Collective when @p info holds a `tuning_file` other than the one already read:
- *  rank 0 reads the selection table and broadcasts it (README, "Selection tables");
+ *  rank 0 reads the selection table and broadcasts it (docs/tuning.md, "Selection tables");
  *  on any error nothing changes. */
 int MPIX_Comm_set_info(MPIX_Comm *xcomm, const MPIX_Info *info);
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # mpix-bench's outputs for the visualizer: --auto-map (auto's picks over a grid,
-# from the library's rule, checked at points derived from README "Algorithms")
+# from the library's rule, checked at points derived from docs/algorithms.md, "Algorithms")
 # and --workload-out (the bytes of every block a run moved, with the node of each
 # rank), plus their refusals. Skipped (77) only without python3 (it reads the JSON).
 set -u

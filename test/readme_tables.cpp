@@ -1,4 +1,5 @@
-// Prints the README's hint and algorithm tables from the registry and the hint
+// Prints the guide's hint, algorithm and persistent tables (docs/tuning.md,
+// docs/algorithms.md, docs/persistent-neighbour.md) from the registry and the hint
 // key table, so the documentation is generated from (and checked against) them.
 #include <cstdio>
 #include <cstring>

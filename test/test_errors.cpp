@@ -580,7 +580,7 @@ void mismatch_case(MPIX_Comm *xcomm, const char *algo, LongBlocks pattern, int s
     int want = receives_wrong ? (sent > expected ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT) : MPI_SUCCESS;
     // The MPI library's own collective (MPICH's included) does not report a
     // short block, nor a block sent where none is expected (it posts no receive
-    // for it): `pmpi` passes that on (README, "Errors").
+    // for it): `pmpi` passes that on (docs/errors.md).
     if (std::strcmp(algo, "pmpi") == 0 && (want == MPI_ERR_COUNT || expected == 0) && err == MPI_SUCCESS)
         want = MPI_SUCCESS;
     // Nor does MPICH 4.0's persistent MPI_Alltoallv_init report a long block
@@ -680,7 +680,7 @@ void test_segmented_mismatch()
 // past a receive buffer, and the mismatch is reported (MPI_ERR_TRUNCATE or
 // MPI_ERR_COUNT) by at least one rank. Multi-hop rows re-pack blocks at their
 // own size, so only the ranks exchanging with rank 0 directly can see it
-// without an extra collective (README, "Errors").
+// without an extra collective (docs/errors.md).
 void test_uniform_size_mismatch()
 {
     const int p = mpixtest::size(), me = mpixtest::rank();

@@ -129,7 +129,7 @@ void stress_call(int call, std::mt19937 &rng, const Comms &comms, const std::vec
     // collective (pmpi; auto picks it only from 8 ranks on nodes of 1-3 ranks for
     // blocks larger than these): MPICH posts no receive for it, so the message
     // stays queued and corrupts that communicator's later MPI_Alltoallv calls
-    // (README, "Errors").
+    // (docs/errors.md).
     const bool through_mpi = !std::strcmp(algo, "pmpi");
     const bool wrong = v && !in_place && p > 1 && call % 23 == 0 && !(through_mpi && count(0, p - 1) == 0);
     MPIX_Info *info;

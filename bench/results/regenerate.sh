@@ -103,7 +103,7 @@ smpi|charged)
     ;;
 tune-dragonfly|tune-fattree|tune-flat)
     # Issue 17: the tuned tables in bench/tables/ and their held-back checks
-    # (bench/results/tune/, README "Tuned tables"). Training points build a table
+    # (bench/results/tune/, docs/tuning.md, "Tuned tables"). Training points build a table
     # (mpix-tune --from-csv); --check-table then times every candidate and auto
     # with that table at points the table was not built from (other sizes and
     # distributions), one warm-up call each (node_bruck's radix follows the

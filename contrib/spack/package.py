@@ -1,6 +1,6 @@
 # Spack recipe for mpix. Not part of Spack itself: copy this file into the packages/
 # directory of a Spack package repository as mpix/package.py, then `spack install
-# mpix` (README.md, "Install and link"). Written without Spack at hand: checked to
+# mpix` (docs/install.md, "Spack"). Written without Spack at hand: checked to
 # be Python, not yet run by Spack.
 
 import os

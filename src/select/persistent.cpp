@@ -226,7 +226,7 @@ const char *persistent_form(const Algorithm &a)
 {
     if (a.prepared)
         return a.prepared;
-    if (a.pass_through)  // the same text on every MPI: the README table is checked against it
+    if (a.pass_through)  // the same text on every MPI: the table in docs/persistent-neighbour.md is checked against it
         return "the MPI library's own persistent MPI_Alltoall(v)_init on the caller's arguments (MPI-4; where the "
                "MPI library lacks it, or with tracing, replayed as below)";
     return "checks, selection, byte views and staging: each start replays the row, run whole in MPIX_Wait/MPIX_Test";

@@ -1,5 +1,5 @@
 // The registry: one row per algorithm. Add a row here and the tests, the
-// benchmark, hint validation and the README table pick it up.
+// benchmark, hint validation and the guide's tables (docs/) pick it up.
 #include "select/registry.hpp"
 
 #include <algorithm>
@@ -536,7 +536,7 @@ int randomized_selection(const Exchange &x)
         pick = row_of(pick_rule(chain_of(xcomm), c, facts), c, &rule_hints);
         if (pick->run == randomized_selection)  // a site table naming `randomized` here: the built-in pick
             pick = row_of(pick_rule(TableChain(), c, facts), c, &rule_hints);
-        // The MPI library's collective reports no short block (README, "Errors");
+        // The MPI library's collective reports no short block (docs/errors.md);
         // the randomized family reports every one, so it runs mpix's spread-out
         // exchange where auto would hand the call to MPI (below 8 ranks).
         if (pick->pass_through) {

@@ -1,4 +1,4 @@
-// The one registry of algorithms: tests, the benchmark, the README table and
+// The one registry of algorithms: tests, the benchmark, the guide's tables and
 // `auto` all read it; nothing else lists algorithms.
 #ifndef MPIX_SELECT_REGISTRY_HPP
 #define MPIX_SELECT_REGISTRY_HPP
@@ -42,17 +42,18 @@ struct Algorithm {
     // Neighbour exchanges (neighbor_alltoallv): builds the backend's plan,
     // collectively, for one call or once per persistent request.
     NeighborPlanFn plan_neighbor = nullptr;
-    // What `prepare` computes at a persistent init, in words (README table).
+    // What `prepare` computes at a persistent init, in words (the persistent table
+    // of docs/persistent-neighbour.md).
     const char *prepared = nullptr;
 };
 
-// The bytes this alltoall(v) row copies locally per call, in words (README's
-// algorithm table; counted and charged in core/local_work.hpp). D is the
+// The bytes this alltoall(v) row copies locally per call, in words (the
+// algorithm table of docs/algorithms.md; counted and charged in core/local_work.hpp). D is the
 // rank's data (its P blocks), P the ranks, n ranks per node, N nodes.
 const char *local_copies(const Algorithm &a);
 
 // What a persistent request of this alltoall(v) row computes once at init and
-// how its starts run, in words (README's persistent table).
+// how its starts run, in words (the persistent table of docs/persistent-neighbour.md).
 const char *persistent_form(const Algorithm &a);
 
 // Enumerates algorithms of one collective in registry order; nullptr past the end.

@@ -3,7 +3,7 @@
 // registry row with hint values. The built-in table (src/select/default_table.json,
 // compiled in and installed under share/mpix/) is today's rule; a site's table
 // (mpix-tune's output, hint `tuning_file` / MPIX_TUNING_FILE) is tried first.
-// The format is documented in README.md ("Selection tables").
+// The format is documented in docs/tuning.md ("Selection tables").
 #ifndef MPIX_SELECT_TABLE_HPP
 #define MPIX_SELECT_TABLE_HPP
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The README's "Which algorithm when" tables from the charged runs.
+"""The "Which algorithm when" tables (docs/algorithms.md) from the charged runs.
 
   bench/results/charged/readme_tables.py [CHARGED_DIR]
 
