@@ -119,7 +119,9 @@ def make_page(opts, name, args):
     keep = os.path.join(opts.work, name)
     shutil.rmtree(keep, ignore_errors=True)
     page = os.path.join(opts.work, name + ".html")
-    argv = [sys.executable, opts.vis, "-o", page, "--keep", keep, "--assets", opts.assets, "--bench", opts.bench,
+    # An absolute mpix-bench path: the page must still show it as a user types it.
+    argv = [sys.executable, opts.vis, "-o", page, "--keep", keep, "--assets", opts.assets,
+            "--bench", os.path.abspath(opts.bench),
             "--launcher", opts.mpiexec + " -n {np}"] + args
     t0 = time.time()
     proc = run(argv)
@@ -134,6 +136,10 @@ def make_page(opts, name, args):
           and "https://" not in html, "%s: the page refers to the network" % name)
     expected = {}
     for r in data["runs"]:
+        if r.get("command"):
+            check(os.path.abspath(".") not in r["command"] and keep not in r["command"]
+                  and " bench/mpix-bench " in r["command"],
+                  "%s %s: the page's command names build-machine paths: %s" % (name, r["algorithm"], r["command"]))
         prefix = os.path.join(keep, r["id"])
         with open(prefix + ".workload.json") as f:
             wl = json.load(f)
