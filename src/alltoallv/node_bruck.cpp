@@ -112,8 +112,8 @@ int node_bruck_radix(std::uint64_t volume, int n, bool probed)
 // of the cache, node_bruck's gathering and redistribution copy every byte in and
 // out of memory (about 1.5 times the data per rank) and a spread-out exchange,
 // which copies only the rank's own block, is faster (dragonfly-64x16, copies
-// charged: P=256 at 0..16 KiB blocks, 2968 us against radix-2 rounds' 9243 us;
-// at 0..8 KiB the rounds win, radix 16 1477 us against 1574 us). Scattered with
+// charged: P=256 at 0..16 KiB blocks, 2945 us against radix-2 rounds' 9241 us;
+// at 0..8 KiB the rounds win, radix 16 1476 us). Scattered with
 // MPICH's batch of 32 between nodes. For alltoallv the next call's mode needs the largest
 // volume anywhere: a dissemination maximum after the exchange (log2 P rounds of
 // 8 bytes), 9 us on one node of 16 (flat-16x16), 28 % of a 64 KiB exchange. So
@@ -124,10 +124,6 @@ constexpr int kDirectAgreeEvery = 8;
 
 int node_bruck_direct(const Exchange &x, NodeBruckPlan *plan, std::uint64_t own)
 {
-    Hints batch32 = *x.hints;
-    batch32.batch_size = 32;
-    Exchange direct = x;
-    direct.hints = &batch32;
     if (x.trace)
         x.trace->set_params("direct_above=" + std::to_string(x.hints->direct_above) + ";direct");
     if (plan->nodes->count == 1) {
@@ -137,8 +133,13 @@ int node_bruck_direct(const Exchange &x, NodeBruckPlan *plan, std::uint64_t own)
         std::vector<int> order(static_cast<std::size_t>(x.size));
         for (int k = 0; k < x.size; ++k)
             order[static_cast<std::size_t>(k)] = (x.rank + k) % x.size;
-        MPIX_CHECK(post_receives_then_sends(direct, &order));
+        MPIX_CHECK(post_receives_then_sends(x, &order));
     } else {
+        // Scattered, with MPICH's batch of 32, between nodes.
+        Hints batch32 = *x.hints;
+        batch32.batch_size = 32;
+        Exchange direct = x;
+        direct.hints = &batch32;
         MPIX_CHECK(direct_scattered(direct));
     }
     if (!x.uniform && ++plan->direct_calls == kDirectAgreeEvery) {

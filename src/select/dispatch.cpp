@@ -199,6 +199,14 @@ private:
     BlockSide *send_, *recv_;
 };
 
+// Under a copy model, the call's send and receive bytes pick the copy
+// bandwidth (LocalWork::set_working_set); natively the sums are not computed.
+void note_working_set(MPIX_Comm *xcomm, const UserSide &send, const UserSide &recv)
+{
+    if (xcomm->work.charged())
+        xcomm->work.set_working_set(side_bytes(send, xcomm->size) + side_bytes(recv, xcomm->size));
+}
+
 // The byte path: user blocks as byte views, the algorithm, then unpacking;
 // returns what report() returns.
 int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorithm *algorithm, const Hints &hints,
@@ -207,8 +215,7 @@ int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorith
     const int p = xcomm->size;
     BlockSide sb, rb;
     LentViews lent(xcomm, &sb, &rb);
-    if (xcomm->work.charged())
-        xcomm->work.set_working_set(side_bytes(send, p) + side_bytes(recv, p));
+    note_working_set(xcomm, send, recv);
     int rc = make_send_side(send, p, in_place, xcomm->comm, &xcomm->work, &sb);
     if (rc != MPI_SUCCESS)
         return raise_staging(xcomm->user, rc, fn, "the send staging buffer");
@@ -299,10 +306,9 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
     if (algorithm->pass_through && xcomm->hints.trace.empty() && recv.info.contiguous &&
         (in_place || send.info.contiguous)) {
         bool passed = false;
-        if (xcomm->work.charged()) {  // SMPI: what the MPI library copies locally
-            xcomm->work.set_working_set(side_bytes(send, xcomm->size) + side_bytes(recv, xcomm->size));
+        note_working_set(xcomm, send, recv);
+        if (xcomm->work.charged())  // SMPI: what the MPI library copies locally
             xcomm->work.charge_mpi_self_copy(recv.count(xcomm->rank) * recv.info.size);
-        }
         rc = call_mpi_collective(xcomm, send, recv, in_place, &passed);
         if (passed)
             return rc == MPI_SUCCESS ? MPI_SUCCESS : report(xcomm, fn, algorithm, rc);
