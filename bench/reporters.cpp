@@ -1,6 +1,7 @@
 // mpix-bench's outputs (bench/reporters.hpp).
 #include "reporters.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -86,15 +87,21 @@ void print_table(std::FILE *out, const RunDescription &run, const TableNotes &no
                      b.nic.seconds * 1e6);
     }
     const bool bounded = !notes.bounds.empty();
-    std::fprintf(out, "%-16s %-28s %9s %12s %12s %12s %8s %s%s\n", "algorithm", "params", "size", "median_us",
-                 "min_us", "max_us", "speedup", bounded ? "x_bound " : "", "verified");
+    // Columns as wide as the longest name (randomized_segmented, long parameter lists).
+    int algorithm_width = 16, params_width = 28;
+    for (const ResultRow &r : rows) {
+        algorithm_width = std::max(algorithm_width, static_cast<int>(r.algorithm.size()));
+        params_width = std::max(params_width, static_cast<int>(r.params.size()));
+    }
+    std::fprintf(out, "%-*s %-*s %9s %12s %12s %12s %8s %s%s\n", algorithm_width, "algorithm", params_width, "params",
+                 "size", "median_us", "min_us", "max_us", "speedup", bounded ? "x_bound " : "", "verified");
     for (const ResultRow &r : rows) {
         const std::string x_bound =
             bounded ? printed("%7.2f ", r.bound_us > 0 ? r.measured.median_us / r.bound_us : 0.0) : "";
         // No baseline (--baseline none, or none that could run): '-', not a speedup of 0.
         const std::string speedup = r.speedup > 0 ? printed("%8.2f", r.speedup) : std::string(7, ' ') + "-";
-        std::fprintf(out, "%-16s %-28s %9lld %12.2f %12.2f %12.2f %s %s%s\n", r.algorithm.c_str(),
-                     r.params.c_str(), r.size, r.measured.median_us, r.measured.min_us, r.measured.max_us,
+        std::fprintf(out, "%-*s %-*s %9lld %12.2f %12.2f %12.2f %s %s%s\n", algorithm_width, r.algorithm.c_str(),
+                     params_width, r.params.c_str(), r.size, r.measured.median_us, r.measured.min_us, r.measured.max_us,
                      speedup.c_str(), x_bound.c_str(), r.measured.verified.c_str());
     }
     std::fflush(out);
