@@ -87,7 +87,7 @@ done <<EOF
 $decls
 EOF
 
-# mpix(7): the hint keys (the guide's hints table, docs/tuning.md, is generated
+# mpix(7): the hint keys (the guide's hints table, test/table-file.sh finds it, is generated
 # from the registry and checked by check-readme.sh), their variables and the
 # other MPIX_ variables.
 page7=$(page_of man7/mpix.7)
@@ -96,9 +96,10 @@ if [ -z "$page7" ]; then
 else
     ok=1
     grep -q '^\.TH "mpix" 7 ' "$page7" || { bad "mpix(7): $page7 is not in section 7 (.TH)"; ok=0; }
-    keys=$(sed -n '/^<!-- BEGIN hints table/,/^<!-- END hints table/p' "$top/docs/tuning.md" |
+    hints_file=$(sh "$top/test/table-file.sh" "$top" hints) || { bad "mpix(7): the hints table not found"; ok=0; }
+    keys=$(sed -n '/^<!-- BEGIN hints table/,/^<!-- END hints table/p' "${hints_file:-/dev/null}" |
         sed -n 's/^| `\([a-z_]*\)` |.*`\(MPIX_[A-Z_]*\)` |.*/\1 \2/p')
-    [ -n "$keys" ] || { bad "mpix(7): no hint keys found in docs/tuning.md's hints table"; ok=0; }
+    [ -n "$keys" ] || { bad "mpix(7): no hint keys found in the hints table ($hints_file)"; ok=0; }
     vars=$(grep -rhoE '"MPIX_[A-Z][A-Z0-9_]*"' "$top/src" | tr -d '"' | sort -u)
     for w in $keys $vars libmpix_pmpi LD_PRELOAD MPIX_TUNING_FILE mpix-tune tables; do
         grep -qF "$w" "$page7" || { bad "mpix(7): does not mention $w"; ok=0; }

@@ -9,19 +9,7 @@ status=0
 for part in hints algorithms persistent; do
     begin="<!-- BEGIN $part table (make update-readme) -->"
     end="<!-- END $part table -->"
-    nbegin=0 nend=0 file="" endfile=""
-    for f in "$top/README.md" "$top"/docs/*.md; do
-        [ -f "$f" ] || continue
-        c=$(grep -cxF -- "$begin" "$f" || true)
-        [ "$c" -gt 0 ] && { nbegin=$((nbegin + c)); file="$f"; }
-        c=$(grep -cxF -- "$end" "$f" || true)
-        [ "$c" -gt 0 ] && { nend=$((nend + c)); endfile="$f"; }
-    done
-    if [ "$nbegin" -ne 1 ] || [ "$nend" -ne 1 ] || [ "$file" != "$endfile" ]; then
-        echo "README.md, docs/*.md: the $part table's markers occur $nbegin (BEGIN) and $nend (END) times, expected once each in one file: '$begin' ... '$end'"
-        status=1
-        continue
-    fi
+    file=$(sh "$top/test/table-file.sh" "$top" "$part" 2>&1) || { echo "$file"; status=1; continue; }
     name="${file#"$top"/}"
     expected=$("$tool" "$part")
     actual=$(sed -n "/^$begin\$/,/^$end\$/p" "$file" | sed '1d;$d')
