@@ -738,7 +738,7 @@ Measurement Runner::measure(const Candidate &c, CallForm form)
         } else {
             rc = MPIX_Start(xreq);
             if (rc == MPI_SUCCESS)
-                rc = MPIX_Wait(xreq, MPI_STATUS_IGNORE);
+                rc = MPIX_Wait(&xreq, MPI_STATUS_IGNORE);
         }
         double t = MPI_Wtime() - t0;
         if (rc != MPI_SUCCESS) {

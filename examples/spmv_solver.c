@@ -321,7 +321,7 @@ static void solve(const LocalRows *lr, const Requests *rq, const char *backend, 
                 s += lr->diag_val[k] * x[lr->diag_col[k]];
             y[i] = s;
         }
-        MPIX_CHECK(MPIX_Wait(req, MPI_STATUS_IGNORE));
+        MPIX_CHECK(MPIX_Wait(&req, MPI_STATUS_IGNORE));
         /* The halo part, then x = y / ||y||. */
         double local = 0.0, norm2 = 0.0;
         for (int i = 0; i < nrows; ++i) {

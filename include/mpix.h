@@ -31,12 +31,15 @@ extern "C" {
 /** The API's major version. */
 #define MPIX_VERSION_MAJOR 0
 /** The API's minor version (bumped by an API change before 1.0). */
-#define MPIX_VERSION_MINOR 1
+#define MPIX_VERSION_MINOR 2
 
 /** Opaque communicator wrapper: a private duplicate plus cached topology. */
 typedef struct MPIX_Comm MPIX_Comm;
 /** Opaque, validated set of string hints. */
 typedef struct MPIX_Info MPIX_Info;
+/** Opaque request: nonblocking (MPIX_Ialltoall(v)) or persistent (MPIX_Alltoall(v)_init,
+ *  MPIX_Neighbor_alltoallv_init); completed with MPIX_Wait(), MPIX_Test() and their *all forms. */
+typedef struct MPIX_Request MPIX_Request;
 
 /** @defgroup MPIX_Comm_init create an MPIX_Comm over an MPI communicator
  *  @{ */
@@ -393,6 +396,184 @@ int MPIX_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
                      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPIX_Comm *xcomm);
 /** @} */
 
+/** @defgroup MPIX_Ialltoall nonblocking all-to-all exchange of equal blocks
+ *  @{ */
+/** Starts MPIX_Alltoall() and returns at once, as MPI_Ialltoall does: same arguments, checks
+ *  and algorithms, plus @p request. The exchange runs until it first waits for a message;
+ *  every MPIX_Test(), MPIX_Wait(), MPIX_Testall() and MPIX_Waitall() of the process (and the
+ *  progress thread, MPIX_ASYNC_PROGRESS=1) advances it. Several may be in flight on one
+ *  communicator, interleaved with blocking calls; they complete in any order. Neither buffer
+ *  may be touched until the request completes.
+ *  @param[in] sendbuf the send buffer (or MPI_IN_PLACE)
+ *  @param[in] sendcount elements of @p sendtype sent to each rank
+ *  @param[in] sendtype the datatype of @p sendbuf
+ *  @param[out] recvbuf the receive buffer
+ *  @param[in] recvcount elements of @p recvtype received from each rank
+ *  @param[in] recvtype the datatype of @p recvbuf
+ *  @param[in,out] xcomm the communicator wrapper
+ *  @param[out] request the started request; NULL when the call fails
+ *  @retval MPI_SUCCESS the exchange started (complete it with MPIX_Wait() or MPIX_Test())
+ *  @retval MPI_ERR_ARG @p xcomm is NULL
+ *  @retval MPI_ERR_REQUEST @p request is NULL
+ *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
+ *  @retval MPI_ERR_COUNT a negative count or P times a block exceeds the address space
+ *  @retval MPI_ERR_TRUNCATE send and receive block sizes differ
+ *  @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL
+ *  @retval MPI_ERR_NO_MEM no memory for staging or for the exchange's task
+ *  @retval MPI_ERR_INTERN internal error
+ *
+ *  A block of the wrong length that arrives later is reported by the MPIX_Wait() or
+ *  MPIX_Test() that completes the request (MPI_ERR_TRUNCATE or MPI_ERR_COUNT); the other
+ *  ranks complete.
+ *  @par Example
+ *  @code
+ *  #include <mpix.h>
+ *  int transpose(MPIX_Comm *xcomm, const double *send, double *recv, int n, void (*work)(void))
+ *  {
+ *      MPIX_Request *req;
+ *      int rc = MPIX_Ialltoall(send, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, xcomm, &req);
+ *      if (rc != MPI_SUCCESS)
+ *          return rc;
+ *      work();  // overlapped with the exchange
+ *      return MPIX_Wait(&req, MPI_STATUS_IGNORE);
+ *  }
+ *  @endcode
+ *  @see MPIX_Alltoall, MPIX_Ialltoallv, MPIX_Wait, MPIX_Test, MPIX_Ialltoall_c */
+int MPIX_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm, MPIX_Request **request);
+/** @} */
+
+/** @defgroup MPIX_Ialltoall_c large-count nonblocking all-to-all exchange of equal blocks
+ *  @{ */
+/** MPIX_Ialltoall() with MPI_Count counts (MPI-4 large-count form).
+ *  @param[in] sendbuf the send buffer (or MPI_IN_PLACE)
+ *  @param[in] sendcount elements of @p sendtype sent to each rank
+ *  @param[in] sendtype the datatype of @p sendbuf
+ *  @param[out] recvbuf the receive buffer
+ *  @param[in] recvcount elements of @p recvtype received from each rank
+ *  @param[in] recvtype the datatype of @p recvbuf
+ *  @param[in,out] xcomm the communicator wrapper
+ *  @param[out] request the started request; NULL when the call fails
+ *  @retval MPI_SUCCESS the exchange started (complete it with MPIX_Wait() or MPIX_Test())
+ *  @retval MPI_ERR_ARG @p xcomm is NULL
+ *  @retval MPI_ERR_REQUEST @p request is NULL
+ *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
+ *  @retval MPI_ERR_COUNT a negative count, or a count whose bytes exceed the address space
+ *  @retval MPI_ERR_TRUNCATE send and receive block sizes differ
+ *  @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL
+ *  @retval MPI_ERR_NO_MEM no memory for staging or for the exchange's task
+ *  @retval MPI_ERR_INTERN internal error
+ *
+ *  A block of the wrong length that arrives later is reported by the MPIX_Wait() or
+ *  MPIX_Test() that completes the request (MPI_ERR_TRUNCATE or MPI_ERR_COUNT); the other
+ *  ranks complete.
+ *  @par Example
+ *  @code
+ *  #include <mpix.h>
+ *  int start_big(MPIX_Comm *xcomm, const char *send, char *recv, MPI_Count n, MPIX_Request **req)
+ *  {
+ *      return MPIX_Ialltoall_c(send, n, MPI_BYTE, recv, n, MPI_BYTE, xcomm, req);
+ *  }
+ *  @endcode
+ *  @see MPIX_Ialltoall, MPIX_Alltoall_c, MPIX_Wait */
+int MPIX_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm, MPIX_Request **request);
+/** @} */
+
+/** @defgroup MPIX_Ialltoallv nonblocking all-to-all exchange of blocks of per-rank sizes
+ *  @{ */
+/** Starts MPIX_Alltoallv() and returns at once, as MPI_Ialltoallv does: same arguments, checks
+ *  and algorithms, plus @p request. The count and displacement arrays and both buffers are
+ *  read until the request completes (do not change them before). Progress as
+ *  MPIX_Ialltoall().
+ *  @param[in] sendbuf the send buffer (or MPI_IN_PLACE)
+ *  @param[in] sendcounts elements of @p sendtype sent to each rank (P entries)
+ *  @param[in] sdispls displacement of each send block, in extents of @p sendtype
+ *  @param[in] sendtype the datatype of @p sendbuf
+ *  @param[out] recvbuf the receive buffer
+ *  @param[in] recvcounts elements of @p recvtype received from each rank (P entries)
+ *  @param[in] rdispls displacement of each receive block, in extents of @p recvtype
+ *  @param[in] recvtype the datatype of @p recvbuf
+ *  @param[in,out] xcomm the communicator wrapper
+ *  @param[out] request the started request; NULL when the call fails
+ *  @retval MPI_SUCCESS the exchange started (complete it with MPIX_Wait() or MPIX_Test())
+ *  @retval MPI_ERR_ARG @p xcomm is NULL, or a count or displacement array is NULL
+ *  @retval MPI_ERR_REQUEST @p request is NULL
+ *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
+ *  @retval MPI_ERR_COUNT a negative count
+ *  @retval MPI_ERR_TRUNCATE the block a rank sends itself exceeds its receive block
+ *  @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL
+ *  @retval MPI_ERR_NO_MEM no memory for staging or for the exchange's task
+ *  @retval MPI_ERR_INTERN internal error
+ *
+ *  A block of the wrong length that arrives later is reported by the MPIX_Wait() or
+ *  MPIX_Test() that completes the request (MPI_ERR_TRUNCATE or MPI_ERR_COUNT); the other
+ *  ranks complete.
+ *  @par Example
+ *  @code
+ *  #include <mpix.h>
+ *  int shuffle(MPIX_Comm *xcomm, const int *send, const int *scounts, const int *sdispls,
+ *              int *recv, const int *rcounts, const int *rdispls, void (*work)(void))
+ *  {
+ *      MPIX_Request *req;
+ *      int flag = 0, rc = MPIX_Ialltoallv(send, scounts, sdispls, MPI_INT, recv, rcounts,
+ *                                         rdispls, MPI_INT, xcomm, &req);
+ *      while (rc == MPI_SUCCESS && !flag) {
+ *          work();
+ *          rc = MPIX_Test(&req, &flag, MPI_STATUS_IGNORE);
+ *      }
+ *      return rc;
+ *  }
+ *  @endcode
+ *  @see MPIX_Alltoallv, MPIX_Ialltoall, MPIX_Test, MPIX_Waitall, MPIX_Ialltoallv_c */
+int MPIX_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPIX_Comm *xcomm,
+                    MPIX_Request **request);
+/** @} */
+
+/** @defgroup MPIX_Ialltoallv_c large-count nonblocking all-to-all exchange of blocks of per-rank sizes
+ *  @{ */
+/** MPIX_Ialltoallv() with MPI_Count counts and MPI_Aint displacements (MPI-4 large-count form).
+ *  @param[in] sendbuf the send buffer (or MPI_IN_PLACE)
+ *  @param[in] sendcounts elements of @p sendtype sent to each rank (P entries)
+ *  @param[in] sdispls displacement of each send block, in extents of @p sendtype
+ *  @param[in] sendtype the datatype of @p sendbuf
+ *  @param[out] recvbuf the receive buffer
+ *  @param[in] recvcounts elements of @p recvtype received from each rank (P entries)
+ *  @param[in] rdispls displacement of each receive block, in extents of @p recvtype
+ *  @param[in] recvtype the datatype of @p recvbuf
+ *  @param[in,out] xcomm the communicator wrapper
+ *  @param[out] request the started request; NULL when the call fails
+ *  @retval MPI_SUCCESS the exchange started (complete it with MPIX_Wait() or MPIX_Test())
+ *  @retval MPI_ERR_ARG @p xcomm is NULL, a count or displacement array is NULL, or a displacement times the extent exceeds the address space
+ *  @retval MPI_ERR_REQUEST @p request is NULL
+ *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
+ *  @retval MPI_ERR_COUNT a negative count, or a count whose bytes exceed the address space
+ *  @retval MPI_ERR_TRUNCATE the block a rank sends itself exceeds its receive block
+ *  @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL
+ *  @retval MPI_ERR_NO_MEM no memory for staging or for the exchange's task
+ *  @retval MPI_ERR_INTERN internal error
+ *
+ *  A block of the wrong length that arrives later is reported by the MPIX_Wait() or
+ *  MPIX_Test() that completes the request (MPI_ERR_TRUNCATE or MPI_ERR_COUNT); the other
+ *  ranks complete.
+ *  @par Example
+ *  @code
+ *  #include <mpix.h>
+ *  int start_big_v(MPIX_Comm *xcomm, const char *send, const MPI_Count *sc, const MPI_Aint *sd,
+ *                  char *recv, const MPI_Count *rc, const MPI_Aint *rd, MPIX_Request **req)
+ *  {
+ *      return MPIX_Ialltoallv_c(send, sc, sd, MPI_BYTE, recv, rc, rd, MPI_BYTE, xcomm, req);
+ *  }
+ *  @endcode
+ *  @see MPIX_Ialltoallv, MPIX_Alltoallv_c, MPIX_Wait */
+int MPIX_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPIX_Comm *xcomm,
+                      MPIX_Request **request);
+/** @} */
+
 /** @defgroup MPIX_Alltoall_crs sparse dynamic data exchange of equal blocks
  *  @{ */
 /**
@@ -505,8 +686,6 @@ int MPIX_Alltoallv_crs(int send_nnz, int send_size, const int *dest, const int *
                        MPI_Datatype recvtype, void *recvvals, MPIX_Info *xinfo, MPIX_Comm *xcomm);
 /** @} */
 
-/** Opaque persistent request (MPIX_Alltoall(v)_init, MPIX_Neighbor_alltoallv_init). */
-typedef struct MPIX_Request MPIX_Request;
 /** Opaque neighbour topology: in and out neighbour lists over an ::MPIX_Comm. */
 typedef struct MPIX_Topo MPIX_Topo;
 
@@ -545,7 +724,7 @@ typedef struct MPIX_Topo MPIX_Topo;
  *     int rc = MPIX_Alltoall_init(send, 1, MPI_DOUBLE, recv, 1, MPI_DOUBLE, xcomm, NULL, &req);
  *     for (int i = 0; rc == MPI_SUCCESS && i < n; ++i)
  *         if ((rc = MPIX_Start(req)) == MPI_SUCCESS)
- *             rc = MPIX_Wait(req, MPI_STATUS_IGNORE);
+ *             rc = MPIX_Wait(&req, MPI_STATUS_IGNORE);
  *     return rc == MPI_SUCCESS ? MPIX_Request_free(&req) : rc;
  * }
  * @endcode
@@ -613,18 +792,21 @@ int MPIX_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int s
  *  int once(MPIX_Request *req)
  *  {
  *      int rc = MPIX_Start(req);
- *      return rc == MPI_SUCCESS ? MPIX_Wait(req, MPI_STATUS_IGNORE) : rc;
+ *      return rc == MPI_SUCCESS ? MPIX_Wait(&req, MPI_STATUS_IGNORE) : rc;
  *  }
  *  @endcode
  *  @see MPIX_Wait, MPIX_Test, MPIX_Alltoall_init, MPIX_Alltoallv_init, MPIX_Neighbor_alltoallv_init */
 int MPIX_Start(MPIX_Request *request);
 /** @} */
 
-/** @defgroup MPIX_Wait complete a persistent request
+/** @defgroup MPIX_Wait complete a request
  *  @{ */
-/** Completes a started request (returns at once for an inactive one); @p status may be MPI_STATUS_IGNORE.
- *  The request stays allocated and inactive, ready for the next MPIX_Start().
- *  @param[in,out] request the request
+/** Completes a started request, as MPI_Wait does: a nonblocking request (MPIX_Ialltoall() and
+ *  the others) is freed and @p *request set to NULL; a persistent one stays allocated and
+ *  inactive, ready for the next MPIX_Start(). An inactive persistent request, or
+ *  @p *request == NULL, returns at once with an empty status. While it waits it progresses
+ *  every started mpix request of the process.
+ *  @param[in,out] request the request; NULL after a nonblocking one completed
  *  @param[out] status an empty status whose MPI_ERROR is the return value, or MPI_STATUS_IGNORE
  *  @retval MPI_SUCCESS the exchange completed
  *  @retval MPI_ERR_REQUEST @p request is NULL
@@ -633,25 +815,28 @@ int MPIX_Start(MPIX_Request *request);
  *  @retval MPI_ERR_NO_MEM out of memory
  *  @retval MPI_ERR_INTERN internal error
  *
- *  An error of the MPI library during the exchange keeps its class.
+ *  An error of the MPI library during the exchange keeps its class. A nonblocking request
+ *  that failed is freed too.
  *  @par Example
  *  @code
  *  #include <mpix.h>
- *  int finish(MPIX_Request *req)
+ *  int finish(MPIX_Request **req)
  *  {
  *      MPI_Status status;
  *      return MPIX_Wait(req, &status);  // status.MPI_ERROR is the same code
  *  }
  *  @endcode
- *  @see MPIX_Start, MPIX_Test */
-int MPIX_Wait(MPIX_Request *request, MPI_Status *status);
+ *  @see MPIX_Ialltoallv, MPIX_Start, MPIX_Test, MPIX_Waitall */
+int MPIX_Wait(MPIX_Request **request, MPI_Status *status);
 /** @} */
 
-/** @defgroup MPIX_Test test a persistent request for completion
+/** @defgroup MPIX_Test test a request for completion
  *  @{ */
-/** @p *flag = 1 when the started request has completed (then as MPIX_Wait).
- *  An inactive request gives @p *flag = 1 at once.
- *  @param[in,out] request the request
+/** @p *flag = 1 when the started request has completed (then as MPIX_Wait(): a nonblocking
+ *  request is freed and @p *request set to NULL). An inactive persistent request, or
+ *  @p *request == NULL, gives @p *flag = 1 at once. Every call progresses every started
+ *  mpix request of the process.
+ *  @param[in,out] request the request; NULL after a nonblocking one completed
  *  @param[out] flag 1 if the exchange completed (or failed), else 0
  *  @param[out] status set when @p *flag is 1, or MPI_STATUS_IGNORE
  *  @retval MPI_SUCCESS no error so far (see @p flag)
@@ -666,23 +851,66 @@ int MPIX_Wait(MPIX_Request *request, MPI_Status *status);
  *  @par Example
  *  @code
  *  #include <mpix.h>
- *  int overlap(MPIX_Request *req, void (*work)(void))
+ *  int overlap(MPIX_Request **req, void (*work)(void))
  *  {
- *      int flag = 0, rc = MPIX_Start(req);
+ *      int flag = 0, rc = MPI_SUCCESS;
  *      while (rc == MPI_SUCCESS && !flag) {
- *          work();
+ *          work();  // a slice of computation, then progress
  *          rc = MPIX_Test(req, &flag, MPI_STATUS_IGNORE);
  *      }
  *      return rc;
  *  }
  *  @endcode
- *  @see MPIX_Start, MPIX_Wait */
-int MPIX_Test(MPIX_Request *request, int *flag, MPI_Status *status);
+ *  @see MPIX_Ialltoallv, MPIX_Start, MPIX_Wait, MPIX_Testall */
+int MPIX_Test(MPIX_Request **request, int *flag, MPI_Status *status);
 /** @} */
 
-/** @defgroup MPIX_Request_free free a persistent request
+/** @defgroup MPIX_Waitall complete several requests
  *  @{ */
-/** Frees an inactive request and sets @p *request to NULL; an active one gives MPI_ERR_REQUEST.
+/** Completes every request of @p requests, in any order, as MPI_Waitall does (NULL entries
+ *  are skipped; completed nonblocking requests are freed and their entries set to NULL).
+ *  @param[in] count the number of requests
+ *  @param[in,out] requests @p count requests
+ *  @param[out] statuses @p count statuses (MPI_ERROR set in each), or MPI_STATUSES_IGNORE
+ *  @retval MPI_SUCCESS every exchange completed
+ *  @retval MPI_ERR_ARG @p count is negative or @p requests is NULL with @p count > 0
+ *  @retval MPI_ERR_IN_STATUS some exchange failed: each status's MPI_ERROR says which
+ *          (with MPI_STATUSES_IGNORE the first failure's class is returned instead)
+ *  @par Example
+ *  @code
+ *  #include <mpix.h>
+ *  int both(MPIX_Request *reqs[2]) { return MPIX_Waitall(2, reqs, MPI_STATUSES_IGNORE); }
+ *  @endcode
+ *  @see MPIX_Wait, MPIX_Testall, MPIX_Ialltoallv */
+int MPIX_Waitall(int count, MPIX_Request *requests[], MPI_Status statuses[]);
+/** @} */
+
+/** @defgroup MPIX_Testall test several requests for completion
+ *  @{ */
+/** @p *flag = 1 when every request of @p requests has completed; then as MPIX_Waitall().
+ *  While @p *flag is 0 nothing is freed and no status is set. Progresses every started
+ *  mpix request of the process.
+ *  @param[in] count the number of requests
+ *  @param[in,out] requests @p count requests
+ *  @param[out] flag 1 if all completed, else 0
+ *  @param[out] statuses @p count statuses (set when @p *flag is 1), or MPI_STATUSES_IGNORE
+ *  @retval MPI_SUCCESS no error so far (see @p flag)
+ *  @retval MPI_ERR_ARG @p count is negative, @p flag is NULL, or @p requests is NULL with @p count > 0
+ *  @retval MPI_ERR_IN_STATUS some exchange failed: each status's MPI_ERROR says which
+ *  @par Example
+ *  @code
+ *  #include <mpix.h>
+ *  int poll(MPIX_Request *reqs[2], int *flag) { return MPIX_Testall(2, reqs, flag, MPI_STATUSES_IGNORE); }
+ *  @endcode
+ *  @see MPIX_Test, MPIX_Waitall */
+int MPIX_Testall(int count, MPIX_Request *requests[], int *flag, MPI_Status statuses[]);
+/** @} */
+
+/** @defgroup MPIX_Request_free free a request
+ *  @{ */
+/** Frees an inactive persistent request and sets @p *request to NULL; an active request
+ *  (persistent and started, or nonblocking and not yet completed) gives MPI_ERR_REQUEST and
+ *  stays as it was: complete it with MPIX_Wait() first.
  *  @param[in,out] request the request to free; set to NULL
  *  @retval MPI_SUCCESS freed
  *  @retval MPI_ERR_REQUEST @p request or @p *request is NULL, or the request is active

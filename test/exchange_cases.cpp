@@ -242,10 +242,10 @@ bool run_persistent(MPIX_Comm *xcomm, const ExchangeCase &c, int p, int me, Side
         if (rc == MPI_SUCCESS && gen % 2 == 0) {
             int flag = 0;
             while (rc == MPI_SUCCESS && !flag)
-                rc = MPIX_Test(req, &flag, MPI_STATUS_IGNORE);
+                rc = MPIX_Test(&req, &flag, MPI_STATUS_IGNORE);
         } else if (rc == MPI_SUCCESS) {
             MPI_Status status;
-            rc = MPIX_Wait(req, &status);
+            rc = MPIX_Wait(&req, &status);
             if (rc == MPI_SUCCESS && status.MPI_ERROR != MPI_SUCCESS) {
                 *detail = "MPIX_Wait's status holds an error";
                 ok = false;
@@ -275,6 +275,128 @@ bool run_persistent(MPIX_Comm *xcomm, const ExchangeCase &c, int p, int me, Side
     return ok;
 }
 
+// c.in_flight nonblocking calls started at once (copy k carries data of
+// generation k + 1 in buffers of its own), a blocking MPIX_Alltoall and the
+// user's own MPI_ANY_SOURCE/MPI_ANY_TAG receive on the user communicator in
+// between (library traffic must never match it), then completion.
+bool run_nonblocking(MPIX_Comm *xcomm, MPI_Comm comm, const ExchangeCase &c, int p, int me, const Side &send0,
+                     const Side &recv0, std::string *detail)
+{
+    const int k = c.in_flight;
+    std::vector<Side> sends(k, send0), recvs(k, recv0);
+    std::vector<std::vector<unsigned char>> send_before(k);
+    std::vector<MPIX_Request *> reqs(k, nullptr);
+    std::vector<std::vector<MPI_Count>> scc(k), rcc(k);
+    std::vector<std::vector<MPI_Aint>> sdc(k), rdc(k);
+    // The user's wildcard receive, posted before any library traffic.
+    int user_msg = -1;
+    MPI_Request user_req;
+    MPI_Irecv(&user_msg, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &user_req);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < k && rc == MPI_SUCCESS; ++i) {
+        Side &send = sends[i], &recv = recvs[i];
+        const int gen = i + 1;
+        std::fill(recv.mem.begin(), recv.mem.end(), kGuard);
+        for (int j = 0; j < p; ++j)
+            put(c.in_place ? recv : send, j, me, j, gen);
+        send_before[i] = send.mem;
+        const void *sbuf = c.in_place ? MPI_IN_PLACE : (const void *)send.buf();
+        const Side &cs = c.in_place ? recv : send;
+        if (c.uniform && c.large_count)
+            rc = MPIX_Ialltoall_c(sbuf, cs.counts[0], send.t.type, recv.buf(), recv.counts[0], recv.t.type, xcomm,
+                                  &reqs[i]);
+        else if (c.uniform)
+            rc = MPIX_Ialltoall(sbuf, cs.counts[0], send.t.type, recv.buf(), recv.counts[0], recv.t.type, xcomm,
+                                &reqs[i]);
+        else if (c.large_count) {
+            scc[i].assign(cs.counts.begin(), cs.counts.end());
+            rcc[i].assign(recv.counts.begin(), recv.counts.end());
+            sdc[i].assign(cs.displs.begin(), cs.displs.end());
+            rdc[i].assign(recv.displs.begin(), recv.displs.end());
+            rc = MPIX_Ialltoallv_c(sbuf, scc[i].data(), sdc[i].data(), send.t.type, recv.buf(), rcc[i].data(),
+                                   rdc[i].data(), recv.t.type, xcomm, &reqs[i]);
+        } else
+            rc = MPIX_Ialltoallv(sbuf, cs.counts.data(), cs.displs.data(), send.t.type, recv.buf(),
+                                 recv.counts.data(), recv.displs.data(), recv.t.type, xcomm, &reqs[i]);
+    }
+    if (rc != MPI_SUCCESS) {
+        *detail = "MPIX_Ialltoall(v) returned error " + std::to_string(rc);
+        MPI_Cancel(&user_req);
+        MPI_Wait(&user_req, MPI_STATUS_IGNORE);
+        return false;
+    }
+    // A blocking call of the same comm while they are in flight.
+    std::vector<int> bsend(p), brecv(p, -1);
+    for (int j = 0; j < p; ++j)
+        bsend[j] = 100000 + 100 * me + j;
+    bool ok = MPIX_Alltoall(bsend.data(), 1, MPI_INT, brecv.data(), 1, MPI_INT, xcomm) == MPI_SUCCESS;
+    for (int j = 0; j < p && ok; ++j)
+        ok = brecv[j] == 100000 + 100 * j + me;
+    if (!ok)
+        *detail = "the blocking MPIX_Alltoall between start and completion got wrong data";
+    // The user's own message, to the next rank.
+    const int user_value = 777000 + me;
+    MPI_Send(&user_value, 1, MPI_INT, (me + 1) % p, 4242, comm);
+    // Completion; the order of MPIX_Wait differs between ranks.
+    const int how = static_cast<int>(c.seed % 4);
+    if (how == 0) {
+        std::vector<int> order(k);
+        for (int i = 0; i < k; ++i)
+            order[i] = (i + me) % k;
+        for (int i : order) {
+            MPI_Status st;
+            int w = MPIX_Wait(&reqs[i], &st);
+            if (w != MPI_SUCCESS || st.MPI_ERROR != MPI_SUCCESS || reqs[i] != nullptr)
+                rc = w != MPI_SUCCESS ? w : MPI_ERR_OTHER;
+        }
+    } else if (how == 1) {
+        for (int left = k; left > 0 && rc == MPI_SUCCESS;) {
+            for (int i = (me % k); i < k + (me % k) && rc == MPI_SUCCESS; ++i) {
+                MPIX_Request *&r = reqs[i % k];
+                if (!r)
+                    continue;
+                int flag = 0;
+                rc = MPIX_Test(&r, &flag, MPI_STATUS_IGNORE);
+                if (flag && r != nullptr)
+                    rc = MPI_ERR_OTHER;  // a completed nonblocking request must be NULL
+                if (flag)
+                    --left;
+            }
+        }
+    } else if (how == 2) {
+        std::vector<MPI_Status> st(k);
+        rc = MPIX_Waitall(k, reqs.data(), st.data());
+    } else {
+        int flag = 0;
+        while (rc == MPI_SUCCESS && !flag)
+            rc = MPIX_Testall(k, reqs.data(), &flag, MPI_STATUSES_IGNORE);
+    }
+    for (int i = 0; i < k && rc == MPI_SUCCESS; ++i)
+        if (reqs[i] != nullptr)
+            rc = MPI_ERR_OTHER;
+    MPI_Status ust;
+    MPI_Wait(&user_req, &ust);
+    if (rc != MPI_SUCCESS) {
+        *detail = "completion (" + std::to_string(how) + ") returned error " + std::to_string(rc);
+        return false;
+    }
+    if (ok && (user_msg != 777000 + (me + p - 1) % p || ust.MPI_TAG != 4242)) {
+        *detail = "the user's wildcard receive matched something else";
+        ok = false;
+    }
+    for (int i = 0; i < k && ok; ++i) {
+        std::string wrong;
+        if (!check_received(recvs[i], p, me, i + 1, &wrong)) {
+            *detail = "request " + std::to_string(i) + " of " + std::to_string(k) + ": " + wrong;
+            ok = false;
+        } else if (sends[i].mem != send_before[i]) {
+            *detail = "request " + std::to_string(i) + ": send buffer changed";
+            ok = false;
+        }
+    }
+    return ok;
+}
+
 }  // namespace
 
 std::string ExchangeCase::describe() const
@@ -285,7 +407,9 @@ std::string ExchangeCase::describe() const
     std::ostringstream o;
     o << (uniform ? "alltoall " : "alltoallv ") << dn[(int)dist] << " " << ln[(int)layout] << " "
       << tn[(int)types] << (in_place ? " in-place" : "") << (large_count && !starts ? " large-count" : "")
-      << (starts ? " persistent x" + std::to_string(starts) : "") << " ppn=" << ppn
+      << (starts ? " persistent x" + std::to_string(starts) : "")
+      << (in_flight ? " nonblocking x" + std::to_string(in_flight) + " completion " + std::to_string(seed % 4) : "")
+      << " ppn=" << ppn
       << " seed=" << seed;
     return o.str();
 }
@@ -349,8 +473,9 @@ bool run_exchange_case(MPIX_Comm *xcomm, MPI_Comm comm, const ExchangeCase &c, s
         for (int j = 0; j < p; ++j)
             put(send, j, me, j);
     }
-    bool ok = c.starts > 0 ? run_persistent(xcomm, c, p, me, send, recv, xinfo, detail)
-                           : run_once(xcomm, c, p, me, send, recv, detail);
+    bool ok = c.starts > 0      ? run_persistent(xcomm, c, p, me, send, recv, xinfo, detail)
+              : c.in_flight > 0 ? run_nonblocking(xcomm, comm, c, p, me, send, recv, detail)
+                                : run_once(xcomm, c, p, me, send, recv, detail);
     if (!ok)
         *detail = c.describe() + ": " + *detail;
     if (send.t.owned)

@@ -32,6 +32,12 @@ struct ExchangeCase {
     // > 0: a persistent request (MPIX_Alltoall(v)_init) started this many times,
     // with other send data each time, every result checked (large_count unused).
     int starts = 0;
+    // > 0: through MPIX_Ialltoall(v) (large_count: the _c forms), this many
+    // calls in flight on the comm at once (each with its own buffers and
+    // data), with a checked blocking call and the user's own wildcard receive
+    // between start and completion; completed by MPIX_Wait in a per-rank
+    // shuffled order, MPIX_Test loops, MPIX_Waitall or MPIX_Testall (by seed).
+    int in_flight = 0;
     std::string describe() const;
 };
 

@@ -60,9 +60,14 @@ void agree(const char *what, const char *file, int line)
     CU_assertImplementation(total == 0, line, msg.c_str(), file, "", CU_FALSE);
 }
 
-int run_suite(int argc, char **argv, const char *suite_name, const TestCase *tests, int count)
+int run_suite(int argc, char **argv, const char *suite_name, const TestCase *tests, int count, int thread_level)
 {
-    MPI_Init(&argc, &argv);
+    if (thread_level < 0) {
+        MPI_Init(&argc, &argv);
+    } else {
+        int provided = 0;
+        MPI_Init_thread(&argc, &argv, thread_level, &provided);
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &my_size);
     if (CU_initialize_registry() != CUE_SUCCESS)

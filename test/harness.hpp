@@ -28,7 +28,8 @@ struct TestCase {
     TestFn fn;
 };
 // Runs the suite; returns the process exit code (0 iff every rank passed).
-int run_suite(int argc, char **argv, const char *suite, const TestCase *tests, int count);
+// `thread_level` >= 0: MPI_Init_thread with it (else MPI_Init).
+int run_suite(int argc, char **argv, const char *suite, const TestCase *tests, int count, int thread_level = -1);
 
 // One MPIX_Alltoallv of MPI_BYTE (or, with `alltoall`, MPIX_Alltoall of bytes(0, 0)
 // per block) with block s -> d of bytes(s, d) bytes patterned by (s, d, index);

@@ -567,7 +567,7 @@ void mismatch_case(MPIX_Comm *xcomm, const char *algo, LongBlocks pattern, int s
             std::fill(rb.begin(), rb.end(), -7);
             err = MPIX_Start(req);
             if (err == MPI_SUCCESS)
-                err = MPIX_Wait(req, MPI_STATUS_IGNORE);
+                err = MPIX_Wait(&req, MPI_STATUS_IGNORE);
         }
         if (req)
             MPIX_Request_free(&req);
@@ -709,8 +709,41 @@ void test_uniform_size_mismatch()
     MPIX_CHECK_ALL("MPIX_Alltoall with unequal block sizes: reported, no abort, hang or overrun");
 }
 
+// The progress thread needs MPI_THREAD_MULTIPLE; this program runs under
+// MPI_Init's single level: asked for by the environment, MPIX_Comm_init fails
+// with MPI_ERR_OTHER and a text naming the thread level; by a hint, so does
+// MPIX_Comm_set_info, and the comm stays usable.
+void test_progress_thread_refused()
+{
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    setenv("MPIX_ASYNC_PROGRESS", "1", 1);
+    MPIX_Comm *xcomm = nullptr;
+    int rc = MPIX_Comm_init(&xcomm, MPI_COMM_WORLD);
+    unsetenv("MPIX_ASYNC_PROGRESS");
+    int cls = rc;
+    MPI_Error_class(rc, &cls);
+    MPIX_EXPECT(cls == MPI_ERR_OTHER && xcomm == nullptr, "MPIX_ASYNC_PROGRESS=1 under MPI_THREAD_SINGLE");
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPIX_Error_string(rc, text, &len);
+    MPIX_EXPECT(std::strstr(text, "MPI_THREAD_MULTIPLE") != nullptr, std::string("error text: ") + text);
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    MPIX_Info *info = nullptr;
+    MPIX_Info_init(&info);
+    MPIX_Info_set(info, "async_progress", "true");
+    rc = MPIX_Comm_set_info(xcomm, info);
+    MPI_Error_class(rc, &cls);
+    MPIX_EXPECT(cls == MPI_ERR_OTHER, "hint async_progress under MPI_THREAD_SINGLE");
+    MPIX_Info_free(&info);
+    mpixtest::exchange_and_check(xcomm, false, [](int s, int d) { return 1 + (s + d) % 3; }, "after the refusal");
+    MPIX_Comm_free(&xcomm);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPIX_CHECK_ALL("the progress thread refused without MPI_THREAD_MULTIPLE");
+}
+
 const mpixtest::TestCase kTests[] = {
     {"MPIX_Alltoallv bad input", test_alltoallv_errors},
+    {"the progress thread without MPI_THREAD_MULTIPLE", test_progress_thread_refused},
     {"MPIX_Alltoall bad input", test_alltoall_errors},
     {"MPI_IN_PLACE as recvbuf, every algorithm", test_in_place_recvbuf},
     {"uncommitted datatypes, every row", test_uncommitted_types},

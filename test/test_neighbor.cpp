@@ -188,9 +188,9 @@ void run_graph(MPIX_Comm *xcomm, std::uint64_t seed, bool vector, bool persisten
             if (use_test) {
                 int flag = 0;
                 while (!flag)
-                    MPIX_EXPECT(MPIX_Test(req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS, what + ": MPIX_Test failed");
+                    MPIX_EXPECT(MPIX_Test(&req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS, what + ": MPIX_Test failed");
             } else {
-                MPIX_EXPECT(MPIX_Wait(req, MPI_STATUS_IGNORE) == MPI_SUCCESS, what + ": MPIX_Wait failed");
+                MPIX_EXPECT(MPIX_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, what + ": MPIX_Wait failed");
             }
             check_recv(b, g, me, t, round, what);
         }
@@ -274,7 +274,7 @@ void test_indexed()
                 for (int e = 0; e <= shared; ++e)
                     sendbuf[displs[i] + e] = val(sidx[(std::size_t)i * (shared + 1) + e], round);
             MPIX_Start(req);
-            MPIX_Wait(req, MPI_STATUS_IGNORE);
+            MPIX_Wait(&req, MPI_STATUS_IGNORE);
             for (int i = 0; i < n; ++i) {
                 for (int e = 0; e <= shared; ++e) {
                     const int got = recvbuf[displs[i] + e], want = val(ridx[(std::size_t)i * (shared + 1) + e], round);
@@ -452,14 +452,14 @@ void test_errors()
             if (req) {
                 MPIX_Start(req);
                 EXPECT_CLASS(MPIX_Request_free(&req), MPI_ERR_REQUEST);
-                EXPECT_CLASS(MPIX_Wait(req, MPI_STATUS_IGNORE), MPI_ERR_TRUNCATE);
+                EXPECT_CLASS(MPIX_Wait(&req, MPI_STATUS_IGNORE), MPI_ERR_TRUNCATE);
                 MPIX_EXPECT(rb[1] == kGuard, name + ": a truncated block wrote past its receive block (persistent)");
                 // The request starts again after a truncated start (none of its
                 // point-to-point requests may be left active), completed by a Test loop.
                 EXPECT_CLASS(MPIX_Start(req), MPI_SUCCESS);
                 int flag = 0, rc = MPI_SUCCESS;
                 while (rc == MPI_SUCCESS && !flag)
-                    rc = MPIX_Test(req, &flag, MPI_STATUS_IGNORE);
+                    rc = MPIX_Test(&req, &flag, MPI_STATUS_IGNORE);
                 EXPECT_CLASS(rc, MPI_ERR_TRUNCATE);
                 MPIX_Request_free(&req);
             }

@@ -144,7 +144,7 @@ void test_completion_order()
         // Odd ranks complete them last to first, even ranks first to last.
         for (int k = 0; k < nrows; ++k) {
             int i = (me % 2) ? nrows - 1 - k : k;
-            MPIX_EXPECT(MPIX_Wait(reqs[i], MPI_STATUS_IGNORE) == MPI_SUCCESS, std::string("wait ") + rows[i]);
+            MPIX_EXPECT(MPIX_Wait(&reqs[i], MPI_STATUS_IGNORE) == MPI_SUCCESS, std::string("wait ") + rows[i]);
             MPIX_EXPECT(bufs[i].right(gen), std::string(rows[i]) + ": data of start " + std::to_string(gen));
         }
     }
@@ -174,16 +174,16 @@ void test_misuse()
         MPIX_Alltoall_init(u.send.data(), 4, MPI_INT, u.recv.data(), 4, MPI_INT, xcomm, nullptr, &req), MPI_SUCCESS);
     // Wait and test on an inactive request return at once.
     int flag = 0;
-    MPIX_EXPECT(MPIX_Wait(req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait on an inactive request");
-    MPIX_EXPECT(MPIX_Test(req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag == 1, "test on an inactive request");
+    MPIX_EXPECT(MPIX_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait on an inactive request");
+    MPIX_EXPECT(MPIX_Test(&req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag == 1, "test on an inactive request");
     u.fill(7);
     CU_ASSERT_EQUAL_FATAL(MPIX_Start(req), MPI_SUCCESS);
     MPIX_EXPECT(err_class(MPIX_Start(req)) == MPI_ERR_REQUEST, "start of an active request");
     MPIX_EXPECT(err_class(MPIX_Request_free(&req)) == MPI_ERR_REQUEST && req != nullptr, "free of an active request");
     MPIX_EXPECT(err_class(MPIX_Comm_free(&xcomm)) == MPI_ERR_COMM && xcomm != nullptr,
                 "MPIX_Comm_free with a live request");
-    MPIX_EXPECT(err_class(MPIX_Test(req, nullptr, MPI_STATUS_IGNORE)) == MPI_ERR_ARG, "test with flag NULL");
-    MPIX_EXPECT(MPIX_Wait(req, MPI_STATUS_IGNORE) == MPI_SUCCESS && u.right(7), "the request still works");
+    MPIX_EXPECT(err_class(MPIX_Test(&req, nullptr, MPI_STATUS_IGNORE)) == MPI_ERR_ARG, "test with flag NULL");
+    MPIX_EXPECT(MPIX_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS && u.right(7), "the request still works");
     MPIX_EXPECT(MPIX_Request_free(&req) == MPI_SUCCESS && req == nullptr, "free of an inactive request");
     MPIX_EXPECT(err_class(MPIX_Request_free(&req)) == MPI_ERR_REQUEST, "free of NULL");
     MPIX_EXPECT(err_class(MPIX_Start(nullptr)) == MPI_ERR_REQUEST, "start of NULL");
@@ -240,7 +240,7 @@ void test_many_cycles()
         }
         u.fill(i);
         MPIX_Start(req);
-        MPIX_Wait(req, MPI_STATUS_IGNORE);
+        MPIX_Wait(&req, MPI_STATUS_IGNORE);
         wrong += !u.right(i);
         MPIX_Request_free(&req);
     }

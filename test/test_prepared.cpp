@@ -472,7 +472,7 @@ void test_public_persistent()
             wire().on = true;
             rc = MPIX_Start(req);
             if (rc == MPI_SUCCESS)
-                rc = MPIX_Wait(req, MPI_STATUS_IGNORE);
+                rc = MPIX_Wait(&req, MPI_STATUS_IGNORE);
             wire().on = false;
             MPIX_EXPECT(rc == MPI_SUCCESS, what + ": start " + std::to_string(gen) + " failed");
             MPIX_EXPECT(wire().probes == 0, what + ": a start probed");

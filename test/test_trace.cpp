@@ -729,7 +729,7 @@ void run_neighbor(MPIX_Comm *xcomm, bool indexed, const std::string &what, std::
         if (rc == MPI_SUCCESS) {
             rc = MPIX_Start(req);
             if (rc == MPI_SUCCESS)
-                rc = MPIX_Wait(req, MPI_STATUS_IGNORE);
+                rc = MPIX_Wait(&req, MPI_STATUS_IGNORE);
             MPIX_Request_free(&req);
         }
     }

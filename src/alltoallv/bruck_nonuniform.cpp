@@ -56,7 +56,11 @@ int padded(const Exchange &x, int (*uniform)(const Exchange &))
     unsigned long long mine = 0, largest = 0;
     for (int j = 0; j < p; ++j)
         mine = std::max<unsigned long long>(mine, x.sendbytes[j]);
-    MPIX_CHECK(MPI_Allreduce(&mine, &largest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, x.comm));
+    // Tagged messages, not MPI_Allreduce: the engine may run this while another
+    // communicator's collective is under way (sched/engine.hpp, ordering rules).
+    std::uint64_t agreed = mine;
+    MPIX_CHECK(agree_max(&agreed, x.tag + kAgreementTag, x.comm));
+    largest = agreed;
     if (largest == 0) {
         for (int j = 0; j < p; ++j)
             if (j != x.rank && x.recvbytes[j] != 0)

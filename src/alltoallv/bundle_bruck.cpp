@@ -14,6 +14,7 @@
 
 #include "alltoall/bruck.hpp"
 #include "alltoallv/parlogna.hpp"
+#include "core/wait.hpp"
 #include "core/error.hpp"
 #include "core/p2p.hpp"
 #include "core/trace.hpp"

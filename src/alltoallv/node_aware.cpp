@@ -15,6 +15,7 @@
 #include "alltoall/bruck.hpp"
 #include "alltoallv/bundle_bruck.hpp"
 #include "alltoallv/direct.hpp"
+#include "core/wait.hpp"
 #include "core/error.hpp"
 #include "core/p2p.hpp"
 #include "core/scratch.hpp"

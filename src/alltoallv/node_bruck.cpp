@@ -24,6 +24,7 @@
 #include "alltoall/bruck.hpp"
 #include "alltoallv/bundle_bruck.hpp"
 #include "alltoallv/direct.hpp"
+#include "core/wait.hpp"
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "core/p2p.hpp"
@@ -293,8 +294,11 @@ int node_bruck(const Exchange &x)
     // radix and size set its own count), so a message between nodes has one
     // round at both ends; agreed only when tracing (the hint is the same everywhere).
     int round_b = rounds_a;
-    if (x.trace)
-        MPIX_CHECK(MPI_Allreduce(&rounds_a, &round_b, 1, MPI_INT, MPI_MAX, x.comm));
+    if (x.trace) {
+        std::uint64_t most = static_cast<std::uint64_t>(rounds_a);
+        MPIX_CHECK(agree_max(&most, x.tag + kAgreementTag, x.comm));
+        round_b = static_cast<int>(most);
+    }
     std::vector<int> peers;
     std::vector<MPI_Request> send_reqs(handled.size(), MPI_REQUEST_NULL);
     std::vector<std::vector<unsigned char>> totals_heads(handled.size());

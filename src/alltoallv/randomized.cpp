@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "alltoallv/direct.hpp"
+#include "core/wait.hpp"
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "core/p2p.hpp"
@@ -153,16 +154,18 @@ struct PieceComm : CacheEntry {
     }
 };
 
-// Collective on x.comm the first time (every rank runs the same row).
-int piece_comm(const Exchange &x, MPI_Comm *comm)
+// Collective on the comm the first time (every rank runs the same row); a
+// nonblocking or persistent exchange makes it at its call (randomized_warm),
+// in the order every rank shares, never inside the engine's task.
+int piece_comm(MPIX_Comm *xcomm, MPI_Comm *comm)
 {
     const std::string key = "randomized:pieces";
-    PieceComm *c = cached<PieceComm>(x.xcomm, key);
+    PieceComm *c = cached<PieceComm>(xcomm, key);
     if (!c) {
         std::unique_ptr<PieceComm> made(new PieceComm());
-        MPIX_CHECK(MPI_Comm_dup(x.comm, &made->comm));
+        MPIX_CHECK(MPI_Comm_dup(xcomm->comm, &made->comm));
         c = made.get();
-        x.xcomm->cache[key] = std::move(made);
+        xcomm->cache[key] = std::move(made);
     }
     *comm = c->comm;
     return MPI_SUCCESS;
@@ -206,7 +209,7 @@ public:
     {
         MPIX_CHECK(progress(x_.size, false));
         std::vector<MPI_Status> statuses(reqs_.size() - x_.size);
-        int rc = MPI_Waitall(static_cast<int>(statuses.size()), reqs_.data() + x_.size, statuses.data());
+        int rc = wait_requests(static_cast<int>(statuses.size()), reqs_.data() + x_.size, statuses.data());
         if (rc == MPI_ERR_IN_STATUS)
             for (const MPI_Status &st : statuses)
                 if (st.MPI_ERROR != MPI_SUCCESS)
@@ -223,7 +226,7 @@ private:
         std::vector<MPI_Status> statuses(count);
         while (sends_only ? sends_in_flight_ > 0 : receives_in_flight() > 0) {
             int n = 0;
-            int rc = MPI_Waitsome(count, reqs_.data(), &n, done.data(), statuses.data());
+            int rc = wait_some_requests(count, reqs_.data(), &n, done.data(), statuses.data());
             if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
                 return rc;
             if (n == MPI_UNDEFINED)
@@ -292,6 +295,12 @@ private:
 
 }  // namespace
 
+int randomized_warm(MPIX_Comm *xcomm)
+{
+    MPI_Comm comm;
+    return piece_comm(xcomm, &comm);
+}
+
 int randomized_segmented(const Exchange &x)
 {
     copy_self_block(x);
@@ -299,7 +308,7 @@ int randomized_segmented(const Exchange &x)
         return MPI_SUCCESS;
     const RankOrder *o = rank_order(x);
     MPI_Comm comm = MPI_COMM_NULL;
-    MPIX_CHECK(piece_comm(x, &comm));
+    MPIX_CHECK(piece_comm(x.xcomm, &comm));
     const std::size_t segment = x.hints->segment_size ? x.hints->segment_size : kDefaultSegmentBytes;
     const int queue = x.hints->max_queue;  // pieces in flight (0: all)
     trace_params(x, true, segment);

@@ -43,6 +43,9 @@ int randomized_sendrecv(const Exchange &x);
 // The same order with blocks cut into segment_size pieces, segment by segment,
 // at most max_queue pieces in flight.
 int randomized_segmented(const Exchange &x);
+// The collective set-up of the segmented rows (their communicator for pieces),
+// made before an exchange starts as a task (Algorithm::warm).
+int randomized_warm(MPIX_Comm *xcomm);
 
 }  // namespace mpix
 

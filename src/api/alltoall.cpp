@@ -1,10 +1,10 @@
-// MPIX_Alltoall and MPIX_Alltoall_c: the caller's arguments, then the shared
+// MPIX_Alltoall(_c), MPIX_Ialltoall(_c), MPIX_Alltoall_init: the caller's arguments, then the shared
 // checks and byte path (select/dispatch).
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "mpix.h"
 #include "select/dispatch.hpp"
-#include "select/persistent.hpp"
+#include "select/exchange_request.hpp"
 
 using namespace mpix;
 
@@ -58,5 +58,27 @@ extern "C" int MPIX_Alltoall_init(const void *sendbuf, int sendcount, MPI_Dataty
                           [&](UserSide &s, UserSide &r, bool in_place) {
                               return init_persistent_exchange(xcomm, Collective::alltoall, fn, s, r, in_place, xinfo,
                                                               request);
+                          });
+}
+
+extern "C" int MPIX_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              int recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm, MPIX_Request **request)
+{
+    static const char *fn = "MPIX_Ialltoall";
+    return alltoall_entry(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm,
+                          [&](UserSide &s, UserSide &r, bool in_place) {
+                              return start_nonblocking_exchange(xcomm, Collective::alltoall, fn, s, r, in_place,
+                                                                request);
+                          });
+}
+
+extern "C" int MPIX_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                MPI_Count recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm, MPIX_Request **request)
+{
+    static const char *fn = "MPIX_Ialltoall_c";
+    return alltoall_entry(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm,
+                          [&](UserSide &s, UserSide &r, bool in_place) {
+                              return start_nonblocking_exchange(xcomm, Collective::alltoall, fn, s, r, in_place,
+                                                                request);
                           });
 }

@@ -1,10 +1,10 @@
-// MPIX_Alltoallv and MPIX_Alltoallv_c: the caller's arguments, then the shared
+// MPIX_Alltoallv(_c), MPIX_Ialltoallv(_c), MPIX_Alltoallv_init: the caller's arguments, then the shared
 // checks and byte path (select/dispatch).
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "mpix.h"
 #include "select/dispatch.hpp"
-#include "select/persistent.hpp"
+#include "select/exchange_request.hpp"
 
 using namespace mpix;
 
@@ -66,5 +66,30 @@ extern "C" int MPIX_Alltoallv_init(const void *sendbuf, const int sendcounts[], 
                            [&](UserSide &s, UserSide &r, bool in_place) {
                                return init_persistent_exchange(xcomm, Collective::alltoallv, fn, s, r, in_place, xinfo,
                                                                request);
+                           });
+}
+
+extern "C" int MPIX_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                               MPI_Datatype recvtype, MPIX_Comm *xcomm, MPIX_Request **request)
+{
+    static const char *fn = "MPIX_Ialltoallv";
+    return alltoallv_entry(fn, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, xcomm,
+                           [&](UserSide &s, UserSide &r, bool in_place) {
+                               return start_nonblocking_exchange(xcomm, Collective::alltoallv, fn, s, r, in_place,
+                                                                 request);
+                           });
+}
+
+extern "C" int MPIX_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                 MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                                 const MPI_Aint rdispls[], MPI_Datatype recvtype, MPIX_Comm *xcomm,
+                                 MPIX_Request **request)
+{
+    static const char *fn = "MPIX_Ialltoallv_c";
+    return alltoallv_entry(fn, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, xcomm,
+                           [&](UserSide &s, UserSide &r, bool in_place) {
+                               return start_nonblocking_exchange(xcomm, Collective::alltoallv, fn, s, r, in_place,
+                                                                 request);
                            });
 }

@@ -7,9 +7,23 @@
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "mpix.h"
+#include "sched/engine.hpp"
 #include "select/registry.hpp"
 
 using namespace mpix;
+
+// Starts or stops this comm's hold on the progress thread as its hints say.
+static int sync_progress_thread(MPIX_Comm *x, const char **why)
+{
+    if (x->hints.async_progress && !x->holds_progress_thread) {
+        MPIX_CHECK(sched::progress_thread_acquire(why));
+        x->holds_progress_thread = true;
+    } else if (!x->hints.async_progress && x->holds_progress_thread) {
+        sched::progress_thread_release();
+        x->holds_progress_thread = false;
+    }
+    return MPI_SUCCESS;
+}
 
 static int comm_init_unguarded(MPIX_Comm **xcomm, MPI_Comm comm)
 {
@@ -93,6 +107,11 @@ static int comm_init_unguarded(MPIX_Comm **xcomm, MPI_Comm comm)
     if (flag && ub)
         x->tag_ub = *static_cast<int *>(ub);
     refresh_hints(x.get());
+    const char *why = nullptr;
+    if (sync_progress_thread(x.get(), &why) != MPI_SUCCESS) {
+        MPI_Comm_free(&x->comm);
+        return raise(comm, MPI_ERR_OTHER, fn, why);
+    }
     *xcomm = x.release();
     return MPI_SUCCESS;
 }
@@ -109,7 +128,9 @@ extern "C" int MPIX_Comm_free(MPIX_Comm **xcomm)
     MPIX_Comm *x = *xcomm;
     if (x->live_objects > 0)
         return raise(x->user, MPI_ERR_COMM, "MPIX_Comm_free",
-                     "persistent requests or neighbour topologies made on this comm are not freed yet");
+                     "requests (persistent, or nonblocking not yet completed) or neighbour topologies made on this comm are not freed yet");
+    if (x->holds_progress_thread)
+        sched::progress_thread_release();
     // Caches (windows, sub-communicators) are freed collectively, in key order.
     x->cache.clear();
     for (auto &r : x->regions)
@@ -181,6 +202,9 @@ static int comm_set_info_unguarded(MPIX_Comm *xcomm, const MPIX_Info *info)
     else
         xcomm->info_values.clear();
     refresh_hints(xcomm);
+    const char *why = nullptr;
+    if (sync_progress_thread(xcomm, &why) != MPI_SUCCESS)
+        return raise(xcomm->user, MPI_ERR_OTHER, "MPIX_Comm_set_info", why);
     return MPI_SUCCESS;
 }
 

@@ -9,6 +9,7 @@
 #include "core/request.hpp"
 #include "mpix.h"
 #include "neighbor/neighbor.hpp"
+#include "sched/engine.hpp"
 #include "select/neighbor_dispatch.hpp"
 
 using namespace mpix;
@@ -47,8 +48,7 @@ int make_topo(const char *fn, MPIX_Comm *xcomm, int indegree, const int sources[
     if (!topo)
         return raise(xcomm->user, MPI_ERR_ARG, fn, "topo is NULL");
     *topo = nullptr;
-    if (!xcomm->deferred.empty())
-        run_deferred(xcomm);
+    sched::drain();  // started exchanges complete first (sched/engine.hpp)
     const int size = xcomm->size;
     std::string why;
     int local = check_neighbor_list("sources", indegree, sources, size, &why);

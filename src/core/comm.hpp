@@ -94,9 +94,9 @@ struct MPIX_Comm {
     // Persistent requests and neighbour topologies made on this comm and not yet
     // freed: they point to it, so MPIX_Comm_free refuses while any remains.
     int live_objects = 0;
-    // Started persistent requests of the deferred kind, in start order (core/request.hpp).
-    std::deque<MPIX_Request *> deferred;
     int next_persistent_tag = 0;
+    // This comm holds the process's progress thread (hint async_progress).
+    bool holds_progress_thread = false;
 
     // The library's local copies on this comm: counted, and charged to simulated
     // time under SMPI (core/local_work.hpp); its model read at MPIX_Comm_init.

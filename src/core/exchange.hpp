@@ -105,6 +105,9 @@ inline Exchange with_buffers(const Exchange &x, const char *sendbuf, const std::
 // Log-time algorithms give each round of a digit its own tag (bundle_bruck), so
 // a probe for any source on that tag can only find this round's messages.
 constexpr int kTagsPerCall = 64;
+// The last of them is kept for agree_max inside a row (a value every rank
+// needs, agreed by tagged messages; never a collective, sched/engine.hpp).
+constexpr int kAgreementTag = kTagsPerCall - 1;
 
 }  // namespace mpix
 

@@ -49,6 +49,9 @@ const HintKey kKeys[] = {
      "*recv_nnz is the exact number of sources, not a capacity"},
     {"crs_recv_size_known", HintKind::boolean, 0, "true|false", "false",
      "*recv_size is the exact received size, not a capacity (accepted; no backend needs it: sizes travel with the data)"},
+    {"async_progress", HintKind::boolean, 0, "true|false (1|0)", "false",
+     "a progress thread advances started nonblocking and persistent exchanges between the caller's calls "
+     "(needs MPI_THREAD_MULTIPLE; one per process, held while an MPIX_Comm asks for it)"},
     {"trace", HintKind::path, 0, "path prefix (empty: off)", "(off)",
      "append one JSON line per round to PREFIX.<rank>.jsonl"},
     {"tuning_file", HintKind::path, 0, "path of a selection table (JSON; empty: none)", "(none)",
@@ -256,6 +259,8 @@ void apply_hints(const std::map<std::string, std::string> &values, AlgorithmLook
                 h->crs_recv_nnz_known = b;
             else if (!std::strcmp(key, "crs_recv_size_known"))
                 h->crs_recv_size_known = b;
+            else if (!std::strcmp(key, "async_progress"))
+                h->async_progress = b;
             break;
         }
         case HintKind::path:

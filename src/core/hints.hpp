@@ -41,6 +41,7 @@ struct Hints {
     std::uint64_t direct_above = std::uint64_t(2) << 20;
     bool crs_recv_nnz_known = false;
     bool crs_recv_size_known = false;
+    bool async_progress = false;  // the progress thread (sched/engine.hpp)
     std::string trace;          // path prefix; empty: tracing off
 
     const std::string &algorithm_for(Collective c) const { return algorithm[static_cast<int>(c)]; }

@@ -1,5 +1,6 @@
 #include "core/p2p.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -7,6 +8,7 @@
 
 #include "config.h"
 #include "core/error.hpp"
+#include "core/wait.hpp"
 
 namespace mpix {
 
@@ -190,27 +192,40 @@ int irecv_bytes(void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm, 
 
 int send_bytes(const void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm)
 {
+    if (wait_context()) {  // in a task: waits through the engine
+        MPI_Request req;
+        MPIX_CHECK(isend_bytes(buf, bytes, peer, tag, comm, &req));
+        return wait_request(&req, MPI_STATUS_IGNORE);
+    }
     return with_byte_type(bytes, [&](int n, MPI_Datatype t) { return MPI_Send(buf, n, t, peer, tag, comm); });
 }
 
 int recv_bytes(void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm)
 {
+    if (wait_context()) {
+        MPI_Request req;
+        MPIX_CHECK(irecv_bytes(buf, bytes, peer, tag, comm, &req));
+        return wait_request(&req, MPI_STATUS_IGNORE);
+    }
     return with_byte_type(bytes, [&](int n, MPI_Datatype t) {
         return MPI_Recv(buf, n, t, peer, tag, comm, MPI_STATUS_IGNORE);
     });
 }
 
-int agree_max(std::uint64_t *value, int tag, MPI_Comm comm)
+int agree_max(std::uint64_t *value, int tag, MPI_Comm comm, int count)
 {
     int p = 0, me = 0;
     MPIX_CHECK(MPI_Comm_size(comm, &p));
     MPIX_CHECK(MPI_Comm_rank(comm, &me));
+    std::vector<std::uint64_t> in(count), out(count);
     for (int k = 1; k < p; k *= 2) {
-        std::uint64_t in = 0;
-        MPIX_CHECK(MPI_Sendrecv(value, 1, MPI_UINT64_T, (me + k) % p, tag, &in, 1, MPI_UINT64_T, (me - k + p) % p, tag,
-                                comm, MPI_STATUS_IGNORE));
-        if (in > *value)
-            *value = in;
+        std::copy(value, value + count, out.begin());
+        MPI_Request reqs[2];
+        MPIX_CHECK(MPI_Irecv(in.data(), count, MPI_UINT64_T, (me - k + p) % p, tag, comm, &reqs[0]));
+        MPIX_CHECK(MPI_Isend(out.data(), count, MPI_UINT64_T, (me + k) % p, tag, comm, &reqs[1]));
+        MPIX_CHECK(wait_requests(2, reqs, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < count; ++i)
+            value[i] = std::max(value[i], in[i]);
     }
     return MPI_SUCCESS;
 }
@@ -270,7 +285,7 @@ int complete_requests(std::vector<MPI_Request> &requests, const std::size_t *exp
     std::vector<int> errors(requests.size(), MPI_SUCCESS);
     if (!wait && n > 0) {
         int flag = 0;
-        int rc = MPI_Testall(n, requests.data(), &flag, statuses.data());
+        int rc = MPI_Testall(n, requests.data(), &flag, statuses.data());  // NOLINT: a test, not a wait
         if (rc == MPI_SUCCESS && !flag) {
             *done = false;
             return MPI_SUCCESS;
@@ -286,7 +301,7 @@ int complete_requests(std::vector<MPI_Request> &requests, const std::size_t *exp
         // One at a time (MPI_Waitall is quadratic inside SimGrid SMPI), and every
         // request completes even after an error: none is left active for the next start.
         if (wait || errors[i] == MPI_ERR_PENDING)
-            errors[i] = MPI_Wait(&requests[i], &statuses[i]);
+            errors[i] = wait_request(&requests[i], &statuses[i]);
         int rc = errors[i];
         if (expected && expected[i] != kNotChecked)
             rc = check_receive(rc, &statuses[i], expected[i], mismatch);
@@ -299,7 +314,8 @@ int complete_requests(std::vector<MPI_Request> &requests, const std::size_t *exp
 int sendrecv_bytes(const void *sendbuf, std::size_t sendbytes, int dest, void *recvbuf,
                    std::size_t recvbytes, int source, int tag, MPI_Comm comm, int *mismatch)
 {
-    if (sendbytes <= static_cast<std::size_t>(INT_MAX) && recvbytes <= static_cast<std::size_t>(INT_MAX)) {
+    if (sendbytes <= static_cast<std::size_t>(INT_MAX) && recvbytes <= static_cast<std::size_t>(INT_MAX) &&
+        !wait_context()) {
         MPI_Status st;
         int rc = MPI_Sendrecv(sendbuf, static_cast<int>(sendbytes), MPI_BYTE, dest, tag, recvbuf,
                               static_cast<int>(recvbytes), MPI_BYTE, source, tag, comm, &st);
@@ -318,6 +334,17 @@ int probe_message(int source, int tag, MPI_Comm comm, bool wait, ProbedMessage *
 {
     MPI_Status st;
     int flag = 1;
+    WaitContext *task = wait_context();
+    if (wait && task && !task->may_block()) {  // in a task: poll, letting other work run
+        for (;;) {
+            MPIX_CHECK(probe_message(source, tag, comm, false, m, found));
+            if (*found)
+                return MPI_SUCCESS;
+            task->suspend();
+            if (task->may_block())
+                return probe_message(source, tag, comm, true, m, found);
+        }
+    }
 #if MPIX_HAVE_MPROBE
     if (wait)
         MPIX_CHECK(MPI_Mprobe(source, tag, comm, &m->handle, &st));
@@ -370,7 +397,10 @@ int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, b
         posted[k] = true;
         return irecv_probed(m, (*data)[k], tag, comm, &(*reqs)[k]);
     };
-    for (std::size_t left = n; left > 0;) {
+    for (std::size_t left = n, pass_start = n + 1; left > 0;) {
+        if (!exclusive && left == pass_start && wait_context())
+            yield_now();  // the last pass found nothing: in a task, let other work run
+        pass_start = left;
         if (exclusive) {
             ProbedMessage m;
             bool found = false;
@@ -401,7 +431,7 @@ int wait_all(int count, MPI_Request *reqs)
 {
     int first_error = MPI_SUCCESS;
     for (int i = 0; i < count; ++i) {
-        int rc = MPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
+        int rc = wait_request(&reqs[i], MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS)
             first_error = rc;
     }
@@ -413,7 +443,7 @@ int wait_all(int count, MPI_Request *reqs, const std::size_t *expected, int *mis
     int first_error = MPI_SUCCESS;
     for (int i = 0; i < count; ++i) {
         MPI_Status st;
-        int rc = MPI_Wait(&reqs[i], &st);
+        int rc = wait_request(&reqs[i], &st);
         if (expected[i] != kNotChecked)
             rc = check_receive(rc, &st, expected[i], mismatch);
         if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS)

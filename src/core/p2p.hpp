@@ -49,9 +49,10 @@ int isend_ranges_datatype(const std::vector<char *> &addrs, const std::vector<st
 int irecv_ranges_datatype(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
                           int peer, int tag, MPI_Comm comm, LocalWork *work, MPI_Request *req);
 
-// The largest `value` over the ranks of comm, on every rank (blocking):
+// The largest of each of the `count` values at `value` over the ranks of comm,
+// on every rank (waits through core/wait.hpp):
 // ceil(log2 P) rounds of one 8-byte message each way (dissemination), on `tag`.
-int agree_max(std::uint64_t *value, int tag, MPI_Comm comm);
+int agree_max(std::uint64_t *value, int tag, MPI_Comm comm, int count = 1);
 
 // Bytes a completed receive got (MPI_Get_count of MPI_BYTE, or the element
 // count where that overflows an int).

@@ -1,10 +1,9 @@
 #include "core/request.hpp"
 
-#include <algorithm>
-
 #include "core/comm.hpp"
 
-MPIX_Request::MPIX_Request(MPIX_Comm *xcomm_, const char *init_fn_) : xcomm(xcomm_), init_fn(init_fn_)
+MPIX_Request::MPIX_Request(MPIX_Comm *xcomm_, const char *init_fn_, bool persistent_)
+    : xcomm(xcomm_), init_fn(init_fn_), persistent(persistent_)
 {
     ++xcomm->live_objects;
 }
@@ -12,34 +11,9 @@ MPIX_Request::MPIX_Request(MPIX_Comm *xcomm_, const char *init_fn_) : xcomm(xcom
 MPIX_Request::~MPIX_Request()
 {
     --xcomm->live_objects;
-    // Freed while queued cannot happen (an active request is not freed); be safe.
-    auto &q = xcomm->deferred;
-    q.erase(std::remove(q.begin(), q.end(), this), q.end());
 }
 
 namespace mpix {
-
-void defer(MPIX_Request *request)
-{
-    request->queued = true;
-    request->deferred_rc = MPI_SUCCESS;
-    request->xcomm->deferred.push_back(request);
-}
-
-void run_deferred(MPIX_Comm *xcomm, const MPIX_Request *upto)
-{
-    auto &q = xcomm->deferred;
-    if (upto && !upto->queued)
-        return;
-    while (!q.empty()) {
-        MPIX_Request *r = q.front();
-        q.pop_front();
-        r->queued = false;
-        r->deferred_rc = r->run_deferred();
-        if (r == upto)
-            return;
-    }
-}
 
 int allocate_persistent_tags(MPIX_Comm *xcomm)
 {

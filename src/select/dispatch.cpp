@@ -1,3 +1,4 @@
+#include "sched/engine.hpp"
 #include "select/dispatch.hpp"
 
 #include <climits>
@@ -290,8 +291,7 @@ int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &sen
 
 int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
 {
-    if (!xcomm->deferred.empty())
-        run_deferred(xcomm);  // started persistent exchanges run first, in call order
+    sched::drain();  // started exchanges complete first (sched/engine.hpp)
     int rc = check_exchange(xcomm, c, fn, send, recv, in_place);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -3,6 +3,7 @@
 #include "select/registry.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -19,6 +20,7 @@
 #include "alltoallv/randomized.hpp"
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/p2p.hpp"
 #include "core/trace.hpp"
 #include "topo/topology.hpp"
 
@@ -61,10 +63,10 @@ const Algorithm kAlgorithms[] = {
      randomized_sendrecv, nullptr},
     {"randomized_segmented", A2A, "random_seed,max_queue,segment_size", "",
      "randomized_sendrecv's order, blocks cut into segment_size pieces sent segment by segment, max_queue in flight",
-     randomized_segmented, nullptr},
+     randomized_segmented, nullptr, false, nullptr, nullptr, nullptr, randomized_warm},
     {"randomized", A2A, "random_seed,max_queue,segment_size", "",
      "the paper's selection: auto's pick for small blocks (nonblocking where that is pmpi), randomized scatter or sendrecv for medium, segmented for large",
-     randomized_selection, nullptr},
+     randomized_selection, nullptr, false, nullptr, nullptr, nullptr, randomized_warm},
     {"randomized_scatter", A2AV, "random_seed", "",
      "every Irecv, then every Isend, in one shuffled rank order (the same on every rank)", randomized_scatter, nullptr},
     {"randomized_sendrecv", A2AV, "random_seed,max_queue", "",
@@ -72,10 +74,10 @@ const Algorithm kAlgorithms[] = {
      randomized_sendrecv, nullptr},
     {"randomized_segmented", A2AV, "random_seed,max_queue,segment_size", "",
      "randomized_sendrecv's order, blocks cut into segment_size pieces sent segment by segment, max_queue in flight",
-     randomized_segmented, nullptr},
+     randomized_segmented, nullptr, false, nullptr, nullptr, nullptr, randomized_warm},
     {"randomized", A2AV, "random_seed,max_queue,segment_size", "",
      "the paper's selection on the agreed mean block: auto's pick for small (nonblocking for pmpi), scatter or sendrecv for medium, segmented for large",
-     randomized_selection, nullptr},
+     randomized_selection, nullptr, false, nullptr, nullptr, nullptr, randomized_warm},
     // Bruck family, uniform (src/alltoall/bruck.cpp).
     {"bruck_basic", A2A, "", "", "rotation, ceil(log2 P) packed store-and-forward steps, inverse rotation",
      bruck_basic, nullptr},
@@ -515,10 +517,10 @@ int randomized_selection(const Exchange &x)
             if (j != x.rank)
                 sum += x.sendbytes[j];
         }
-        const unsigned long long mine[2] = {x.size > 1 ? sum / static_cast<unsigned long long>(x.size - 1) : 0,
-                                            largest};
-        unsigned long long agreed[2];
-        MPIX_CHECK(agreed_blocks(xcomm, mine, agreed));
+        // This call's values, agreed by tagged messages inside the exchange
+        // (a collective could not run here: sched/engine.hpp, ordering rules).
+        std::uint64_t agreed[2] = {x.size > 1 ? sum / static_cast<std::uint64_t>(x.size - 1) : 0, largest};
+        MPIX_CHECK(agree_max(agreed, x.tag + kAgreementTag, x.comm, 2));
         block = agreed[0];
         largest = agreed[1];
     }
@@ -640,6 +642,15 @@ int select_sparse_rule(MPIX_Comm *xcomm, Collective c, const Hints &hints,
     }
     *out = row_of(pick_rule(chain, c, facts), c, rule_hints);
     return MPI_SUCCESS;
+}
+
+int warm_collective_state(MPIX_Comm *xcomm, const Algorithm *a, const Hints &hints)
+{
+    const Regions *r = nullptr;
+    MPIX_CHECK(get_regions(xcomm, Locality::node, &r));
+    if (hints.locality == Locality::socket && std::strstr(a->hint_keys, "locality"))
+        MPIX_CHECK(get_regions(xcomm, Locality::socket, &r));
+    return a->warm ? a->warm(xcomm) : MPI_SUCCESS;
 }
 
 }  // namespace mpix

@@ -45,7 +45,17 @@ struct Algorithm {
     // What `prepare` computes at a persistent init, in words (the persistent table
     // of docs/persistent-neighbour.md).
     const char *prepared = nullptr;
+    // Collective set-up the row would otherwise make lazily on its first call
+    // (a communicator of its own): made when a nonblocking or persistent
+    // exchange starts, in the order every rank shares, because the engine may
+    // run the row's task later (sched/engine.hpp, ordering rules).
+    int (*warm)(MPIX_Comm *xcomm) = nullptr;
 };
+
+// What a nonblocking or persistent exchange of row `a` builds before it runs
+// as a task: the node regions (and socket regions where its hints ask for
+// them) and the row's `warm`. Collective the first time only.
+int warm_collective_state(MPIX_Comm *xcomm, const Algorithm *a, const Hints &hints);
 
 // The bytes this alltoall(v) row copies locally per call, in words (the
 // algorithm table of docs/algorithms.md; counted and charged in core/local_work.hpp). D is the

@@ -1,5 +1,6 @@
 // Sparse dynamic data exchange once the entry point has checked its arguments:
 // messages from the send side, backend selection, the backend, and the inbox.
+#include "sched/engine.hpp"
 #include "select/sparse_dispatch.hpp"
 
 #include <algorithm>
@@ -117,8 +118,7 @@ int mpix::exchange_messages(MPIX_Comm *xcomm, MPIX_Info *xinfo, Collective c, co
                       int nnz, const int *dest, const void *vals, const int *counts, const int *displs, int count,
                       MPI_Datatype type, const TypeInfo &ti, SparseInbox *inbox, std::vector<std::size_t> *order)
 {
-    if (!xcomm->deferred.empty())
-        run_deferred(xcomm);  // started persistent exchanges run first, in call order
+    sched::drain();  // started exchanges complete first (sched/engine.hpp)
     const char *why = nullptr;
     if (int rc = check_call_info(xinfo, &why))
         return raise(xcomm->user, rc, fn, why);

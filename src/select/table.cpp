@@ -59,7 +59,7 @@ bool tunable_hint(const std::string &key)
     const bool chooses_row = key.size() > suffix.size() &&
                              key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
     return !chooses_row && key != "trace" && key != "tuning_file" && key != "crs_recv_nnz_known" &&
-           key != "crs_recv_size_known";
+           key != "crs_recv_size_known" && key != "async_progress";
 }
 
 bool reads_hint(const Algorithm *a, const std::string &key)

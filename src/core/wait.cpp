@@ -1,0 +1,82 @@
+#include "core/wait.hpp"
+
+#include <thread>
+
+#include "config.h"
+
+namespace mpix {
+
+namespace {
+
+// Under SimGrid SMPI every simulated rank is an actor of one thread: a
+// privatized plain variable is per rank (sim/README.md), thread_local would be
+// shared by all of them.
+#if MPIX_SMPI
+WaitContext *current = nullptr;
+#else
+thread_local WaitContext *current = nullptr;
+#endif
+
+}  // namespace
+
+WaitContext *wait_context() { return current; }
+
+WaitContext *set_wait_context(WaitContext *c)
+{
+    WaitContext *old = current;
+    current = c;
+    return old;
+}
+
+int wait_request(MPI_Request *request, MPI_Status *status)
+{
+    WaitContext *me = current;
+    if (!me || me->may_block())
+        return MPI_Wait(request, status);
+    for (;;) {
+        int flag = 0;
+        const int rc = MPI_Test(request, &flag, status);
+        if (rc != MPI_SUCCESS || flag)
+            return rc;
+        me->suspend();
+        if (me->may_block())
+            return MPI_Wait(request, status);
+    }
+}
+
+int wait_requests(int count, MPI_Request *requests, MPI_Status *statuses)
+{
+    int first_error = MPI_SUCCESS;
+    for (int i = 0; i < count; ++i) {
+        const int rc =
+            wait_request(&requests[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i]);
+        if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS)
+            first_error = rc;
+    }
+    return first_error;
+}
+
+int wait_some_requests(int count, MPI_Request *requests, int *outcount, int *indices, MPI_Status *statuses)
+{
+    WaitContext *me = current;
+    if (!me || me->may_block())
+        return MPI_Waitsome(count, requests, outcount, indices, statuses);
+    for (;;) {
+        const int rc = MPI_Testsome(count, requests, outcount, indices, statuses);
+        if (rc != MPI_SUCCESS || *outcount != 0)  // MPI_UNDEFINED: no active request left
+            return rc;
+        me->suspend();
+        if (me->may_block())
+            return MPI_Waitsome(count, requests, outcount, indices, statuses);
+    }
+}
+
+void yield_now()
+{
+    if (WaitContext *me = current)
+        me->suspend();
+    else
+        std::this_thread::yield();
+}
+
+}  // namespace mpix

@@ -1,0 +1,38 @@
+// Every wait of the library goes through these (never MPI_Wait* directly): run
+// by the engine (src/sched/) as a task, the code then lets other work run
+// until its messages have come, instead of blocking the caller; elsewhere they
+// are MPI's waits.
+#ifndef MPIX_CORE_WAIT_HPP
+#define MPIX_CORE_WAIT_HPP
+
+#include <mpi.h>
+
+namespace mpix {
+
+// What the engine installs while it runs a task on this thread.
+class WaitContext {
+public:
+    virtual ~WaitContext() = default;
+    // The only task that needs running: it may block inside MPI.
+    virtual bool may_block() const = 0;
+    // Returns control to the engine until it resumes this task.
+    virtual void suspend() = 0;
+};
+
+// The context of the code running now (nullptr: the caller's own thread).
+WaitContext *wait_context();
+// Installs `c` (the engine, around a task); returns the one it replaces.
+WaitContext *set_wait_context(WaitContext *c);
+
+// MPI_Wait: in a task, lets other work run until the request completes.
+int wait_request(MPI_Request *request, MPI_Status *status);
+// MPI_Waitall, one request at a time (MPI_Waitall is quadratic in SimGrid SMPI).
+int wait_requests(int count, MPI_Request *requests, MPI_Status *statuses);
+// MPI_Waitsome.
+int wait_some_requests(int count, MPI_Request *requests, int *outcount, int *indices, MPI_Status *statuses);
+// A poll that found nothing: in a task, lets other work run once.
+void yield_now();
+
+}  // namespace mpix
+
+#endif

@@ -1,0 +1,341 @@
+#include "sched/engine.hpp"
+
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <new>
+#include <thread>
+#include <vector>
+
+#include "config.h"
+#include "core/error.hpp"
+#include "core/wait.hpp"
+
+#if HAVE_VALGRIND_VALGRIND_H
+#include <valgrind/valgrind.h>
+#endif
+
+namespace mpix {
+namespace sched {
+
+namespace {
+
+// 1 MiB of address space per task stack, committed only as it is touched (the
+// rows use a few KiB: their buffers are on the heap), below it one page that
+// faults on overflow instead of corrupting memory.
+constexpr std::size_t kStackBytes = std::size_t(1) << 20;
+
+struct Stack {
+    char *base = nullptr;  // the guard page; the stack is [base + page, base + page + kStackBytes)
+    std::size_t page = 0;
+    unsigned valgrind_id = 0;
+    char *low() const { return base + page; }
+};
+
+bool make_stack(Stack *s)
+{
+    const long page = sysconf(_SC_PAGESIZE);
+    s->page = page > 0 ? static_cast<std::size_t>(page) : 4096;
+    void *m = mmap(nullptr, s->page + kStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (m == MAP_FAILED)
+        return false;
+    s->base = static_cast<char *>(m);
+    mprotect(s->base, s->page, PROT_NONE);
+#if HAVE_VALGRIND_VALGRIND_H
+    s->valgrind_id = VALGRIND_STACK_REGISTER(s->low(), s->low() + kStackBytes);
+#endif
+    return true;
+}
+
+void drop_stack(Stack *s)
+{
+#if HAVE_VALGRIND_VALGRIND_H
+    VALGRIND_STACK_DEREGISTER(s->valgrind_id);
+#endif
+    munmap(s->base, s->page + kStackBytes);
+    s->base = nullptr;
+}
+
+// The process's tasks. One per process natively; under SimGrid SMPI one per
+// simulated rank (the library is linked statically and its data privatized
+// per rank, sim/README.md), which is what a process is there.
+struct EngineState {
+    std::recursive_mutex mutex;
+    std::vector<Task *> tasks;   // launched, not finished, in launch order
+    std::atomic<std::size_t> count{0};  // tasks.size(), read without the lock
+    std::vector<Stack> spare;    // stacks of finished tasks, for the next ones
+    // Progress thread.
+    int thread_users = 0;
+    bool thread_stop = false;
+    std::thread thread;
+    std::condition_variable_any wake;
+
+    ~EngineState()
+    {
+        for (Stack &s : spare)
+            drop_stack(&s);
+    }
+};
+
+EngineState &state()
+{
+    static EngineState s;
+    return s;
+}
+
+}  // namespace
+
+struct Fiber : WaitContext {
+    explicit Fiber(Task *t) : task(t) {}
+    Task *task;
+    ucontext_t context;
+    ucontext_t *back = nullptr;  // where the task returns to when it waits or ends
+    Stack stack;
+    bool blocking_ok = false;    // the only task that needs running: MPI may block in it
+
+    bool may_block() const override { return blocking_ok; }
+    void suspend() override { swapcontext(&context, back); }
+
+    static void entry()
+    {
+        Task *t = static_cast<Fiber *>(wait_context())->task;
+        int rc;
+        try {
+            rc = t->body();
+        } catch (const std::bad_alloc &) {
+            rc = MPI_ERR_NO_MEM;
+        } catch (...) {
+            rc = MPI_ERR_INTERN;
+        }
+        t->rc_ = rc;
+        t->state_ = Task::State::finished;
+        swapcontext(&t->fiber_->context, t->fiber_->back);  // never resumed
+    }
+};
+
+Task::Task(MPIX_Comm *xcomm, bool world_available) : xcomm_(xcomm), world_available_(world_available) {}
+
+Task::~Task()
+{
+    if (fiber_ && fiber_->stack.base) {
+        if (state_ == State::running)  // freed while running: cannot happen (forget refuses); keep the stack
+            return;
+        drop_stack(&fiber_->stack);
+    }
+}
+
+namespace {
+
+// Runs `t` until it waits or ends; the engine's lock is held.
+void resume(EngineState &e, Task *t, bool may_block)
+{
+    Fiber &f = *t->fiber_;
+    f.blocking_ok = may_block;
+    ucontext_t here;
+    f.back = &here;
+    WaitContext *outer = set_wait_context(&f);
+    {
+        WorldErrorsReturn world_returns(t->world_available_);
+        swapcontext(&here, &f.context);
+    }
+    set_wait_context(outer);
+    if (t->finished()) {
+        e.tasks.erase(std::find(e.tasks.begin(), e.tasks.end(), t));
+        e.count.store(e.tasks.size(), std::memory_order_release);
+        if (e.spare.size() < 8)
+            e.spare.push_back(f.stack);
+        else
+            drop_stack(&f.stack);
+        f.stack = Stack();
+    }
+}
+
+// The tasks that may run now: the first unfinished task of each communicator.
+void runnable(const EngineState &e, std::vector<Task *> *out)
+{
+    out->clear();
+    for (Task *t : e.tasks) {
+        bool first = true;
+        for (Task *r : *out)
+            if (r->comm() == t->comm()) {
+                first = false;
+                break;
+            }
+        // A later task of a communicator already listed waits for the earlier one.
+        if (first)
+            for (Task *earlier : e.tasks) {
+                if (earlier == t)
+                    break;
+                if (earlier->comm() == t->comm()) {
+                    first = false;
+                    break;
+                }
+            }
+        if (first)
+            out->push_back(t);
+    }
+}
+
+}  // namespace
+
+int launch(Task *task)
+{
+    EngineState &e = state();
+    std::unique_lock<std::recursive_mutex> hold(e.mutex);
+    if (!task->fiber_)
+        task->fiber_.reset(new Fiber(task));
+    Fiber &f = *task->fiber_;
+    if (!f.stack.base) {
+        if (!e.spare.empty()) {
+            f.stack = e.spare.back();
+            e.spare.pop_back();
+        } else if (!make_stack(&f.stack)) {
+            return MPI_ERR_NO_MEM;
+        }
+    }
+    getcontext(&f.context);
+    f.context.uc_stack.ss_sp = f.stack.low();
+    f.context.uc_stack.ss_size = kStackBytes;
+    f.context.uc_link = nullptr;
+    makecontext(&f.context, &Fiber::entry, 0);
+    task->state_ = Task::State::running;
+    task->rc_ = MPI_SUCCESS;
+    bool first = true;
+    for (Task *t : e.tasks)
+        if (t->comm() == task->comm())
+            first = false;
+    e.tasks.push_back(task);
+    e.count.store(e.tasks.size(), std::memory_order_release);
+    if (first)
+        resume(e, task, false);
+    if (e.thread_users > 0)
+        e.wake.notify_one();
+    return MPI_SUCCESS;
+}
+
+namespace detail {
+
+void lock() { state().mutex.lock(); }
+void unlock() { state().mutex.unlock(); }
+
+bool step(Task *own, bool may_block)
+{
+    EngineState &e = state();
+    std::vector<Task *> run;
+    runnable(e, &run);
+    if (run.empty())
+        return false;
+    // The only task that needs running may block inside MPI (no busy loop):
+    // every other started exchange is the MPI library's, progressed there.
+    const bool alone = may_block && run.size() == 1 && (!own || run[0] == own);
+    for (Task *t : run)
+        resume(e, t, alone);
+    return true;
+}
+
+}  // namespace detail
+
+void progress()
+{
+    EngineState &e = state();
+    std::lock_guard<std::recursive_mutex> hold(e.mutex);
+    if (!e.tasks.empty())
+        detail::step(nullptr, false);
+}
+
+void drain()
+{
+    if (active_tasks() != 0)
+        progress_until([] { return active_tasks() == 0; }, nullptr);
+}
+
+std::size_t active_tasks() { return state().count.load(std::memory_order_acquire); }
+
+Hold::Hold() { state().mutex.lock(); }
+Hold::~Hold() { state().mutex.unlock(); }
+
+bool forget(Task *task)
+{
+    EngineState &e = state();
+    std::lock_guard<std::recursive_mutex> hold(e.mutex);
+    if (task->state_ == Task::State::running)
+        return false;
+    return true;
+}
+
+// --- The progress thread ---
+namespace {
+
+void progress_loop(EngineState *e)
+{
+    std::unique_lock<std::recursive_mutex> hold(e->mutex);
+    while (!e->thread_stop) {
+        if (e->tasks.empty()) {
+            e->wake.wait(hold);
+            continue;
+        }
+        detail::step(nullptr, false);
+        // Let the user's threads in between passes.
+        hold.unlock();
+        std::this_thread::yield();
+        hold.lock();
+    }
+}
+
+}  // namespace
+
+int progress_thread_acquire(const char **why)
+{
+#if MPIX_SMPI
+    *why = "the progress thread is not available in a SimGrid SMPI build (simulated ranks are not threads)";
+    return MPI_ERR_OTHER;
+#else
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    if (provided != MPI_THREAD_MULTIPLE) {
+        *why = "the progress thread (MPIX_ASYNC_PROGRESS=1 or hint async_progress) needs MPI_THREAD_MULTIPLE: "
+               "initialize MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)";
+        return MPI_ERR_OTHER;
+    }
+    EngineState &e = state();
+    std::lock_guard<std::recursive_mutex> hold(e.mutex);
+    if (e.thread_users++ == 0) {
+        e.thread_stop = false;
+        try {
+            e.thread = std::thread(progress_loop, &e);
+        } catch (...) {
+            --e.thread_users;
+            *why = "the progress thread could not be started";
+            return MPI_ERR_OTHER;
+        }
+    }
+    return MPI_SUCCESS;
+#endif
+}
+
+void progress_thread_release()
+{
+#if !MPIX_SMPI
+    EngineState &e = state();
+    std::thread stopping;
+    {
+        std::lock_guard<std::recursive_mutex> hold(e.mutex);
+        if (e.thread_users == 0 || --e.thread_users > 0)
+            return;
+        e.thread_stop = true;
+        e.wake.notify_all();
+        stopping = std::move(e.thread);
+    }
+    if (stopping.joinable())
+        stopping.join();
+#endif
+}
+
+}  // namespace sched
+}  // namespace mpix

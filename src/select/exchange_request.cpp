@@ -1,0 +1,398 @@
+// MPIX_Alltoall(v) requests, persistent and nonblocking. How a start moves data:
+//  - the MPI library's own collective on the caller's arguments, for the
+//    pass-through row: MPI_Alltoall(v)_init where the MPI library has it
+//    (persistent), MPI_Ialltoall(v) (nonblocking), progressed by MPI itself;
+//  - every other row as a task of the engine (sched/engine.hpp): the row's
+//    `run` (or, where `prepare` made a plan whose messages are all known at
+//    init, the plan's post and completion) with the checks, selection, byte
+//    views and staging done once. The task runs at the start until it first
+//    waits for a message; MPIX_Test*, MPIX_Wait* and the progress thread do
+//    the rest.
+#include "select/exchange_request.hpp"
+
+#include <climits>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "core/comm.hpp"
+#include "core/error.hpp"
+#include "core/exchange.hpp"
+#include "core/request.hpp"
+#include "core/trace.hpp"
+#include "sched/engine.hpp"
+#include "select/dispatch.hpp"
+#include "select/registry.hpp"
+
+namespace mpix {
+
+namespace {
+
+// A side's count and displacement arrays, owned by the request (MPI lets the
+// caller reuse its arrays once init returns). The init calls take int counts.
+struct OwnedSide {
+    std::vector<int> counts, displs;
+    UserSide side;
+
+    void keep(const UserSide &u, int size)
+    {
+        side = u;
+        const std::size_t n = static_cast<std::size_t>(size);
+        if (u.form == UserSide::Form::per_peer) {
+            counts.assign(u.counts, u.counts + n);
+            displs.assign(u.displs, u.displs + n);
+            side.counts = counts.data();
+            side.displs = displs.data();
+        }
+    }
+};
+
+class ExchangeRequest : public MPIX_Request {
+public:
+    ExchangeRequest(MPIX_Comm *xcomm_, const char *fn, Collective c, const Hints &hints, const Algorithm *algorithm,
+                    bool persistent_)
+        : MPIX_Request(xcomm_, fn, persistent_), collective_(c), hints_(hints), algorithm_(algorithm), task_(this)
+    {
+    }
+    ~ExchangeRequest() override
+    {
+        if (mpi_request_ != MPI_REQUEST_NULL)
+            MPI_Request_free(&mpi_request_);
+    }
+
+    // Persistent: keeps the count arrays, stages, prepares. Nonblocking: the
+    // caller's arrays are used as they are (valid until completion).
+    int init(const UserSide &send, const UserSide &recv, bool in_place)
+    {
+        const int p = xcomm->size;
+        if (persistent) {
+            send_.keep(send, p);
+            recv_.keep(recv, p);
+        } else {
+            send_.side = send;
+            recv_.side = recv;
+        }
+        in_place_ = in_place;
+        if (algorithm_->pass_through && hints_.trace.empty() && recv.info.contiguous &&
+            (in_place || send.info.contiguous)) {
+#if MPIX_HAVE_PERSISTENT_COLLECTIVES
+            if (persistent)
+                return init_mpi_request();
+#endif
+            if (!persistent && mpi_nonblocking_fits()) {
+                mpi_nonblocking_ = true;  // MPI_Ialltoall(v) at start
+                return MPI_SUCCESS;
+            }
+        }
+        int rc = warm_collective_state(xcomm, algorithm_, hints_);
+        if (rc != MPI_SUCCESS)
+            return raise_internal(xcomm->user, rc, init_fn, algorithm_->name);
+        rc = make_send_side(send_.side, p, in_place, xcomm->comm, &xcomm->work, &sb_);
+        if (rc != MPI_SUCCESS)
+            return raise_staging(xcomm->user, rc, init_fn, "the send staging buffer");
+        rc = make_recv_side(recv_.side, p, &xcomm->work, &rb_);
+        if (rc != MPI_SUCCESS)
+            return raise_staging(xcomm->user, rc, init_fn, "the receive staging buffer");
+        x_ = byte_exchange(xcomm, collective_, sb_, rb_, &hints_, &mismatch_);
+        packed_ = !persistent;  // a nonblocking call's current contents, packed by make_send_side
+        if (!persistent || !algorithm_->prepare)
+            return MPI_SUCCESS;
+        x_.tag = allocate_tags(xcomm);
+        {
+            WorldErrorsReturn world_returns(xcomm->world_available);
+            rc = algorithm_->prepare(x_, &plan_);
+        }
+        if (rc != MPI_SUCCESS)
+            return raise_internal(xcomm->user, rc, init_fn, algorithm_->name);
+        x_.plan = plan_.get();
+        return MPI_SUCCESS;
+    }
+
+    int start(const char *fn) override
+    {
+        if (mpi_request_ != MPI_REQUEST_NULL) {  // persistent MPI collective
+            int rc = MPI_Start(&mpi_request_);
+            return rc == MPI_SUCCESS ? rc : report(xcomm, fn, algorithm_, rc);
+        }
+        if (mpi_nonblocking_) {  // the MPI library's nonblocking collective
+            int rc = start_mpi_nonblocking();
+            return rc == MPI_SUCCESS ? rc : report(xcomm, fn, algorithm_, rc);
+        }
+        // Tags now, in the order every rank shares (the task may run later);
+        // a plan that posts at start keeps the persistent tags it was made with.
+        if (!(plan_ && plan_->posts_at_start()))
+            x_.tag = allocate_tags(xcomm);
+        int rc = sched::launch(&task_);
+        if (rc != MPI_SUCCESS)
+            return raise(xcomm->user, rc, fn, "no stack for the exchange's task (out of memory)");
+        return MPI_SUCCESS;
+    }
+
+    int test(const char *fn, bool *done) override
+    {
+        sched::progress();
+        if (mpi_request_ != MPI_REQUEST_NULL) {
+            int flag = 0;
+            int rc;
+            {
+                WorldErrorsReturn world_returns(xcomm->world_available);  // a truncated receive must come back here
+                rc = MPI_Test(&mpi_request_, &flag, MPI_STATUS_IGNORE);
+            }
+            *done = flag != 0 || rc != MPI_SUCCESS;
+            return rc == MPI_SUCCESS ? rc : report(xcomm, fn, algorithm_, rc);
+        }
+        if (mpi_nonblocking_) {  // completed and freed by MPI
+            *done = true;
+            return MPI_SUCCESS;
+        }
+        *done = task_.finished();
+        if (!*done)
+            return MPI_SUCCESS;
+        return task_.result() == MPI_SUCCESS ? MPI_SUCCESS : report(xcomm, fn, algorithm_, task_.result());
+    }
+
+    int wait(const char *fn) override
+    {
+        if (mpi_request_ != MPI_REQUEST_NULL || mpi_nonblocking_) {
+            int rc = MPI_SUCCESS;
+            bool done = mpi_request_ == MPI_REQUEST_NULL;  // a nonblocking one MPI_Test completed
+            // Other started exchanges progress meanwhile; with none left to
+            // run, MPI_Wait blocks (MPI progresses its own requests).
+            sched::progress_until(
+                [&] {
+                    if (done)
+                        return true;
+                    int flag = 0;
+                    WorldErrorsReturn world_returns(xcomm->world_available);
+                    rc = MPI_Test(&mpi_request_, &flag, MPI_STATUS_IGNORE);
+                    return done = flag != 0 || rc != MPI_SUCCESS;
+                },
+                nullptr,
+                [&] {
+                    WorldErrorsReturn world_returns(xcomm->world_available);
+                    rc = MPI_Wait(&mpi_request_, MPI_STATUS_IGNORE);
+                    done = true;
+                });
+            return rc == MPI_SUCCESS ? rc : report(xcomm, fn, algorithm_, rc);
+        }
+        sched::progress_until([&] { return task_.finished(); }, &task_);
+        return task_.result() == MPI_SUCCESS ? MPI_SUCCESS : report(xcomm, fn, algorithm_, task_.result());
+    }
+
+    bool can_free() override { return sched::forget(&task_); }
+    bool on_engine() const override { return true; }
+
+private:
+    // The engine's view of one start.
+    class Run : public sched::Task {
+    public:
+        explicit Run(ExchangeRequest *owner) : sched::Task(owner->xcomm, owner->xcomm->world_available), owner_(owner)
+        {
+        }
+
+        int body() override { return owner_->run_once(); }
+
+    private:
+        ExchangeRequest *owner_;
+    };
+
+    // One start, inside the task.
+    int run_once()
+    {
+        int rc = begin();
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (plan_ && plan_->posts_at_start()) {
+            rc = plan_->post(x_);
+            if (rc == MPI_SUCCESS)
+                rc = plan_->complete(x_);
+        } else {
+            rc = algorithm_->run(x_);
+        }
+        return end(rc);
+    }
+
+    // The sides' counts fit the MPI library's nonblocking collectives.
+    bool mpi_nonblocking_fits() const
+    {
+        const UserSide &s = send_.side, &r = recv_.side;
+        if (MPIX_HAVE_LARGE_COUNT)
+            return true;
+        if (r.form == UserSide::Form::uniform)
+            return s.uniform_count <= INT_MAX && r.uniform_count <= INT_MAX;
+        return r.form == UserSide::Form::per_peer;
+    }
+
+    int start_mpi_nonblocking()
+    {
+        const UserSide &s = send_.side, &r = recv_.side;
+        const void *sbuf = in_place_ ? MPI_IN_PLACE : static_cast<const void *>(s.buf);
+        void *rbuf = const_cast<char *>(r.buf);
+        if (xcomm->work.charged())  // SMPI: what the MPI library copies locally
+            xcomm->work.charge_mpi_self_copy(r.count(xcomm->rank) * r.info.size);
+        switch (r.form) {
+        case UserSide::Form::uniform:
+            if (s.uniform_count <= INT_MAX && r.uniform_count <= INT_MAX)
+                return PMPI_Ialltoall(sbuf, static_cast<int>(s.uniform_count), s.type, rbuf,
+                                      static_cast<int>(r.uniform_count), r.type, xcomm->comm, &mpi_request_);
+#if MPIX_HAVE_LARGE_COUNT
+            return PMPI_Ialltoall_c(sbuf, s.uniform_count, s.type, rbuf, r.uniform_count, r.type, xcomm->comm,
+                                    &mpi_request_);
+#else
+            return MPI_ERR_INTERN;
+#endif
+        case UserSide::Form::per_peer:
+            return PMPI_Ialltoallv(sbuf, s.counts, s.displs, s.type, rbuf, r.counts, r.displs, r.type, xcomm->comm,
+                                   &mpi_request_);
+        case UserSide::Form::per_peer_large:
+#if MPIX_HAVE_LARGE_COUNT
+            return PMPI_Ialltoallv_c(sbuf, s.counts_c, s.displs_c, s.type, rbuf, r.counts_c, r.displs_c, r.type,
+                                     xcomm->comm, &mpi_request_);
+#else
+            return MPI_ERR_INTERN;
+#endif
+        }
+        return MPI_ERR_INTERN;
+    }
+
+#if MPIX_HAVE_PERSISTENT_COLLECTIVES
+    // The MPI library's persistent collective on the caller's own arguments.
+    int init_mpi_request()
+    {
+        const UserSide &s = send_.side, &r = recv_.side;
+        const void *sbuf = in_place_ ? MPI_IN_PLACE : static_cast<const void *>(s.buf);
+        void *rbuf = const_cast<char *>(r.buf);
+        int rc;
+        if (r.form == UserSide::Form::uniform)  // int counts: MPIX_Alltoall_init takes them
+            rc = PMPI_Alltoall_init(sbuf, static_cast<int>(s.uniform_count), s.type, rbuf,
+                                    static_cast<int>(r.uniform_count), r.type, xcomm->comm, MPI_INFO_NULL,
+                                    &mpi_request_);
+        else
+            rc = PMPI_Alltoallv_init(sbuf, s.counts, s.displs, s.type, rbuf, r.counts, r.displs, r.type,
+                                     xcomm->comm, MPI_INFO_NULL, &mpi_request_);
+        return rc == MPI_SUCCESS ? rc : report(xcomm, init_fn, algorithm_, rc);
+    }
+#endif
+
+    // What every start does before its messages: this start's send data packed
+    // (staged sides; a nonblocking call's was packed at the call), a staged
+    // receive side cleared, a fresh trace.
+    int begin()
+    {
+        mismatch_ = MPI_SUCCESS;
+        xcomm->work.set_working_set(sb_.total_bytes + rb_.total_bytes);
+        trace_ = open_trace(hints_.trace, xcomm->rank, collective_name(collective_), algorithm_->name, &xcomm->work);
+        if (!packed_) {
+            int rc = pack_send_side(send_.side, xcomm->size, xcomm->comm, &xcomm->work, &sb_);
+            if (rc != MPI_SUCCESS) {
+                trace_.reset();
+                return rc;
+            }
+            if (rb_.staged)
+                xcomm->work.fill(rb_.base, 0, rb_.total_bytes);
+        }
+        packed_ = false;  // a persistent request's next start packs again
+        x_.trace = trace_.get();
+        return MPI_SUCCESS;
+    }
+
+    // After the messages: the blocks that arrived unpacked (also when some
+    // block had the wrong length), the trace written.
+    int end(int rc)
+    {
+        rc = finish_exchange(rc, mismatch_, recv_.side, xcomm->size, rb_, xcomm->comm, &xcomm->work);
+        x_.trace = nullptr;
+        trace_.reset();
+        return rc;
+    }
+
+    Collective collective_;
+    Hints hints_;
+    const Algorithm *algorithm_;
+    OwnedSide send_, recv_;
+    bool in_place_ = false;
+    bool packed_ = false;
+    bool mpi_nonblocking_ = false;
+    BlockSide sb_, rb_;
+    Exchange x_{};
+    int mismatch_ = MPI_SUCCESS;
+    std::unique_ptr<ExchangePlan> plan_;
+    std::unique_ptr<Trace> trace_;
+    MPI_Request mpi_request_ = MPI_REQUEST_NULL;
+    Run task_;
+};
+
+}  // namespace
+
+const char *persistent_form(const Algorithm &a)
+{
+    if (a.prepared)
+        return a.prepared;
+    if (a.pass_through)  // the same text on every MPI: the table in docs/persistent-neighbour.md is checked against it
+        return "the MPI library's own persistent MPI_Alltoall(v)_init on the caller's arguments (MPI-4; where the "
+               "MPI library lacks it, or with tracing, replayed as below)";
+    return "checks, selection, byte views and staging: each start runs the row as a task of the engine, posting "
+           "what needs no input at once and progressed by MPIX_Test/MPIX_Wait";
+}
+
+int init_persistent_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv,
+                             bool in_place, const MPIX_Info *xinfo, MPIX_Request **request)
+{
+    if (!request)
+        return raise(xcomm->user, MPI_ERR_ARG, fn, "request is NULL");
+    *request = nullptr;
+    sched::drain();  // init is a collective call: earlier starts complete first
+    sched::Hold hold;    int rc = check_exchange(xcomm, c, fn, send, recv, in_place);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    const char *why = nullptr;
+    if ((rc = check_call_info(xinfo, &why)) != MPI_SUCCESS)
+        return raise(xcomm->user, rc, fn, why);
+    Hints hints = resolve_hints(xcomm, xinfo);
+    const RuleHints *rule_hints = nullptr;
+    const Algorithm *algorithm = select_algorithm(c, xcomm, hints, send, true, &rule_hints);
+    if (rule_hints) {  // the table's values for every key no level set
+        const std::map<std::string, std::string> *given[3] = {&xcomm->env_values, &xcomm->info_values,
+                                                              xinfo ? &xinfo->values : nullptr};
+        apply_rule_hints(*rule_hints, xcomm->lookup, given, 3, &hints);
+    }
+    xcomm->last_algorithm[static_cast<int>(c)] = algorithm->name;
+    std::unique_ptr<ExchangeRequest> r(new ExchangeRequest(xcomm, fn, c, hints, algorithm, true));
+    rc = r->init(send, recv, in_place);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *request = r.release();
+    return MPI_SUCCESS;
+}
+
+}  // namespace mpix
+
+namespace mpix {
+
+int start_nonblocking_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv,
+                               bool in_place, MPIX_Request **request)
+{
+    if (!request)
+        return raise(xcomm->user, MPI_ERR_REQUEST, fn, "request is NULL");
+    *request = nullptr;
+    sched::Hold hold;  // the comm's state, against the progress thread
+    int rc = check_exchange(xcomm, c, fn, send, recv, in_place);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    const RuleHints *rule_hints = nullptr;
+    const Algorithm *algorithm = select_algorithm(c, xcomm, xcomm->hints, send, false, &rule_hints);
+    xcomm->last_algorithm[static_cast<int>(c)] = algorithm->name;
+    std::unique_ptr<ExchangeRequest> r(
+        new ExchangeRequest(xcomm, fn, c, comm_hints_with_rule(xcomm, rule_hints), algorithm, false));
+    if ((rc = r->init(send, recv, in_place)) != MPI_SUCCESS)
+        return rc;
+    if ((rc = r->start(fn)) != MPI_SUCCESS)
+        return rc;
+    r->active = true;
+    *request = r.release();
+    return MPI_SUCCESS;
+}
+
+}  // namespace mpix

@@ -1,0 +1,344 @@
+// Nonblocking MPIX_Ialltoall(v) and the engine (sched/engine.hpp): every
+// registry row through the nonblocking calls with 1-3 requests in flight on
+// one comm, completed by MPIX_Wait (in per-rank orders), MPIX_Test loops,
+// MPIX_Waitall and MPIX_Testall, interleaved with blocking calls and the
+// user's own wildcard receives; persistent requests restarted 100 times; that
+// a start or a nonblocking call never waits for a message of another rank;
+// the progress thread; and misuse.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+#include <string>
+#include <vector>
+
+#include "exchange_cases.hpp"
+#include "harness.hpp"
+#include "select/registry.hpp"
+
+namespace {
+
+int err_class(int rc)
+{
+    int c = rc;
+    MPI_Error_class(rc, &c);
+    return c;
+}
+
+std::vector<std::string> row_names(mpix::Collective coll)
+{
+    std::vector<std::string> names;
+    for (int i = 0; mpix::algorithm_at(coll, i); ++i)
+        names.push_back(mpix::algorithm_at(coll, i)->name);
+    names.push_back("auto");
+    return names;
+}
+
+void check_every_row(mpix::Collective coll)
+{
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    const bool uniform = coll == mpix::Collective::alltoall;
+    const char *key = uniform ? "alltoall" : "alltoallv";
+    std::vector<mpixtest::ExchangeCase> cases = mpixtest::exchange_cases(uniform);
+    // Coprime with the case rotations (node sizes in fours, datatypes in
+    // fives, completion kinds by seed in fours); wider where oversubscribed.
+    const int stride = mpixtest::size() >= 3 ? 13 : 7;
+    int offset = 0;
+    for (const std::string &name : row_names(coll)) {
+        mpixtest::select_row(xcomm, key, name.c_str());
+        int failures = 0;
+        std::string first;
+        for (size_t k = (offset++) % stride; k < cases.size(); k += stride) {
+            mpixtest::ExchangeCase c = cases[k];
+            c.in_flight = 1 + static_cast<int>(k % 3);
+            std::string detail;
+            if (!mpixtest::run_exchange_case(xcomm, MPI_COMM_WORLD, c, &detail) && failures++ == 0)
+                first = detail;
+        }
+        MPIX_Comm_update_locality(xcomm, 0);
+        MPIX_EXPECT(failures == 0, name + ": " + std::to_string(failures) + " nonblocking case(s) failed; first: " +
+                                       first);
+        MPIX_CHECK_ALL(name.c_str());
+    }
+    MPIX_Comm_free(&xcomm);
+}
+
+void test_ialltoall_every_row() { check_every_row(mpix::Collective::alltoall); }
+void test_ialltoallv_every_row() { check_every_row(mpix::Collective::alltoallv); }
+
+// Persistent requests of the rows that run as tasks, restarted 100 times with
+// new contents in the same buffers (every start checked), on nodes of 2.
+void test_persistent_restarts()
+{
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    const char *rows[] = {"node_bruck", "parlogna", "two_phase_bruck", "parlinna_coalesced", "nonblocking"};
+    for (const char *row : rows) {
+        MPIX_Info *info = nullptr;
+        MPIX_Info_init(&info);
+        MPIX_Info_set(info, "alltoallv_algorithm", row);
+        mpixtest::ExchangeCase c = mpixtest::exchange_cases(false)[0];
+        c.ppn = 2;
+        c.starts = mpixtest::size() <= 2 ? 100 : 30;
+        std::string detail;
+        MPIX_EXPECT(mpixtest::run_exchange_case(xcomm, MPI_COMM_WORLD, c, &detail, info),
+                    std::string(row) + ": " + detail);
+        MPIX_Info_free(&info);
+    }
+    MPIX_CHECK_ALL("persistent requests restarted 100 times");
+    MPIX_Comm_free(&xcomm);
+}
+
+// MPIX_Start and MPIX_Ialltoallv return without waiting for another rank: rank
+// 0 starts, and only then sends the message the other ranks wait for before
+// they start. A start that waited for a message would hang here.
+void test_start_does_not_wait()
+{
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    MPIX_Comm_update_locality(xcomm, 2);
+    for (const std::string &name : row_names(mpix::Collective::alltoallv)) {
+        std::vector<int> send(p * 3), recv(p * 3, -1), counts(p, 3), displs(p);
+        for (int j = 0; j < p; ++j) {
+            displs[j] = 3 * j;
+            for (int e = 0; e < 3; ++e)
+                send[3 * j + e] = 1000 * me + 10 * j + e;
+        }
+        auto right = [&] {
+            for (int j = 0; j < p; ++j)
+                for (int e = 0; e < 3; ++e)
+                    if (recv[3 * j + e] != 1000 * j + 10 * me + e)
+                        return false;
+            return true;
+        };
+        // Persistent: init is collective; the start is what must not wait.
+        MPIX_Info *info = nullptr;
+        MPIX_Info_init(&info);
+        MPIX_Info_set(info, "alltoallv_algorithm", name.c_str());
+        MPIX_Request *req = nullptr;
+        int rc = MPIX_Alltoallv_init(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(), counts.data(),
+                                     displs.data(), MPI_INT, xcomm, info, &req);
+        MPIX_Info_free(&info);
+        int go = 0;
+        if (me == 0) {
+            rc = rc == MPI_SUCCESS ? MPIX_Start(req) : rc;
+            for (int j = 1; j < p; ++j)
+                MPI_Send(&go, 1, MPI_INT, j, 99, MPI_COMM_WORLD);
+        } else {
+            MPI_Recv(&go, 1, MPI_INT, 0, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            rc = rc == MPI_SUCCESS ? MPIX_Start(req) : rc;
+        }
+        rc = rc == MPI_SUCCESS ? MPIX_Wait(&req, MPI_STATUS_IGNORE) : rc;
+        MPIX_EXPECT(rc == MPI_SUCCESS && right(), name + ": persistent start then wait");
+        MPIX_Request_free(&req);
+        // Nonblocking (after one blocking call: auto agrees on sizes one call late).
+        mpixtest::select_row(xcomm, "alltoallv", name.c_str());
+        MPIX_Alltoallv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(), counts.data(), displs.data(),
+                       MPI_INT, xcomm);
+        std::fill(recv.begin(), recv.end(), -1);
+        if (me == 0) {
+            rc = MPIX_Ialltoallv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(), counts.data(),
+                                 displs.data(), MPI_INT, xcomm, &req);
+            for (int j = 1; j < p; ++j)
+                MPI_Send(&go, 1, MPI_INT, j, 98, MPI_COMM_WORLD);
+        } else {
+            MPI_Recv(&go, 1, MPI_INT, 0, 98, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            rc = MPIX_Ialltoallv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(), counts.data(),
+                                 displs.data(), MPI_INT, xcomm, &req);
+        }
+        rc = rc == MPI_SUCCESS ? MPIX_Wait(&req, MPI_STATUS_IGNORE) : rc;
+        MPIX_EXPECT(rc == MPI_SUCCESS && right() && req == nullptr, name + ": MPIX_Ialltoallv then wait");
+        MPIX_CHECK_ALL(name.c_str());
+    }
+    MPIX_Comm_free(&xcomm);
+}
+
+// Requests on two communicators, completed in opposite orders on even and odd
+// ranks: waiting for one must progress the other (every rank's Wait advances
+// every request of its process).
+void test_two_comms()
+{
+    MPIX_Comm *a, *b;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&a, MPI_COMM_WORLD), MPI_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&b, MPI_COMM_WORLD), MPI_SUCCESS);
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    MPIX_Comm_update_locality(a, 2);
+    mpixtest::select_row(a, "alltoall", "bruck_basic");
+    mpixtest::select_row(b, "alltoall", "node_bruck");
+    MPIX_Comm_update_locality(b, 2);
+    for (int round = 0; round < 5; ++round) {
+        std::vector<int> sa(p), ra(p, -1), sb(p), rb(p, -1);
+        for (int j = 0; j < p; ++j) {
+            sa[j] = 100 * me + j + round;
+            sb[j] = -(100 * me + j + round);
+        }
+        MPIX_Request *reqs[2] = {nullptr, nullptr};
+        MPIX_EXPECT(MPIX_Ialltoall(sa.data(), 1, MPI_INT, ra.data(), 1, MPI_INT, a, &reqs[0]) == MPI_SUCCESS,
+                    "Ialltoall on comm a");
+        MPIX_EXPECT(MPIX_Ialltoall(sb.data(), 1, MPI_INT, rb.data(), 1, MPI_INT, b, &reqs[1]) == MPI_SUCCESS,
+                    "Ialltoall on comm b");
+        const int first = me % 2;
+        MPIX_EXPECT(MPIX_Wait(&reqs[first], MPI_STATUS_IGNORE) == MPI_SUCCESS, "first wait");
+        MPIX_EXPECT(MPIX_Wait(&reqs[1 - first], MPI_STATUS_IGNORE) == MPI_SUCCESS, "second wait");
+        for (int j = 0; j < p; ++j)
+            MPIX_EXPECT(ra[j] == 100 * j + me + round && rb[j] == -(100 * j + me + round),
+                        "data of requests on two comms");
+    }
+    MPIX_CHECK_ALL("requests on two communicators, opposite completion orders");
+    MPIX_Comm_free(&a);
+    MPIX_Comm_free(&b);
+}
+
+// Misuse gives a clear error and loses nothing.
+void test_misuse()
+{
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    std::vector<int> send(p * 2), recv(p * 2, -1), counts(p, 2), displs(p);
+    for (int j = 0; j < p; ++j) {
+        displs[j] = 2 * j;
+        send[2 * j] = send[2 * j + 1] = 10 * me + j;
+    }
+    // A row of mpix's own: the MPI library's MPI_Ialltoallv (pmpi) reports a
+    // longer block as MPICH 4.0 does, not at all (docs/errors.md).
+    mpixtest::select_row(xcomm, "alltoallv", "parlogna");
+    // NULL request pointers.
+    MPIX_EXPECT(err_class(MPIX_Ialltoallv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(),
+                                          counts.data(), displs.data(), MPI_INT, xcomm, nullptr)) == MPI_ERR_REQUEST,
+                "MPIX_Ialltoallv with request NULL");
+    MPIX_EXPECT(err_class(MPIX_Wait(nullptr, MPI_STATUS_IGNORE)) == MPI_ERR_REQUEST, "MPIX_Wait(NULL)");
+    int flag = 0;
+    MPIX_EXPECT(err_class(MPIX_Test(nullptr, &flag, MPI_STATUS_IGNORE)) == MPI_ERR_REQUEST, "MPIX_Test(NULL)");
+    // A NULL request completes at once, as MPI_REQUEST_NULL does.
+    MPIX_Request *none = nullptr;
+    MPIX_EXPECT(MPIX_Wait(&none, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPIX_Wait of a NULL request");
+    MPIX_EXPECT(MPIX_Test(&none, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag == 1, "MPIX_Test of NULL");
+    MPIX_Request *nones[2] = {nullptr, nullptr};
+    MPIX_EXPECT(MPIX_Waitall(2, nones, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "MPIX_Waitall of NULLs");
+    MPIX_EXPECT(err_class(MPIX_Waitall(-1, nones, MPI_STATUSES_IGNORE)) == MPI_ERR_ARG, "MPIX_Waitall count < 0");
+    // An active nonblocking request: not freed, not started, the comm not freed.
+    MPIX_Request *req = nullptr;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Ialltoallv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(),
+                                          counts.data(), displs.data(), MPI_INT, xcomm, &req),
+                          MPI_SUCCESS);
+    MPIX_EXPECT(err_class(MPIX_Request_free(&req)) == MPI_ERR_REQUEST && req != nullptr,
+                "MPIX_Request_free of an active nonblocking request");
+    MPIX_EXPECT(err_class(MPIX_Start(req)) == MPI_ERR_REQUEST, "MPIX_Start of a nonblocking request");
+    MPIX_EXPECT(err_class(MPIX_Comm_free(&xcomm)) == MPI_ERR_COMM && xcomm != nullptr,
+                "MPIX_Comm_free with a request in flight");
+    MPIX_EXPECT(MPIX_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS && req == nullptr, "the request completes");
+    for (int j = 0; j < p; ++j)
+        MPIX_EXPECT(recv[2 * j] == 10 * j + me && recv[2 * j + 1] == 10 * j + me, "its data");
+    // A wrong block length: MPI_ERR_TRUNCATE from the receiving rank's Wait,
+    // the other ranks complete (rank 0 sends rank p-1 one int too many).
+    if (p >= 2) {
+        std::vector<int> sc(counts), rc(counts);
+        if (me == 0)
+            sc[p - 1] = 3;
+        std::vector<int> big_send(p * 2 + 1, 5), sd(displs);
+        req = nullptr;
+        int rc0 = MPIX_Ialltoallv(big_send.data(), sc.data(), sd.data(), MPI_INT, recv.data(), rc.data(),
+                                  displs.data(), MPI_INT, xcomm, &req);
+        int w = rc0 == MPI_SUCCESS ? MPIX_Wait(&req, MPI_STATUS_IGNORE) : rc0;
+        if (me == p - 1)
+            MPIX_EXPECT(err_class(w) == MPI_ERR_TRUNCATE,
+                        "a longer block: MPI_ERR_TRUNCATE from MPIX_Wait, got class " + std::to_string(err_class(w)));
+        else
+            MPIX_EXPECT(w == MPI_SUCCESS, "a longer block elsewhere: the other ranks complete");
+        MPIX_EXPECT(req == nullptr, "the failed request is freed");
+    }
+    MPIX_CHECK_ALL("misuse of nonblocking requests");
+    CU_ASSERT_EQUAL(MPIX_Comm_free(&xcomm), MPI_SUCCESS);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+}
+
+// The progress thread (MPI_THREAD_MULTIPLE here, see main): requests complete
+// while the caller makes no mpix call.
+void test_progress_thread()
+{
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    MPIX_Info *info = nullptr;
+    MPIX_Info_init(&info);
+    MPIX_Info_set(info, "async_progress", "true");
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    const int rc = MPIX_Comm_set_info(xcomm, info);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPIX_Info_free(&info);
+    if (provided != MPI_THREAD_MULTIPLE) {
+        MPIX_EXPECT(err_class(rc) == MPI_ERR_OTHER, "the progress thread without MPI_THREAD_MULTIPLE: MPI_ERR_OTHER");
+        MPIX_CHECK_ALL("progress thread refused without MPI_THREAD_MULTIPLE");
+        MPIX_Comm_free(&xcomm);
+        return;
+    }
+    MPIX_EXPECT(rc == MPI_SUCCESS, "progress thread started");
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    for (const char *row : {"node_bruck", "parlogna", "two_phase_bruck", "pairwise"}) {
+        // The row and the thread in one set of hints (setting hints replaces them all).
+        MPIX_Info *rinfo = nullptr;
+        MPIX_Info_init(&rinfo);
+        MPIX_Info_set(rinfo, "async_progress", "true");
+        MPIX_Info_set(rinfo, "alltoallv_algorithm", row);
+        MPIX_EXPECT(MPIX_Comm_set_info(xcomm, rinfo) == MPI_SUCCESS, "hints");
+        MPIX_Info_free(&rinfo);
+        MPIX_Comm_update_locality(xcomm, 2);
+        std::vector<int> send(p * 4), recv(p * 4, -1), counts(p, 4), displs(p);
+        for (int j = 0; j < p; ++j)
+            displs[j] = 4 * j;
+        for (int j = 0; j < p * 4; ++j)
+            send[j] = 1000 * me + j;
+        MPIX_Request *req = nullptr;
+        MPIX_EXPECT(MPIX_Ialltoallv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(), counts.data(),
+                                    displs.data(), MPI_INT, xcomm, &req) == MPI_SUCCESS,
+                    "Ialltoallv with the progress thread");
+        // No mpix call until this rank's data is there: only the thread can
+        // move it (up to 20 s; it takes about a millisecond). No MPI call
+        // either while polling: a rank spinning in MPI can starve the
+        // thread's calls of MPICH's global lock.
+        bool mine = false;
+        for (int polls = 0; polls < 20000 && !mine; ++polls) {
+            mine = true;
+            for (int j = 0; j < p; ++j)
+                for (int e = 0; e < 4; ++e)
+                    mine = mine && recv[4 * j + e] == 1000 * j + 4 * me + e;
+            if (!mine)
+                usleep(1000);
+        }
+        int local = mine, all = 0;
+        MPI_Allreduce(&local, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        const bool all_there = all != 0;
+        MPIX_EXPECT(all_there, std::string(row) + ": the exchange completed with no mpix call (progress thread)");
+        MPIX_EXPECT(MPIX_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS && req == nullptr,
+                    "wait after the thread's progress");
+    }
+    MPIX_CHECK_ALL("the progress thread advances requests");
+    MPIX_Comm_free(&xcomm);
+}
+
+const mpixtest::TestCase kTests[] = {
+    {"MPIX_Ialltoall: every row, 1-3 in flight, every completion call", test_ialltoall_every_row},
+    {"MPIX_Ialltoallv: every row, 1-3 in flight, every completion call", test_ialltoallv_every_row},
+    {"persistent requests restarted 100 times", test_persistent_restarts},
+    {"MPIX_Start and MPIX_Ialltoallv never wait for a message", test_start_does_not_wait},
+    {"requests on two comms, opposite completion orders", test_two_comms},
+    {"misuse: NULL, active free, comm free, truncation", test_misuse},
+    {"the progress thread", test_progress_thread},
+};
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    // MPI_THREAD_MULTIPLE for the progress thread (test_errors checks its
+    // refusal under MPI_Init's single thread level).
+    return mpixtest::run_suite(argc, argv, "nonblocking", kTests, sizeof kTests / sizeof kTests[0],
+                               MPI_THREAD_MULTIPLE);
+}
