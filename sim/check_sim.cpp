@@ -30,6 +30,7 @@ const char *const kProgram = "check_sim";
 struct CheckOptions {
     int stride = 1;  // every stride-th case
     int starts = 0;  // > 0: every case through MPIX_*_init, started this many times
+    int in_flight = 0;  // > 0: every case through MPIX_Ialltoall(v), 1 to this many in flight
     std::string only;  // comma-separated algorithm names; empty: all
     std::vector<long long> bench_sizes;  // --bench-sizes: the runner's uniform workload at these S
 };
@@ -66,6 +67,16 @@ void add_options(CLI::App &app, CheckOptions &o)
                o.starts = (int)n;
            },
            "every case through MPIX_Alltoall(v)_init, the request started N times")
+        ->type_name("N");
+    app.add_option_function<std::string>(
+           "--nonblocking",
+           [&o](const std::string &v) {
+               long long n;
+               if (!mpixbench::parse_integer(v, &n) || n < 0 || n > 16)
+                   mpixbench::refuse("bad --nonblocking " + v + " (0 <= N <= 16)");
+               o.in_flight = (int)n;
+           },
+           "every case through MPIX_Ialltoall(v), 1 to N calls in flight on the comm (the engine, sched/)")
         ->type_name("N");
     app.add_option_function<std::string>(
            "--bench-sizes",
@@ -115,7 +126,7 @@ void check_cases(const CheckOptions &o, MPIX_Comm *xcomm, int p, int me, Tally *
                     what += " " + kv.first + "=" + kv.second;
                 std::string first;
                 int local_fail = mpixtest::check_algorithm(xcomm, MPI_COMM_WORLD, uniform, name, hints, &first,
-                                                           o.stride, o.starts);
+                                                           o.stride, o.starts, o.in_flight);
                 if (local_fail)
                     std::fprintf(stderr, "FAIL: P=%d rank %d: %s: %d case(s); first: %s\n", p, me, what.c_str(),
                                  local_fail, first.c_str());

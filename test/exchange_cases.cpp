@@ -528,7 +528,7 @@ std::vector<HintList> hint_variants(const char *hint_keys, int p)
 
 int check_algorithm(MPIX_Comm *xcomm, MPI_Comm comm, bool uniform, const char *algorithm,
                     const std::vector<std::pair<std::string, std::string>> &hints, std::string *first_failure,
-                    int stride, int starts)
+                    int stride, int starts, int in_flight)
 {
     MPIX_Info *info;
     MPIX_Info_init(&info);
@@ -551,6 +551,7 @@ int check_algorithm(MPIX_Comm *xcomm, MPI_Comm comm, bool uniform, const char *a
     for (size_t i = 0; i < cases.size(); i += (stride > 0 ? stride : 1)) {
         ExchangeCase c = cases[i];
         c.starts = starts;
+        c.in_flight = starts == 0 && in_flight > 0 ? 1 + static_cast<int>(i % in_flight) : 0;
         std::string detail;
         if (!run_exchange_case(xcomm, comm, c, &detail)) {
             if (failures++ == 0)

@@ -51,12 +51,13 @@ bool run_exchange_case(MPIX_Comm *xcomm, MPI_Comm comm, const ExchangeCase &c, s
 
 // Runs every `stride`-th case of `collective` for `algorithm` with extra hints
 // (key=value pairs; `starts` > 0: through persistent requests started that many
-// times); returns the number of failed cases on this rank and the
+// times; else `in_flight` > 0: through the nonblocking calls, 1 to in_flight
+// in flight); returns the number of failed cases on this rank and the
 // first failure's detail. A stride of 3 still covers every dimension: cases
 // rotate node sizes in fours and datatypes in fives.
 int check_algorithm(MPIX_Comm *xcomm, MPI_Comm comm, bool uniform, const char *algorithm,
                     const std::vector<std::pair<std::string, std::string>> &hints, std::string *first_failure,
-                    int stride = 1, int starts = 0);
+                    int stride = 1, int starts = 0, int in_flight = 0);
 
 using HintList = std::vector<std::pair<std::string, std::string>>;
 

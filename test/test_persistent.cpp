@@ -109,7 +109,7 @@ struct Uniform {
 };
 
 // Requests completed in different orders on different ranks, with blocking
-// calls between start and wait: every row kind (deferred, posted, the MPI
+// calls between start and wait: every row kind (engine tasks, posted plans, the MPI
 // library's own) must neither deadlock nor mix data.
 void test_completion_order()
 {

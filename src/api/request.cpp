@@ -150,7 +150,7 @@ extern "C" int MPIX_Waitall(int count, MPIX_Request *requests[], MPI_Status stat
     }
     if (!any_error)
         return MPI_SUCCESS;
-    return statuses == MPI_STATUSES_IGNORE ? first_error : MPI_ERR_IN_STATUS;
+    return statuses == MPI_STATUSES_IGNORE ? first_error : static_cast<int>(MPI_ERR_IN_STATUS);
 }
 
 extern "C" int MPIX_Testall(int count, MPIX_Request *requests[], int *flag, MPI_Status statuses[])
@@ -159,7 +159,7 @@ extern "C" int MPIX_Testall(int count, MPIX_Request *requests[], int *flag, MPI_
     if (count < 0 || (count > 0 && !requests) || !flag)
         return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn,
                      count < 0 ? "count is negative" : !flag ? "flag is NULL" : "requests is NULL");
-    return guard_entry(MPI_COMM_NULL, fn, [&] {
+    return guard_entry(MPI_COMM_NULL, fn, [&]() -> int {
         sched::progress();
         // Completes nothing for the caller unless every one has completed (a
         // request that completed meanwhile keeps its outcome for later).
@@ -197,7 +197,7 @@ extern "C" int MPIX_Testall(int count, MPIX_Request *requests[], int *flag, MPI_
         }
         if (!any_error)
             return MPI_SUCCESS;
-        return statuses == MPI_STATUSES_IGNORE ? first_error : MPI_ERR_IN_STATUS;
+        return statuses == MPI_STATUSES_IGNORE ? first_error : static_cast<int>(MPI_ERR_IN_STATUS);
     });
 }
 

@@ -224,16 +224,17 @@ namespace detail {
 void lock() { state().mutex.lock(); }
 void unlock() { state().mutex.unlock(); }
 
-bool step(Task *own, bool may_block)
+bool step(bool may_block)
 {
     EngineState &e = state();
     std::vector<Task *> run;
     runnable(e, &run);
     if (run.empty())
         return false;
-    // The only task that needs running may block inside MPI (no busy loop):
-    // every other started exchange is the MPI library's, progressed there.
-    const bool alone = may_block && run.size() == 1 && (!own || run[0] == own);
+    // The only task that can run now may block inside MPI (no busy loop):
+    // the others wait behind it on its comm, and every other started exchange
+    // is the MPI library's, progressed there.
+    const bool alone = may_block && run.size() == 1;
     for (Task *t : run)
         resume(e, t, alone);
     return true;
@@ -246,13 +247,13 @@ void progress()
     EngineState &e = state();
     std::lock_guard<std::recursive_mutex> hold(e.mutex);
     if (!e.tasks.empty())
-        detail::step(nullptr, false);
+        detail::step(false);
 }
 
 void drain()
 {
     if (active_tasks() != 0)
-        progress_until([] { return active_tasks() == 0; }, nullptr);
+        progress_until([] { return active_tasks() == 0; });
 }
 
 std::size_t active_tasks() { return state().count.load(std::memory_order_acquire); }
@@ -280,7 +281,7 @@ void progress_loop(EngineState *e)
             e->wake.wait(hold);
             continue;
         }
-        detail::step(nullptr, false);
+        detail::step(false);
         // Let the user's threads in between passes.
         hold.unlock();
         std::this_thread::yield();

@@ -83,14 +83,14 @@ int launch(Task *task);
 
 // Progresses every started task once without blocking (MPIX_Test*).
 void progress();
-// Progresses until `done()` holds. `own`: the task the caller waits for (it
-// may then block inside MPI while it is the only task that needs running).
+// Progresses until `done()` holds. While only one task can run, it may block
+// inside MPI (no busy loop).
 template <class Done>
-void progress_until(Done done, Task *own);
+void progress_until(Done done);
 // The same, calling `block()` instead of spinning whenever no task needs
 // running (it may block in MPI, e.g. MPI_Wait on the MPI library's request).
 template <class Done, class Block>
-void progress_until(Done done, Task *own, Block block);
+void progress_until(Done done, Block block);
 // Completes every started task of the process (before a blocking mpix call);
 // costs one atomic load when there is none.
 void drain();
@@ -121,17 +121,17 @@ public:
 namespace detail {
 // One pass of progress_until: resumes the runnable tasks; returns whether any
 // task is runnable (false: nothing to do but wait for the MPI library).
-bool step(Task *own, bool may_block);
+bool step(bool may_block);
 void lock();
 void unlock();
 }  // namespace detail
 
 template <class Done, class Block>
-void progress_until(Done done, Task *own, Block block)
+void progress_until(Done done, Block block)
 {
     while (!done()) {
         detail::lock();
-        const bool any = detail::step(own, true);
+        const bool any = detail::step(true);
         detail::unlock();
         if (!any && !done())
             block();
@@ -139,9 +139,9 @@ void progress_until(Done done, Task *own, Block block)
 }
 
 template <class Done>
-void progress_until(Done done, Task *own)
+void progress_until(Done done)
 {
-    progress_until(done, own, [] { yield_now(); });
+    progress_until(done, [] { yield_now(); });
 }
 
 }  // namespace sched

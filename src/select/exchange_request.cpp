@@ -169,7 +169,6 @@ public:
                     rc = MPI_Test(&mpi_request_, &flag, MPI_STATUS_IGNORE);
                     return done = flag != 0 || rc != MPI_SUCCESS;
                 },
-                nullptr,
                 [&] {
                     WorldErrorsReturn world_returns(xcomm->world_available);
                     rc = MPI_Wait(&mpi_request_, MPI_STATUS_IGNORE);
@@ -177,7 +176,7 @@ public:
                 });
             return rc == MPI_SUCCESS ? rc : report(xcomm, fn, algorithm_, rc);
         }
-        sched::progress_until([&] { return task_.finished(); }, &task_);
+        sched::progress_until([&] { return task_.finished(); });
         return task_.result() == MPI_SUCCESS ? MPI_SUCCESS : report(xcomm, fn, algorithm_, task_.result());
     }
 
@@ -332,7 +331,7 @@ const char *persistent_form(const Algorithm &a)
         return a.prepared;
     if (a.pass_through)  // the same text on every MPI: the table in docs/persistent-neighbour.md is checked against it
         return "the MPI library's own persistent MPI_Alltoall(v)_init on the caller's arguments (MPI-4; where the "
-               "MPI library lacks it, or with tracing, replayed as below)";
+               "MPI library lacks it, or with tracing, run as a task as below)";
     return "checks, selection, byte views and staging: each start runs the row as a task of the engine, posting "
            "what needs no input at once and progressed by MPIX_Test/MPIX_Wait";
 }
