@@ -159,7 +159,7 @@ extern "C" int MPIX_Testall(int count, MPIX_Request *requests[], int *flag, MPI_
     if (count < 0 || (count > 0 && !requests) || !flag)
         return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn,
                      count < 0 ? "count is negative" : !flag ? "flag is NULL" : "requests is NULL");
-    return guard_entry(MPI_COMM_NULL, fn, [&] {
+    return guard_entry(MPI_COMM_NULL, fn, [&]() -> int {  // int: SMPI's error codes are enumerators
         sched::progress();
         // Completes nothing for the caller unless every one has completed (a
         // request that completed meanwhile keeps its outcome for later).
