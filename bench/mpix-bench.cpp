@@ -50,7 +50,8 @@ const char *const kWorkloads =
     "Outputs: a table on stdout, progress on stderr; --csv appends rows under one\n"
     "header: collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,\n"
     "max_us,speedup_vs_mpi,verified,bound_us,x_bound,mean_block_bytes,max_block_bytes,\n"
-    "copied_bytes,copy_floor_us\n"
+    "copied_bytes,copy_floor_us (--overlap adds overall_us,compute_us,init_us,test_us,\n"
+    "wait_us,pure_us,overlap_pct,overlap_slices)\n"
     "(bound_us, x_bound: simulated runs only; mean_block_bytes, max_block_bytes: the\n"
     "workload's largest per-rank mean block to the other ranks and its largest block,\n"
     "what a selection rule agrees on; copied_bytes: the library's own local copies\n"
@@ -67,6 +68,7 @@ struct CommandLine {
     std::string osu_option;  // the first OSU-style option given (refused without --format osu)
     int ppn = 0;
     bool algo_given = false, dist_given = false, iters_given = false, warmup_given = false;
+    bool slices_given = false;
 };
 
 // --radix / --batch: a list of values >= min, or "sweep".
@@ -266,6 +268,27 @@ void add_options(CLI::App &app, CommandLine &cl)
            "MPIX_Wait per call; alltoall, alltoallv, neighbor_alltoallv): rows with params "
            "...;persistent")
         ->group(algorithms);
+    app.add_flag_callback(
+           "--overlap", [&o] { o.overlap = true; },
+           "OSU's overlap benchmark (osu_ialltoall(v)), alltoall and alltoallv: each row as a nonblocking call "
+           "(MPIX_Ialltoall(v); the baseline MPI_Ialltoall(v)), first alone (pure communication: start + wait), then "
+           "with computation as long as that between the start and the wait, in slices with an MPIX_Test after "
+           "each; reports overall, compute, test and pure times and overlap % = max(0, 100 (1 - (overall - "
+           "compute) / pure))")
+        ->group(algorithms);
+    app.add_option_function<std::string>(
+           "--overlap-slices",
+           [&](const std::string &v) {
+               long long n;
+               if (!mpixbench::parse_integer(v, &n) || n < 0 || n > 1000000)
+                   refuse("bad --overlap-slices " + v + " (0 <= N <= 1000000)");
+               o.overlap_slices = (int)n;
+               cl.slices_given = true;
+           },
+           "--overlap: the computation in N equal slices, an MPIX_Test (MPI_Test for the MPI library's own) after "
+           "each (16; 0: one piece and no test, OSU's default)")
+        ->type_name("N")
+        ->group(algorithms);
     app.add_flag_callback("--list", [&cl] { cl.list = true; }, "print the registry and exit")->group(algorithms);
 
     app.add_option_function<std::string>(
@@ -442,6 +465,12 @@ std::string finish(CommandLine &cl)
         return "";
     }
     const bool crs = o.coll == Collective::alltoall_crs || o.coll == Collective::alltoallv_crs;
+    if (cl.slices_given && !o.overlap)
+        return "--overlap-slices sets the computation of --overlap: use it with --overlap";
+    if (o.overlap && o.coll != Collective::alltoall && o.coll != Collective::alltoallv)
+        return "--overlap: --coll alltoall or alltoallv (the nonblocking calls MPIX_Ialltoall(v))";
+    if (o.overlap && o.persistent)
+        return "--overlap times nonblocking calls: not with --persistent";
     if (o.persistent && crs)
         return "--persistent: alltoall, alltoallv or neighbor_alltoallv (the crs collectives have no persistent form)";
     if (o.persistent && o.osu)

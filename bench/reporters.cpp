@@ -80,6 +80,19 @@ void print_table(std::FILE *out, const RunDescription &run, const TableNotes &no
     if (notes.persistent)
         std::fprintf(out, "# params ...persistent: a persistent request made once outside the timing, each call"
                           " MPIX_Start + MPIX_Wait (MPI_Start + MPI_Wait for the MPI library's *_init)\n");
+    if (notes.overlap) {
+        char slicing[96];
+        if (notes.overlap_slices > 0)
+            std::snprintf(slicing, sizeof slicing, "in %d slices, a test after each", notes.overlap_slices);
+        else
+            std::snprintf(slicing, sizeof slicing, "in one piece, no test");
+        std::fprintf(out,
+                     "# --overlap: pure_us (min_us, max_us) = the nonblocking call alone (start + wait), which speedup"
+                     " compares; overall_us = start + compute_us of computation (pure_us long, %s) + test_us of"
+                     " tests + wait; overlap_%% = max(0, 100 (1 - (overall - compute) / pure)) (OSU); each a median"
+                     " of the slowest rank's\n",
+                     slicing);
+    }
     for (const auto &kv : notes.bounds) {
         const mpix::sim::Bound &b = kv.second;
         std::fprintf(out, "# bound S=%lld: %.2f us = max(path %.2f us, busiest link %.2f us: %s); node link %.2f us\n",
@@ -93,24 +106,32 @@ void print_table(std::FILE *out, const RunDescription &run, const TableNotes &no
         algorithm_width = std::max(algorithm_width, static_cast<int>(r.algorithm.size()));
         params_width = std::max(params_width, static_cast<int>(r.params.size()));
     }
-    std::fprintf(out, "%-*s %-*s %9s %12s %12s %12s %8s %s%s\n", algorithm_width, "algorithm", params_width, "params",
-                 "size", "median_us", "min_us", "max_us", "speedup", bounded ? "x_bound " : "", "verified");
+    const char *overlap_columns = notes.overlap ? "  overall_us   compute_us      test_us overlap_% " : "";
+    std::fprintf(out, "%-*s %-*s %9s %12s %12s %12s %8s %s%s%s\n", algorithm_width, "algorithm", params_width,
+                 "params", "size", notes.overlap ? "pure_us" : "median_us", "min_us", "max_us", "speedup",
+                 bounded ? "x_bound " : "", overlap_columns, "verified");
     for (const ResultRow &r : rows) {
         const std::string x_bound =
             bounded ? printed("%7.2f ", r.bound_us > 0 ? r.measured.median_us / r.bound_us : 0.0) : "";
         // No baseline (--baseline none, or none that could run): '-', not a speedup of 0.
         const std::string speedup = r.speedup > 0 ? printed("%8.2f", r.speedup) : std::string(7, ' ') + "-";
-        std::fprintf(out, "%-*s %-*s %9lld %12.2f %12.2f %12.2f %s %s%s\n", algorithm_width, r.algorithm.c_str(),
-                     params_width, r.params.c_str(), r.size, r.measured.median_us, r.measured.min_us, r.measured.max_us,
-                     speedup.c_str(), x_bound.c_str(), r.measured.verified.c_str());
+        const Measurement &m = r.measured;
+        char overlap[80] = "";
+        if (notes.overlap)
+            std::snprintf(overlap, sizeof overlap, "%12.2f %12.2f %12.2f %9.1f ", m.overall_us, m.compute_us,
+                          m.test_us, m.overlap_pct);
+        std::fprintf(out, "%-*s %-*s %9lld %12.2f %12.2f %12.2f %s %s%s%s\n", algorithm_width, r.algorithm.c_str(),
+                     params_width, r.params.c_str(), r.size, m.median_us, m.min_us, m.max_us, speedup.c_str(),
+                     x_bound.c_str(), overlap, m.verified.c_str());
     }
     std::fflush(out);
 }
 
-std::string csv_header()
+std::string csv_header(bool overlap)
 {
-    return "collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,max_us,speedup_vs_mpi,verified,"
-           "bound_us,x_bound,mean_block_bytes,max_block_bytes,copied_bytes,copy_floor_us";
+    return std::string("collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,max_us,speedup_vs_mpi,"
+                       "verified,bound_us,x_bound,mean_block_bytes,max_block_bytes,copied_bytes,copy_floor_us") +
+           (overlap ? ",overall_us,compute_us,init_us,test_us,wait_us,pure_us,overlap_pct,overlap_slices" : "");
 }
 
 std::string csv_line(const RunDescription &run, const ResultRow &r)
@@ -134,6 +155,12 @@ std::string csv_line(const RunDescription &run, const ResultRow &r)
             printed("%.0f", m.copied_bytes) + ",";
     if (m.copy_floor_us > 0)
         line += printed("%.3f", m.copy_floor_us);
+    if (run.overlap) {
+        char figures_overlap[200];
+        std::snprintf(figures_overlap, sizeof figures_overlap, ",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%d", m.overall_us,
+                      m.compute_us, m.init_us, m.test_us, m.wait_us, m.pure_us, m.overlap_pct, m.overlap_slices);
+        line += figures_overlap;
+    }
     return line;
 }
 
@@ -147,13 +174,14 @@ std::string append_csv(const std::string &path, const RunDescription &run, const
             fresh = false;
     }
     // Rows under another header would be misread column by column.
-    if (!fresh && first_line != csv_header())
-        return path + " has another header (an older mpix-bench's?): rows not appended; write to a new file";
+    if (!fresh && first_line != csv_header(run.overlap))
+        return path + " has another header (an older mpix-bench's, or " +
+               (run.overlap ? "one without" : "one with") + " --overlap's columns?): rows not appended; write to a new file";
     std::FILE *f = std::fopen(path.c_str(), "a");
     if (!f)
         return "cannot write " + path;
     if (fresh)
-        std::fprintf(f, "%s\n", csv_header().c_str());
+        std::fprintf(f, "%s\n", csv_header(run.overlap).c_str());
     for (const ResultRow &r : rows)
         std::fprintf(f, "%s\n", csv_line(run, r).c_str());
     const bool failed = std::ferror(f) != 0;
@@ -191,6 +219,16 @@ std::string write_json(const std::string &path, const RunDescription &run, const
             {"copied_bytes", rounded(m.copied_bytes, 0)},
             {"copy_floor_us", m.copy_floor_us > 0 ? ordered_json(rounded(m.copy_floor_us, 6)) : ordered_json(nullptr)},
         };
+        if (run.overlap) {
+            row["overall_us"] = rounded(m.overall_us, 3);
+            row["compute_us"] = rounded(m.compute_us, 3);
+            row["init_us"] = rounded(m.init_us, 3);
+            row["test_us"] = rounded(m.test_us, 3);
+            row["wait_us"] = rounded(m.wait_us, 3);
+            row["pure_us"] = rounded(m.pure_us, 3);
+            row["overlap_pct"] = rounded(m.overlap_pct, 2);
+            row["overlap_slices"] = m.overlap_slices;
+        }
         text += "  " + row.dump() + (i + 1 < rows.size() ? ",\n" : "\n");
     }
     return write_file(path, text + "]\n");
@@ -198,16 +236,42 @@ std::string write_json(const std::string &path, const RunDescription &run, const
 
 void print_osu_header(std::FILE *out, const OsuHeader &h)
 {
-    std::fprintf(out, "\n# OSU MPI %s Personalized Exchange Latency Test\n", h.alltoall ? "All-to-All" : "All-to-Allv");
+    std::fprintf(out, "\n# OSU MPI %s%s Personalized Exchange Latency Test\n", h.overlap ? "Non-blocking " : "",
+                 h.alltoall ? "All-to-All" : "All-to-Allv");
     if (h.algorithm == "mpi")
-        std::fprintf(out, "# mpix algorithm: mpi (%s itself on a duplicate of MPI_COMM_WORLD, no mpix)\n",
-                     h.alltoall ? "MPI_Alltoall" : "MPI_Alltoallv");
+        std::fprintf(out, "# mpix algorithm: mpi (%s%s itself on a duplicate of MPI_COMM_WORLD, no mpix)\n",
+                     h.overlap ? "MPI_Ia" : "MPI_A", h.alltoall ? "lltoall" : "lltoallv");
     else if (h.algorithm == "auto")
         std::fprintf(out, "# mpix algorithm: auto (the library's pick per size, listed below the table)%s%s\n",
                      h.params.empty() ? "" : "  params: ", h.params.c_str());
     else
         std::fprintf(out, "# mpix algorithm: %s  params: %s\n", h.algorithm.c_str(),
                      h.params.empty() ? "default" : h.params.c_str());
+    if (h.overlap) {
+        char slicing[96];
+        if (h.overlap_slices > 0)
+            std::snprintf(slicing, sizeof slicing, "in %d slices, %s after each", h.overlap_slices,
+                          h.algorithm == "mpi" ? "MPI_Test" : "MPIX_Test");
+        else
+            std::snprintf(slicing, sizeof slicing, "in one piece, no test");
+        std::fprintf(out,
+                     "# mpix-bench --format osu --overlap: P=%d nodes=%d ppn=%d dist=%s seed=%llu%s; each figure: each"
+                     " rank's mean over the timed calls, averaged over ranks; computation: the median of the slowest"
+                     " rank's pure communication time, %s\n",
+                     h.ranks, h.nodes, h.ppn, h.alltoall ? "equal" : h.dist.c_str(), h.seed,
+                     MPIX_SMPI ? " (SimGrid SMPI)" : "", slicing);
+        std::fprintf(out, "# Datatype: MPI_BYTE.\n");
+        std::fprintf(out, "# Overall = Coll. Init + Compute + MPI_Test + MPI_Wait\n\n");
+        std::fprintf(out, "%-*s%*s%*s", 10, "# Size", 18, "Overall(us)", 18, "Compute(us)");
+        if (h.full)
+            std::fprintf(out, "%*s%*s%*s", 18, "Coll. Init(us)", 18, "MPI_Test(us)", 18, "MPI_Wait(us)");
+        std::fprintf(out, "%*s%*s", 18, "Pure Comm.(us)", 18, "Overlap(%)");
+        if (h.validation)
+            std::fprintf(out, "%*s", 18, "Validation");
+        std::fprintf(out, "\n");
+        std::fflush(out);
+        return;
+    }
     std::fprintf(out,
                  "# mpix-bench --format osu: P=%d nodes=%d ppn=%d dist=%s seed=%llu%s; latency: each rank's"
                  " mean over the timed calls, averaged (min, max) over ranks\n",
@@ -225,6 +289,17 @@ void print_osu_header(std::FILE *out, const OsuHeader &h)
 
 void print_osu_row(std::FILE *out, const OsuHeader &h, long long size, const Measurement &m)
 {
+    if (h.overlap) {
+        std::fprintf(out, "%-*lld%*.*f%*.*f", 10, size, 18, 2, m.osu_overall_us, 18, 2, m.osu_compute_us);
+        if (h.full)
+            std::fprintf(out, "%*.*f%*.*f%*.*f", 18, 2, m.osu_init_us, 18, 2, m.osu_test_us, 18, 2, m.osu_wait_us);
+        std::fprintf(out, "%*.*f%*.*f", 18, 2, m.rank_mean_avg_us, 18, 2, m.osu_overlap_pct);
+        if (h.validation)
+            std::fprintf(out, "%*s", 18, m.verified == "yes" ? "Pass" : m.verified == "FAILED" ? "Fail" : "Skipped");
+        std::fprintf(out, "\n");
+        std::fflush(out);
+        return;
+    }
     std::fprintf(out, "%-*lld%*.*f", 10, size, 18, 2, m.rank_mean_avg_us);
     if (h.full)
         std::fprintf(out, "%*.*f%*.*f%*d", 18, 2, m.rank_mean_min_us, 18, 2, m.rank_mean_max_us, 12, m.iters);

@@ -24,6 +24,7 @@ struct RunDescription {
     std::string dist;
     unsigned long long seed = 1;
     int iters = 0, warmup = 0;
+    bool overlap = false;  // --overlap: the CSV and JSON have its columns
 };
 
 // One row of the table, CSV and JSON.
@@ -42,6 +43,8 @@ struct TableNotes {
     std::string speedup_versus;
     bool mpi_row_unavailable = false;
     bool persistent = false;
+    bool overlap = false;  // --overlap: median/min/max are the pure communication; its columns
+    int overlap_slices = 0;
     std::map<long long, mpix::sim::Bound> bounds;
 };
 
@@ -49,7 +52,9 @@ void print_table(std::FILE *out, const RunDescription &run, const TableNotes &no
                  const std::vector<ResultRow> &rows);
 
 // The CSV (bench/README.md): the header line and one row, without the newline.
-std::string csv_header();
+// With --overlap (run.overlap) the header ends in the overlap columns
+// (overall_us,compute_us,init_us,test_us,wait_us,pure_us,overlap_pct,overlap_slices).
+std::string csv_header(bool overlap = false);
 std::string csv_line(const RunDescription &run, const ResultRow &row);
 // Appends rows to path, writing the header first into an empty or new file;
 // refuses a file whose header differs. Returns an error text, empty on success.
@@ -68,6 +73,10 @@ struct OsuHeader {
     std::string dist;
     unsigned long long seed = 1;
     bool full = false, validation = false;  // -f, -c
+    // --overlap: osu_ialltoall(v)'s layout (Overall, Compute, Pure Comm., Overlap;
+    // -f adds Coll. Init, MPI_Test, MPI_Wait).
+    bool overlap = false;
+    int overlap_slices = 0;
 };
 void print_osu_header(std::FILE *out, const OsuHeader &h);
 void print_osu_row(std::FILE *out, const OsuHeader &h, long long size, const Measurement &m);

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <thread>
 
+#include "compute.hpp"
 #include "config.h"
 #ifdef __linux__
 #include <sched.h>
@@ -217,6 +218,13 @@ struct Runner::State {
     void free_topology();
     std::string set_candidate_info(const Candidate &c);
     int call(bool mpi);
+    // The nonblocking form (alltoall, alltoallv): start, test, wait. A request
+    // that is complete (or never started) is NULL / MPI_REQUEST_NULL, which
+    // test and wait take as done.
+    int start(bool mpi, MPIX_Request **xreq, MPI_Request *mreq);
+    int test(bool mpi, MPIX_Request **xreq, MPI_Request *mreq, int *flag);
+    int wait(bool mpi, MPIX_Request **xreq, MPI_Request *mreq);
+    std::unique_ptr<Compute> compute;  // --overlap's computation, made on first use
     // Under SMPI, the MPI library's copy of this rank's own block, charged at
     // the library's copy model as mpix's pmpi row charges it (core/local_work.hpp).
     void charge_mpi_self_copy(std::size_t bytes)
@@ -424,6 +432,42 @@ int Runner::State::call(bool mpi)
                                   crs_recv_displs_out.data(), MPI_BYTE, rb, nullptr, xcomm);
     }
     return MPI_ERR_ARG;
+}
+
+int Runner::State::start(bool mpi, MPIX_Request **xreq, MPI_Request *mreq)
+{
+    const Layout &l = layout;
+    const char *sb = send_buffer.data();
+    char *rb = recv_buffer.data();
+    const int scale = (int)point.size;
+    switch (coll()) {
+    case Collective::alltoall:
+        if (mpi) {
+            charge_mpi_self_copy((std::size_t)scale);
+            return MPI_Ialltoall(sb, scale, MPI_BYTE, rb, scale, MPI_BYTE, comm, mreq);
+        }
+        return MPIX_Ialltoall(sb, scale, MPI_BYTE, rb, scale, MPI_BYTE, xcomm, xreq);
+    case Collective::alltoallv:
+        if (mpi) {
+            charge_mpi_self_copy((std::size_t)l.recv_counts[me]);
+            return MPI_Ialltoallv(sb, l.send_counts.data(), l.send_displs.data(), MPI_BYTE, rb, l.recv_counts.data(),
+                                  l.recv_displs.data(), MPI_BYTE, comm, mreq);
+        }
+        return MPIX_Ialltoallv(sb, l.send_counts.data(), l.send_displs.data(), MPI_BYTE, rb, l.recv_counts.data(),
+                               l.recv_displs.data(), MPI_BYTE, xcomm, xreq);
+    default:
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+}
+
+int Runner::State::test(bool mpi, MPIX_Request **xreq, MPI_Request *mreq, int *flag)
+{
+    return mpi ? MPI_Test(mreq, flag, MPI_STATUS_IGNORE) : MPIX_Test(xreq, flag, MPI_STATUS_IGNORE);
+}
+
+int Runner::State::wait(bool mpi, MPIX_Request **xreq, MPI_Request *mreq)
+{
+    return mpi ? MPI_Wait(mreq, MPI_STATUS_IGNORE) : MPIX_Wait(xreq, MPI_STATUS_IGNORE);
 }
 
 // A persistent request (collective): mpix's *_init with the communicator's
@@ -729,8 +773,13 @@ Measurement Runner::measure(const Candidate &c, CallForm form)
         MPI_Barrier(s.comm);
         double t0 = MPI_Wtime();
         int rc;
-        if (!persistent) {
+        if (form == CallForm::blocking) {
             rc = s.call(mpi);
+        } else if (form == CallForm::nonblocking) {
+            rc = s.start(mpi, &xreq, &mreq);
+            const int waited = s.wait(mpi, &xreq, &mreq);
+            if (rc == MPI_SUCCESS)
+                rc = waited;
         } else if (mpi) {
             rc = MPI_Start(&mreq);
             if (rc == MPI_SUCCESS)
@@ -801,6 +850,145 @@ Measurement Runner::measure(const Candidate &c, CallForm form)
         m.error.clear();
     else if (m.error.empty())
         m.error = "failed on another rank";
+    return m;
+}
+
+double overlap_percent(double overall_us, double compute_us, double pure_us)
+{
+    if (!(pure_us > 0))
+        return 0.0;
+    return std::max(0.0, 100.0 * (1.0 - (overall_us - compute_us) / pure_us));
+}
+
+Measurement Runner::measure_overlap(const Candidate &c, int slices)
+{
+    State &s = *state_;
+    // The pure communication time first: its median (the slowest rank's, the
+    // same on every rank) is the computation's duration.
+    Measurement m = measure(c, CallForm::nonblocking);
+    m.overlap = true;
+    m.overlap_slices = slices;
+    m.pure_us = m.median_us;
+    if (m.verified == "FAILED")  // agreed: every rank returns here, or none
+        return m;
+    const bool mpi = c.algorithm.empty();
+    int ok = 1;
+    std::string error;
+    if (!mpi) {
+        error = s.set_candidate_info(c);  // measure() cleared it
+        if (!error.empty())
+            ok = 0;
+    }
+    if (!s.compute)
+        s.compute.reset(new Compute());
+    Compute &compute = *s.compute;
+    const bool verify = s.options.verify && !s.shared_buffers;
+    if (verify)
+        s.fill();
+    const int pieces = slices > 0 ? slices : 1;
+    const double slice = m.median_us * 1e-6 / pieces;
+    const int warmup = s.options.warmup, iters = s.options.iters;
+    const int calls = ok ? warmup + iters : 0;
+    // Per timed call: overall, compute, init, test, wait (this rank's seconds).
+    enum { overall, computing, init, testing, waiting, kQuantities };
+    std::vector<double> times[kQuantities];
+    auto note_error = [&](int rc, const char *what) {
+        if (error.empty())
+            error = std::string(what) + ": " + error_text(rc);
+    };
+    for (int it = 0; it < calls; ++it) {
+        MPIX_Request *xreq = nullptr;
+        MPI_Request mreq = MPI_REQUEST_NULL;
+        MPI_Barrier(s.comm);
+        const double t0 = MPI_Wtime();
+        int rc = s.start(mpi, &xreq, &mreq);
+        if (rc != MPI_SUCCESS)
+            note_error(rc, "start");
+        // One clock reading per boundary: compute slice, test, compute slice, ...
+        double mark = MPI_Wtime();
+        const double started = mark - t0;
+        double computed = 0, tested = 0;
+        for (int k = 0; k < pieces; ++k) {
+            // Up to k + 1 slices in all: a slice that ran over shortens the next.
+            compute.run((k + 1) * slice - computed);
+            double now = MPI_Wtime();
+            computed += now - mark;
+            mark = now;
+            if (slices > 0) {
+                int flag = 0;
+                const int trc = s.test(mpi, &xreq, &mreq, &flag);
+                if (trc != MPI_SUCCESS) {
+                    note_error(trc, "test");
+                    rc = rc == MPI_SUCCESS ? trc : rc;
+                }
+                now = MPI_Wtime();
+                tested += now - mark;
+                mark = now;
+            }
+        }
+        const int wrc = s.wait(mpi, &xreq, &mreq);
+        const double t1 = MPI_Wtime();
+        if (wrc != MPI_SUCCESS) {
+            note_error(wrc, "wait");
+            rc = rc == MPI_SUCCESS ? wrc : rc;
+        }
+        if (rc != MPI_SUCCESS)
+            ok = 0;
+        if (it == 0 && verify && ok && !s.verify()) {
+            ok = 0;
+            if (error.empty())
+                error = "wrong bytes received (with computation)";
+        }
+        if (it < warmup)
+            continue;
+        times[overall].push_back(t1 - t0);
+        times[computing].push_back(computed);
+        times[init].push_back(started);
+        times[testing].push_back(tested);
+        times[waiting].push_back(t1 - mark);
+    }
+    const std::size_t n = std::max<std::size_t>(1, times[overall].size());
+    for (auto &t : times)
+        t.resize(n, 0.0);  // none when the info was refused: the row says FAILED
+
+    // OSU's statistics (rank 0), when asked for: each rank's means, averaged over ranks.
+    if (s.options.rank_means) {
+        double mean_us[kQuantities], sum_us[kQuantities] = {0, 0, 0, 0, 0};
+        for (int q = 0; q < kQuantities; ++q)
+            mean_us[q] = std::accumulate(times[q].begin(), times[q].end(), 0.0) / (double)n * 1e6;
+        MPI_Reduce(mean_us, sum_us, kQuantities, MPI_DOUBLE, MPI_SUM, 0, s.comm);
+        m.osu_overall_us = sum_us[overall] / s.ranks;
+        m.osu_compute_us = sum_us[computing] / s.ranks;
+        m.osu_init_us = sum_us[init] / s.ranks;
+        m.osu_test_us = sum_us[testing] / s.ranks;
+        m.osu_wait_us = sum_us[waiting] / s.ranks;
+        m.osu_overlap_pct = overlap_percent(m.osu_overall_us, m.osu_compute_us, m.rank_mean_avg_us);
+    }
+    // The slowest rank per call and quantity, then the medians.
+    std::vector<double> mine;
+    for (const auto &t : times)
+        mine.insert(mine.end(), t.begin(), t.end());
+    std::vector<double> slowest(mine.size());
+    MPI_Allreduce(mine.data(), slowest.data(), (int)mine.size(), MPI_DOUBLE, MPI_MAX, s.comm);
+    int all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, s.comm);
+    auto median_us = [&](int q) {
+        return median(std::vector<double>(slowest.begin() + (std::ptrdiff_t)(q * n),
+                                          slowest.begin() + (std::ptrdiff_t)((q + 1) * n))) *
+               1e6;
+    };
+    m.overall_us = median_us(overall);
+    m.compute_us = median_us(computing);
+    m.init_us = median_us(init);
+    m.test_us = median_us(testing);
+    m.wait_us = median_us(waiting);
+    m.overlap_pct = overlap_percent(m.overall_us, m.compute_us, m.pure_us);
+    if (!mpi)
+        MPIX_Comm_set_info(s.xcomm, nullptr);
+    if (!all_ok) {
+        m.verified = "FAILED";
+        m.error = error.empty() ? "failed on another rank (with computation)" : error;
+    }
     return m;
 }
 

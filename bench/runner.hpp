@@ -55,7 +55,25 @@ struct Measurement {
     // floor; 0 when copies are not charged: native runs, --copy-bw 0).
     double copied_bytes = 0;
     double copy_floor_us = 0;
+    // Runner::measure_overlap (mpix-bench --overlap): the timed calls once more,
+    // with computation between the start and the wait. Per timed call and rank:
+    // overall = start + compute slices + a test after each + wait; compute = the
+    // slices alone; init, test, wait = the start, the tests, the wait. Each the
+    // median over the timed calls of the slowest rank's; pure = median_us (the
+    // nonblocking call alone, start + wait); overlap_pct = overlap_percent().
+    bool overlap = false;
+    int overlap_slices = 0;
+    double overall_us = 0, compute_us = 0, init_us = 0, test_us = 0, wait_us = 0, pure_us = 0, overlap_pct = 0;
+    // ... and OSU's statistics of the same (rank 0, with RunnerOptions::rank_means;
+    // OSU's pure communication time is rank_mean_avg_us).
+    double osu_overall_us = 0, osu_compute_us = 0, osu_init_us = 0, osu_test_us = 0, osu_wait_us = 0;
+    double osu_overlap_pct = 0;
 };
+
+// OSU's overlap (osu_util.c, print_stats_nbc): the share of the pure
+// communication time hidden behind the computation,
+// max(0, 100 * (1 - (overall - compute) / pure)); 0 when pure is 0.
+double overlap_percent(double overall_us, double compute_us, double pure_us);
 
 struct RunnerOptions {
     int iters;
@@ -65,9 +83,11 @@ struct RunnerOptions {
     bool rank_means = false;  // also OSU's per-rank means (three reductions more per measurement)
 };
 
-// How the candidate is called: one blocking call per timed call, or a persistent
-// request made once outside the timing and started (Start + Wait) per call.
-enum class CallForm { blocking, persistent };
+// How the candidate is called: one blocking call per timed call, a persistent
+// request made once outside the timing and started (Start + Wait) per call, or
+// a nonblocking call (MPIX_Ialltoall(v), the MPI library's MPI_Ialltoall(v)) and
+// its wait per call (alltoall and alltoallv only).
+enum class CallForm { blocking, persistent, nonblocking };
 
 // The MPI library's own collective of `coll` (MPI_Alltoall, MPI_Alltoallv,
 // MPI_Neighbor_alltoallv; the crs collectives have none: nullptr).
@@ -101,6 +121,14 @@ public:
     // persistent: the last call is verified too (a request that works only once
     // is caught); the MPI library's own persistent form where it has one (MPI-4).
     Measurement measure(const Candidate &c, CallForm form);
+    // OSU's overlap benchmark (osu_ialltoall(v)), alltoall and alltoallv: first
+    // measure(c, CallForm::nonblocking), the pure communication time t_pure (the
+    // median of the slowest rank's); then warm-up and timed calls again, each
+    // with t_pure of computation (bench/compute.hpp; simulated under SMPI)
+    // between the start and the wait, in `slices` equal slices each followed by
+    // one MPIX_Test (MPI_Test for the MPI library's own); slices 0: one slice and
+    // no test. The first call of both loops is verified.
+    Measurement measure_overlap(const Candidate &c, int slices);
     MPIX_Comm *xcomm();  // e.g. to MPIX_Comm_set_info(tuning_file=...) for auto checks
     int nodes() const;
     int ranks_per_node_max() const;

@@ -130,6 +130,7 @@ private:
         d.seed = o_.seed;
         d.iters = o_.iters;
         d.warmup = o_.warmup;
+        d.overlap = o_.overlap;
         return d;
     }
 
@@ -178,9 +179,16 @@ int Bench::run_table()
             return 2;
         }
     }
-    const char *mpi_name = mpi_collective_name(o_.coll);
+    // --overlap: the MPI library's nonblocking collective (MPI_Ialltoall(v)).
+    const char *mpi_collective = mpi_collective_name(o_.coll);  // "MPI_Alltoallv"
+    const std::string mpi_label = !mpi_collective ? ""
+                                  : o_.overlap    ? std::string("MPI_Ia") + (mpi_collective + 5)
+                                                  : std::string(mpi_collective);
+    const char *mpi_name = mpi_collective ? mpi_label.c_str() : nullptr;
     TableNotes notes;
     notes.persistent = o_.persistent;
+    notes.overlap = o_.overlap;
+    notes.overlap_slices = o_.overlap_slices;
     notes.speedup_versus = is_crs(o_.coll) && o_.baseline == "mpi" ? "the personalized backend"
                            : o_.baseline == "mpi"                  ? mpi_name
                                                                    : o_.baseline;
@@ -222,9 +230,13 @@ int Bench::run_table()
         all_ok &= row.measured.verified != "FAILED";
         if (me_ == 0) {
             const Measurement &m = row.measured;
-            std::fprintf(stderr, "    %s %s S=%lld: median %.2f us, verified %s%s%s%s\n", row.algorithm.c_str(),
-                         row.params.c_str(), row.size, m.median_us, m.verified.c_str(), m.error.empty() ? "" : " (",
-                         m.error.c_str(), m.error.empty() ? "" : ")");
+            char overlap[128] = "";
+            if (m.overlap)
+                std::snprintf(overlap, sizeof overlap, " (pure), overall %.2f us, compute %.2f us, overlap %.1f %%",
+                              m.overall_us, m.compute_us, m.overlap_pct);
+            std::fprintf(stderr, "    %s %s S=%lld: median %.2f us%s, verified %s%s%s%s\n", row.algorithm.c_str(),
+                         row.params.c_str(), row.size, m.median_us, overlap, m.verified.c_str(),
+                         m.error.empty() ? "" : " (", m.error.c_str(), m.error.empty() ? "" : ")");
             std::fflush(stderr);
         }
         rows.push_back(std::move(row));
@@ -234,7 +246,7 @@ int Bench::run_table()
         ResultRow row;
         row.algorithm = label;
         row.size = s;
-        row.measured = runner_.measure(c, form);
+        row.measured = o_.overlap ? runner_.measure_overlap(c, o_.overlap_slices) : runner_.measure(c, form);
         row.params = params;
         return row;
     };
@@ -343,6 +355,8 @@ int Bench::run_osu()
     header.seed = o_.seed;
     header.full = o_.osu_full;
     header.validation = o_.osu_validation;
+    header.overlap = o_.overlap;
+    header.overlap_slices = o_.overlap_slices;
     if (me_ == 0)
         print_osu_header(stdout, header);
     bool all_ok = true;
@@ -351,7 +365,8 @@ int Bench::run_osu()
         if (prepare(s))
             return 2;
         runner_.set_iterations(iters_for(s), warmup_for(s));
-        const Measurement m = runner_.measure(candidate);
+        const Measurement m =
+            o_.overlap ? runner_.measure_overlap(candidate, o_.overlap_slices) : runner_.measure(candidate);
         const bool ok = m.verified != "FAILED";
         all_ok &= ok;
         if (name == "auto")

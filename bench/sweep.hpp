@@ -35,6 +35,8 @@ struct BenchOptions {
     int iters = 20, warmup = 3;     // -1 with --format osu: OSU's defaults by size
     bool verify = true;
     bool persistent = false;  // persistent-request rows beside the blocking ones
+    bool overlap = false;     // --overlap: nonblocking calls, pure and with computation (OSU's overlap)
+    int overlap_slices = 16;  // --overlap-slices: compute slices, an MPIX_Test after each (0: one, no test)
     std::string baseline = "mpi";
     std::string csv, json, workload_out;
     bool osu = false, osu_full = false, osu_validation = false;

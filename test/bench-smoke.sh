@@ -1,7 +1,7 @@
 #!/bin/sh
 # mpix-bench at 4 ranks, briefly, with verification: every collective's algorithms,
 # every distribution, a radix/batch sweep, emulated nodes, --hint, CSV/JSON output,
-# and bad options. mpix-bench exits non-zero when any result is wrong.
+# --overlap (at 2 ranks) and bad options. mpix-bench exits non-zero when any result is wrong.
 set -e
 bench=bench/mpix-bench
 run="${MPIEXEC:-mpiexec} -n 4 $bench"
@@ -80,6 +80,28 @@ if [ "$(nproc)" -lt 4 ]; then
 elif grep 'ranks share' "$tmp/osu.err"; then
     echo "oversubscription warning on $(nproc) cores"; exit 1
 fi
+# --overlap at 2 ranks, two rows and the baseline: the overlap columns in the table,
+# the CSV (its own header) and OSU's non-blocking layout; every row verified.
+run2="${MPIEXEC:-mpiexec} -n 2 $bench"
+$run2 --coll alltoallv --overlap --overlap-slices 4 --algo nonblocking,pairwise --size 512 --iters 3 --warmup 1 \
+    --csv "$tmp/ov.csv" --json "$tmp/ov.json" >"$tmp/ov" 2>/dev/null || { echo "--overlap failed"; exit 1; }
+grep -q '^algorithm .* pure_us .* overall_us *compute_us *test_us *overlap_% *verified$' "$tmp/ov" ||
+    { echo "--overlap: no overlap columns"; cat "$tmp/ov"; exit 1; }
+test "$(grep -c '^\(MPI_Ialltoallv\|nonblocking\|pairwise\) .* yes$' "$tmp/ov")" -eq 3 ||
+    { echo "--overlap: not 3 verified rows"; cat "$tmp/ov"; exit 1; }
+head -1 "$tmp/ov.csv" | grep -q ',copy_floor_us,overall_us,compute_us,init_us,test_us,wait_us,pure_us,overlap_pct,overlap_slices$' ||
+    { echo "--overlap: CSV header"; exit 1; }
+if awk -F, 'NR > 1 && ($13 != "yes" || $20 <= 0 || $21 <= 0 || $26 < 0 || $27 != 4)' "$tmp/ov.csv" | grep .; then
+    echo "--overlap: unverified or empty CSV rows"; exit 1
+fi
+grep -q '"overlap_pct"' "$tmp/ov.json" || { echo "--overlap: no overlap_pct in JSON"; exit 1; }
+$run2 --format osu --overlap --algo parlogna -m 8:16 -i 2 -x 1 -c >"$tmp/ovosu" 2>/dev/null
+grep -qx '# OSU MPI Non-blocking All-to-Allv Personalized Exchange Latency Test' "$tmp/ovosu" &&
+    grep -qx '# Size *Overall(us) *Compute(us) *Pure Comm.(us) *Overlap(%) *Validation' "$tmp/ovosu" ||
+    { echo "--overlap --format osu: layout"; cat "$tmp/ovosu"; exit 1; }
+test "$(awk '!/^#/ && NF == 6 && $6 == "Pass"' "$tmp/ovosu" | wc -l)" -eq 2 || { echo "--overlap osu rows"; exit 1; }
+if $run2 --overlap --coll alltoallv_crs --size 16 >/dev/null 2>&1; then echo "--overlap with a crs collective accepted"; exit 1; fi
+if $run2 --overlap-slices 4 --size 16 >/dev/null 2>&1; then echo "--overlap-slices without --overlap accepted"; exit 1; fi
 if $run --format osu --algo all -m 1:2 >/dev/null 2>&1; then echo "--format osu --algo all accepted"; exit 1; fi
 if $run --format osu --algo pairwise,linear -m 1:2 >/dev/null 2>&1; then
     echo "--format osu with two algorithms accepted"; exit 1
