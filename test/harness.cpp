@@ -1,7 +1,10 @@
 #include "harness.hpp"
 
+#include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 namespace mpixtest {
@@ -9,10 +12,36 @@ namespace mpixtest {
 namespace {
 int local_failures = 0;  // test-program state only (not library code)
 int my_rank = 0, my_size = 1;
+const TestCase *suite_tests = nullptr;  // the running suite's tests, for timed_test
+
+// MPIX_TEST_TIMES=1: rank 0 prints each test's wall time after its name (make
+// check's time budget: test/mpi-harness.in). The first 32 tests of a suite.
+template <std::size_t I>
+void timed_test()
+{
+    double t0 = MPI_Wtime();
+    suite_tests[I].fn();
+    if (my_rank == 0) {
+        std::printf("[%.2f s] ", MPI_Wtime() - t0);
+        std::fflush(stdout);
+    }
+}
+template <std::size_t... I>
+constexpr std::array<TestFn, sizeof...(I)> timed_tests(std::index_sequence<I...>)
+{
+    return {{&timed_test<I>...}};
+}
+constexpr std::array<TestFn, 32> kTimed = timed_tests(std::make_index_sequence<32>{});
 }  // namespace
 
 int rank() { return my_rank; }
 int size() { return my_size; }
+
+bool full_level()
+{
+    const char *level = std::getenv("MPIX_TEST_LEVEL");
+    return level && std::strcmp(level, "full") == 0;
+}
 
 void fail(const std::string &what)
 {
@@ -73,8 +102,10 @@ int run_suite(int argc, char **argv, const char *suite_name, const TestCase *tes
     if (CU_initialize_registry() != CUE_SUCCESS)
         MPI_Abort(MPI_COMM_WORLD, 2);
     CU_pSuite suite = CU_add_suite(suite_name, nullptr, nullptr);
+    const bool timed = std::getenv("MPIX_TEST_TIMES") != nullptr;
+    suite_tests = tests;
     for (int i = 0; i < count; ++i)
-        CU_add_test(suite, tests[i].name, tests[i].fn);
+        CU_add_test(suite, tests[i].name, timed && i < (int)kTimed.size() ? kTimed[i] : tests[i].fn);
     CU_basic_set_mode(my_rank == 0 ? CU_BRM_VERBOSE : CU_BRM_SILENT);
     if (my_rank == 0)
         std::printf("%s: %d rank(s)\n", suite_name, my_size);

@@ -21,14 +21,18 @@ void fail(const std::string &what);
 void agree(const char *what, const char *file, int line);
 int rank();
 int size();
+// MPIX_TEST_LEVEL=full (make check-stress): run the cases make check leaves out
+// (test/mpi-harness.in says which rank counts each target runs).
+bool full_level();
 
 using TestFn = void (*)();
 struct TestCase {
     const char *name;
     TestFn fn;
 };
-// Runs the suite; returns the process exit code (0 iff every rank passed).
-// `thread_level` >= 0: MPI_Init_thread with it (else MPI_Init).
+// Runs the suite; returns the process exit code (0 iff every rank passed). With
+// MPIX_TEST_TIMES=1 rank 0 prints each test's wall time. `thread_level` >= 0:
+// MPI_Init_thread with it (else MPI_Init).
 int run_suite(int argc, char **argv, const char *suite, const TestCase *tests, int count, int thread_level = -1);
 
 // One MPIX_Alltoallv of MPI_BYTE (or, with `alltoall`, MPIX_Alltoall of bytes(0, 0)

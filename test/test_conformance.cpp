@@ -27,8 +27,8 @@ void check_collective(mpix::Collective coll)
         for (const HintList &hints : mpixtest::hint_variants(a->hint_keys, mpixtest::size())) {
             std::string failure;
             // Every case at the default hints, every third at each other value; at
-            // 5+ ranks (more than twice oversubscribed on a 2-core CI machine) every
-            // third and seventh. Strides coprime with the case rotations (node sizes
+            // 5+ ranks (make check-stress; more than twice oversubscribed on a 2-core
+            // CI machine) every third and seventh. Strides coprime with the case rotations (node sizes
             // in fours, datatypes in fives) keep every dimension covered.
             bool crowded = mpixtest::size() >= 5;
             int stride = hints.empty() ? (crowded ? 3 : 1) : (crowded ? 7 : 3);

@@ -717,28 +717,18 @@ void test_registry()
     CU_ASSERT_STRING_EQUAL(MPIX_Algorithm_name("alltoall_crs", 2), "rma");
 }
 
-// Wall time per test on rank 0 (MPIX_TEST_TIMES=1): the suite must stay fast.
-template <void (*Fn)()>
-void timed()
-{
-    double t0 = MPI_Wtime();
-    Fn();
-    if (mpixtest::rank() == 0 && std::getenv("MPIX_TEST_TIMES"))
-        std::fprintf(stderr, " [%.2f s]", MPI_Wtime() - t0);
-}
-
 const mpixtest::TestCase kTests[] = {
-    {"registry rows", timed<test_registry>},
-    {"auto rule", timed<test_auto_rule>},
-    {"auto statistic: max off-node sends", timed<test_auto_statistic>},
-    {"every backend on every shared matrix's halo pattern", timed<test_matrices>},
-    {"random patterns: empty ranks, self messages, dense rows", timed<test_random_patterns>},
-    {"zero-length messages", timed<test_zero_length>},
-    {"non-contiguous datatype", timed<test_noncontiguous>},
-    {"truncation", timed<test_truncation>},
-    {"back-to-back calls", timed<test_back_to_back>},
-    {"NULL xinfo with MPIX_Comm_set_info", timed<test_comm_info_default>},
-    {"bad input", timed<test_errors>},
+    {"registry rows", test_registry},
+    {"auto rule", test_auto_rule},
+    {"auto statistic: max off-node sends", test_auto_statistic},
+    {"every backend on every shared matrix's halo pattern", test_matrices},
+    {"random patterns: empty ranks, self messages, dense rows", test_random_patterns},
+    {"zero-length messages", test_zero_length},
+    {"non-contiguous datatype", test_noncontiguous},
+    {"truncation", test_truncation},
+    {"back-to-back calls", test_back_to_back},
+    {"NULL xinfo with MPIX_Comm_set_info", test_comm_info_default},
+    {"bad input", test_errors},
 };
 
 }  // namespace
