@@ -220,7 +220,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             if (rd.posted && rd.in_bytes > 0)
                 MPIX_CHECK(wait_known_receive(&rd.recv_req, rd.in, rd.in_bytes, &mismatch));
             else
-                MPIX_CHECK(MPI_Wait(&rd.recv_req, MPI_STATUS_IGNORE));
+                MPIX_CHECK(wait_request(&rd.recv_req, MPI_STATUS_IGNORE));
             const std::size_t head = rd.header ? (1 + rd.positions.size()) * sizeof(std::uint64_t) : 0;
             const std::size_t round_index = first + (&rd - rounds.data());
             if (rd.header) {
@@ -286,7 +286,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                               arriving_from, at - head);
         }
         for (Round &rd : rounds)
-            MPIX_CHECK(MPI_Wait(&rd.send_req, MPI_STATUS_IGNORE));
+            MPIX_CHECK(wait_request(&rd.send_req, MPI_STATUS_IGNORE));
         packed.clear();
         round_id += zmax;
     }

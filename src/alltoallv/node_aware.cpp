@@ -273,7 +273,7 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
             // One step (non-blocking inner): every message of this hop's tag is expected.
             MPIX_CHECK(irecv_unknown_sizes(peers, tag, x.comm, !pairwise, &io->storage, &data, &bytes, &probed_reqs));
         for (std::size_t k = 0; k < probed.size(); ++k) {
-            MPIX_CHECK(MPI_Wait(&probed_reqs[k], MPI_STATUS_IGNORE));
+            MPIX_CHECK(wait_request(&probed_reqs[k], MPI_STATUS_IGNORE));
             Message &m = *probed[k];
             std::size_t at = 0, total = 0;
             if (with_header) {

@@ -370,7 +370,7 @@ int node_bruck(const Exchange &x)
         if (uniform && in_bytes[h] > 0)
             MPIX_CHECK(wait_known_receive(&recv_reqs[h], in_data[h], in_bytes[h], &mismatch));
         else
-            MPIX_CHECK(MPI_Wait(&recv_reqs[h], MPI_STATUS_IGNORE));
+            MPIX_CHECK(wait_request(&recv_reqs[h], MPI_STATUS_IGNORE));
         const int v = handled[h], nv = R.size_of(v);
         std::size_t at = 0;
         if (uniform) {
@@ -474,7 +474,7 @@ int node_bruck(const Exchange &x)
         }
     }
     for (MPI_Request &r : send_reqs)
-        MPIX_CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        MPIX_CHECK(wait_request(&r, MPI_STATUS_IGNORE));
     if (!uniform) {
         plan->previous_global = global;
         plan->have_global = true;
