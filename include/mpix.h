@@ -882,7 +882,7 @@ int MPIX_Test(MPIX_Request **request, int *flag, MPI_Status *status);
  *  int both(MPIX_Request *reqs[2]) { return MPIX_Waitall(2, reqs, MPI_STATUSES_IGNORE); }
  *  @endcode
  *  @see MPIX_Wait, MPIX_Testall, MPIX_Ialltoallv */
-int MPIX_Waitall(int count, MPIX_Request *requests[], MPI_Status statuses[]);
+int MPIX_Waitall(int count, MPIX_Request *requests[], MPI_Status *statuses);
 /** @} */
 
 /** @defgroup MPIX_Testall test several requests for completion
@@ -903,7 +903,7 @@ int MPIX_Waitall(int count, MPIX_Request *requests[], MPI_Status statuses[]);
  *  int poll(MPIX_Request *reqs[2], int *flag) { return MPIX_Testall(2, reqs, flag, MPI_STATUSES_IGNORE); }
  *  @endcode
  *  @see MPIX_Test, MPIX_Waitall */
-int MPIX_Testall(int count, MPIX_Request *requests[], int *flag, MPI_Status statuses[]);
+int MPIX_Testall(int count, MPIX_Request *requests[], int *flag, MPI_Status *statuses);
 /** @} */
 
 /** @defgroup MPIX_Request_free free a request

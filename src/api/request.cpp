@@ -132,7 +132,7 @@ extern "C" int MPIX_Test(MPIX_Request **request, int *flag, MPI_Status *status)
     });
 }
 
-extern "C" int MPIX_Waitall(int count, MPIX_Request *requests[], MPI_Status statuses[])
+extern "C" int MPIX_Waitall(int count, MPIX_Request *requests[], MPI_Status *statuses)
 {
     static const char *fn = "MPIX_Waitall";
     if (count < 0 || (count > 0 && !requests))
@@ -153,7 +153,7 @@ extern "C" int MPIX_Waitall(int count, MPIX_Request *requests[], MPI_Status stat
     return statuses == MPI_STATUSES_IGNORE ? first_error : static_cast<int>(MPI_ERR_IN_STATUS);
 }
 
-extern "C" int MPIX_Testall(int count, MPIX_Request *requests[], int *flag, MPI_Status statuses[])
+extern "C" int MPIX_Testall(int count, MPIX_Request *requests[], int *flag, MPI_Status *statuses)
 {
     static const char *fn = "MPIX_Testall";
     if (count < 0 || (count > 0 && !requests) || !flag)
