@@ -132,25 +132,42 @@ extern "C" int MPIX_Test(MPIX_Request **request, int *flag, MPI_Status *status)
     });
 }
 
+namespace {
+
+// MPI_Waitall's and MPI_Testall's return: success, else the first failure's
+// class where statuses are ignored, else MPI_ERR_IN_STATUS (each status says).
+class AllOutcome {
+public:
+    void note(int rc)
+    {
+        if (first_error_ == MPI_SUCCESS)
+            first_error_ = rc;
+    }
+    int result(const MPI_Status *statuses) const
+    {
+        if (first_error_ == MPI_SUCCESS)
+            return MPI_SUCCESS;
+        return statuses == MPI_STATUSES_IGNORE ? first_error_ : static_cast<int>(MPI_ERR_IN_STATUS);
+    }
+
+private:
+    int first_error_ = MPI_SUCCESS;
+};
+
+}  // namespace
+
 extern "C" int MPIX_Waitall(int count, MPIX_Request *requests[], MPI_Status *statuses)
 {
     static const char *fn = "MPIX_Waitall";
     if (count < 0 || (count > 0 && !requests))
         return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, count < 0 ? "count is negative" : "requests is NULL");
-    int first_error = MPI_SUCCESS;
-    bool any_error = false;
+    AllOutcome outcome;
     // In order: waiting for one progresses all of them, so the order does not matter.
     for (int i = 0; i < count; ++i) {
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-        const int rc = MPIX_Wait(&requests[i], st);
-        if (rc != MPI_SUCCESS && !any_error) {
-            any_error = true;
-            first_error = rc;
-        }
+        outcome.note(MPIX_Wait(&requests[i], st));
     }
-    if (!any_error)
-        return MPI_SUCCESS;
-    return statuses == MPI_STATUSES_IGNORE ? first_error : static_cast<int>(MPI_ERR_IN_STATUS);
+    return outcome.result(statuses);
 }
 
 extern "C" int MPIX_Testall(int count, MPIX_Request *requests[], int *flag, MPI_Status *statuses)
@@ -180,8 +197,7 @@ extern "C" int MPIX_Testall(int count, MPIX_Request *requests[], int *flag, MPI_
         *flag = all;
         if (!all)
             return MPI_SUCCESS;
-        bool any_error = false;
-        int first_error = MPI_SUCCESS;
+        AllOutcome outcome;
         for (int i = 0; i < count; ++i) {
             MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
             int rc = MPI_SUCCESS;
@@ -190,14 +206,9 @@ extern "C" int MPIX_Testall(int count, MPIX_Request *requests[], int *flag, MPI_
                 completed(&requests[i]);
             }
             set_empty_status(st, rc);
-            if (rc != MPI_SUCCESS && !any_error) {
-                any_error = true;
-                first_error = rc;
-            }
+            outcome.note(rc);
         }
-        if (!any_error)
-            return MPI_SUCCESS;
-        return statuses == MPI_STATUSES_IGNORE ? first_error : static_cast<int>(MPI_ERR_IN_STATUS);
+        return outcome.result(statuses);
     });
 }
 
