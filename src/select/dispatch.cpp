@@ -289,15 +289,26 @@ int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &sen
     return MPI_SUCCESS;
 }
 
+int check_and_select(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place,
+                     const Algorithm **algorithm, const RuleHints **rule_hints)
+{
+    const int rc = check_exchange(xcomm, c, fn, send, recv, in_place);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *rule_hints = nullptr;
+    *algorithm = select_algorithm(c, xcomm, xcomm->hints, send, false, rule_hints);
+    xcomm->last_algorithm[static_cast<int>(c)] = (*algorithm)->name;
+    return MPI_SUCCESS;
+}
+
 int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
 {
     sched::drain();  // started exchanges complete first (sched/engine.hpp)
-    int rc = check_exchange(xcomm, c, fn, send, recv, in_place);
+    const Algorithm *algorithm = nullptr;
+    const RuleHints *rule_hints = nullptr;
+    int rc = check_and_select(xcomm, c, fn, send, recv, in_place, &algorithm, &rule_hints);
     if (rc != MPI_SUCCESS)
         return rc;
-    const RuleHints *rule_hints = nullptr;
-    const Algorithm *algorithm = select_algorithm(c, xcomm, xcomm->hints, send, false, &rule_hints);
-    xcomm->last_algorithm[static_cast<int>(c)] = algorithm->name;
     // The MPI library's own collective gets the caller's arguments as they are:
     // calling it through mpix then costs what calling it directly costs. Tracing
     // needs the byte path (it records the blocks). So does a non-contiguous side:

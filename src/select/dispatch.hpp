@@ -4,6 +4,7 @@
 
 #include "core/blocks.hpp"
 #include "core/exchange.hpp"
+#include "select/table.hpp"
 
 namespace mpix {
 
@@ -20,6 +21,12 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
 int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place);
 
 struct Algorithm;
+// What a blocking and a nonblocking call start with: check_exchange, then the
+// row for this call (selected from the comm's hints and table, recorded as the
+// comm's last algorithm) and the selection rule's hints (NULL if none).
+int check_and_select(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place,
+                     const Algorithm **algorithm, const RuleHints **rule_hints);
+
 // An algorithm's return code as the caller sees it: MPI_SUCCESS, a block-length
 // mismatch (MPI_ERR_TRUNCATE / MPI_ERR_COUNT) or an internal error naming the
 // algorithm, raised on the user's communicator.

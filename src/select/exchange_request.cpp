@@ -377,12 +377,11 @@ int start_nonblocking_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, U
         return raise(xcomm->user, MPI_ERR_REQUEST, fn, "request is NULL");
     *request = nullptr;
     sched::Hold hold;  // the comm's state, against the progress thread
-    int rc = check_exchange(xcomm, c, fn, send, recv, in_place);
+    const Algorithm *algorithm = nullptr;
+    const RuleHints *rule_hints = nullptr;
+    int rc = check_and_select(xcomm, c, fn, send, recv, in_place, &algorithm, &rule_hints);
     if (rc != MPI_SUCCESS)
         return rc;
-    const RuleHints *rule_hints = nullptr;
-    const Algorithm *algorithm = select_algorithm(c, xcomm, xcomm->hints, send, false, &rule_hints);
-    xcomm->last_algorithm[static_cast<int>(c)] = algorithm->name;
     std::unique_ptr<ExchangeRequest> r(
         new ExchangeRequest(xcomm, fn, c, comm_hints_with_rule(xcomm, rule_hints), algorithm, false));
     if ((rc = r->init(send, recv, in_place)) != MPI_SUCCESS)
