@@ -26,9 +26,24 @@ int alltoall_entry(const char *fn, const void *sendbuf, MPI_Count sendcount, MPI
     });
 }
 
-int run_alltoall(MPIX_Comm *xcomm, const char *fn, UserSide &send, UserSide &recv, bool in_place)
+// The blocking call, and the nonblocking start.
+int run_alltoall(const char *fn, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 MPI_Count recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm)
 {
-    return run_exchange(xcomm, Collective::alltoall, fn, send, recv, in_place);
+    return alltoall_entry(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm,
+                          [&](UserSide &s, UserSide &r, bool in_place) {
+                              return run_exchange(xcomm, Collective::alltoall, fn, s, r, in_place);
+                          });
+}
+
+int start_alltoall(const char *fn, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm, MPIX_Request **request)
+{
+    return alltoall_entry(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm,
+                          [&](UserSide &s, UserSide &r, bool in_place) {
+                              return start_nonblocking_exchange(xcomm, Collective::alltoall, fn, s, r, in_place,
+                                                                request);
+                          });
 }
 
 }  // namespace
@@ -36,17 +51,13 @@ int run_alltoall(MPIX_Comm *xcomm, const char *fn, UserSide &send, UserSide &rec
 extern "C" int MPIX_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                              int recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm)
 {
-    static const char *fn = "MPIX_Alltoall";
-    return alltoall_entry(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm,
-                          [&](UserSide &s, UserSide &r, bool in_place) { return run_alltoall(xcomm, fn, s, r, in_place); });
+    return run_alltoall("MPIX_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm);
 }
 
 extern "C" int MPIX_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                                MPI_Count recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm)
 {
-    static const char *fn = "MPIX_Alltoall_c";
-    return alltoall_entry(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm,
-                          [&](UserSide &s, UserSide &r, bool in_place) { return run_alltoall(xcomm, fn, s, r, in_place); });
+    return run_alltoall("MPIX_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm);
 }
 
 extern "C" int MPIX_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -64,21 +75,13 @@ extern "C" int MPIX_Alltoall_init(const void *sendbuf, int sendcount, MPI_Dataty
 extern "C" int MPIX_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                               int recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm, MPIX_Request **request)
 {
-    static const char *fn = "MPIX_Ialltoall";
-    return alltoall_entry(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm,
-                          [&](UserSide &s, UserSide &r, bool in_place) {
-                              return start_nonblocking_exchange(xcomm, Collective::alltoall, fn, s, r, in_place,
-                                                                request);
-                          });
+    return start_alltoall("MPIX_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm,
+                          request);
 }
 
 extern "C" int MPIX_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                                 MPI_Count recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm, MPIX_Request **request)
 {
-    static const char *fn = "MPIX_Ialltoall_c";
-    return alltoall_entry(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm,
-                          [&](UserSide &s, UserSide &r, bool in_place) {
-                              return start_nonblocking_exchange(xcomm, Collective::alltoall, fn, s, r, in_place,
-                                                                request);
-                          });
+    return start_alltoall("MPIX_Ialltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm,
+                          request);
 }

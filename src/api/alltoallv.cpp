@@ -39,6 +39,18 @@ int alltoallv_entry(const char *fn, const void *sendbuf, const Count sendcounts[
                            });
 }
 
+template <class Count, class Displ>
+int start_alltoallv(const char *fn, const void *sendbuf, const Count sendcounts[], const Displ sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const Count recvcounts[], const Displ rdispls[],
+                    MPI_Datatype recvtype, MPIX_Comm *xcomm, MPIX_Request **request)
+{
+    return alltoallv_entry(fn, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, xcomm,
+                           [&](UserSide &s, UserSide &r, bool in_place) {
+                               return start_nonblocking_exchange(xcomm, Collective::alltoallv, fn, s, r, in_place,
+                                                                 request);
+                           });
+}
+
 }  // namespace
 
 extern "C" int MPIX_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -73,12 +85,8 @@ extern "C" int MPIX_Ialltoallv(const void *sendbuf, const int sendcounts[], cons
                                MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                                MPI_Datatype recvtype, MPIX_Comm *xcomm, MPIX_Request **request)
 {
-    static const char *fn = "MPIX_Ialltoallv";
-    return alltoallv_entry(fn, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, xcomm,
-                           [&](UserSide &s, UserSide &r, bool in_place) {
-                               return start_nonblocking_exchange(xcomm, Collective::alltoallv, fn, s, r, in_place,
-                                                                 request);
-                           });
+    return start_alltoallv("MPIX_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                           recvtype, xcomm, request);
 }
 
 extern "C" int MPIX_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
@@ -86,10 +94,6 @@ extern "C" int MPIX_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts
                                  const MPI_Aint rdispls[], MPI_Datatype recvtype, MPIX_Comm *xcomm,
                                  MPIX_Request **request)
 {
-    static const char *fn = "MPIX_Ialltoallv_c";
-    return alltoallv_entry(fn, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, xcomm,
-                           [&](UserSide &s, UserSide &r, bool in_place) {
-                               return start_nonblocking_exchange(xcomm, Collective::alltoallv, fn, s, r, in_place,
-                                                                 request);
-                           });
+    return start_alltoallv("MPIX_Ialltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                           rdispls, recvtype, xcomm, request);
 }
