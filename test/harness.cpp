@@ -131,6 +131,19 @@ void select_row(MPIX_Comm *xcomm, const char *coll, const char *name)
     MPIX_Info_free(&info);
 }
 
+void errors_return()
+{
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+}
+
+int error_class(int rc)
+{
+    int c = rc;
+    MPI_Error_class(rc, &c);
+    return c;
+}
+
 std::string shared_temp_dir()
 {
     char dir[] = "/tmp/mpix-test-XXXXXX";

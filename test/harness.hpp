@@ -49,6 +49,13 @@ std::string shared_temp_dir();
 // (replaces the communicator's hints).
 void select_row(MPIX_Comm *xcomm, const char *coll, const char *name);
 
+// For misuse tests: errors return (MPI_ERRORS_RETURN on MPI_COMM_WORLD, and on
+// MPI_COMM_SELF, where errors without a communicator are raised).
+void errors_return();
+
+// The MPI error class of an error code (MPI_SUCCESS stays MPI_SUCCESS).
+int error_class(int rc);
+
 }  // namespace mpixtest
 
 #define MPIX_CHECK_ALL(what) mpixtest::agree((what), __FILE__, __LINE__)

@@ -17,13 +17,6 @@
 
 namespace {
 
-int error_class(int code)
-{
-    int c = code;
-    MPI_Error_class(code, &c);
-    return c;
-}
-
 std::string error_text(int code)
 {
     char s[MPI_MAX_ERROR_STRING];
@@ -45,8 +38,8 @@ std::string mpix_text(int code)
 #define EXPECT_CLASS(call, cls, fn)                                                                        \
     do {                                                                                                   \
         int rc_ = (call);                                                                                  \
-        MPIX_EXPECT(error_class(rc_) == (cls), std::string(#call) + " returned class " +                   \
-                                                   std::to_string(error_class(rc_)) + ", expected " #cls); \
+        MPIX_EXPECT(mpixtest::error_class(rc_) == (cls), std::string(#call) + " returned class " +                   \
+                                                   std::to_string(mpixtest::error_class(rc_)) + ", expected " #cls); \
         MPIX_EXPECT(!mpix::error_strings_supported() || error_text(rc_).find(fn) != std::string::npos,     \
                     std::string(#call) + ": error string '" + error_text(rc_) + "' does not name " + std::string(fn));    \
         MPIX_EXPECT(mpix_text(rc_).find(std::string(fn) + ": ") == 0,                                       \
@@ -208,9 +201,9 @@ void test_in_place_recvbuf()
                              : large    ? MPIX_Alltoall_c(send, 2, MPI_INT, MPI_IN_PLACE, 2, MPI_INT, f.xcomm)
                                         : MPIX_Alltoall(send, 2, MPI_INT, MPI_IN_PLACE, 2, MPI_INT, f.xcomm);
                     const std::string call = std::string(fn) + (large ? "_c" : "");
-                    MPIX_EXPECT(error_class(rc) == MPI_ERR_BUFFER,
+                    MPIX_EXPECT(mpixtest::error_class(rc) == MPI_ERR_BUFFER,
                                 call + " " + name + (both ? " (both buffers in place)" : "") +
-                                    ": recvbuf MPI_IN_PLACE gave class " + std::to_string(error_class(rc)));
+                                    ": recvbuf MPI_IN_PLACE gave class " + std::to_string(mpixtest::error_class(rc)));
                     MPIX_EXPECT(mpix_text(rc).find(call + ": ") == 0,
                                 call + " " + name + ": MPIX_Error_string gave '" + mpix_text(rc) + "'");
                 }
@@ -255,7 +248,7 @@ void test_uncommitted_types()
                                             &size, &src, ones.data(), displs.data(), rt, f.recvbuf.data(), nullptr,
                                             f.xcomm);
                 std::string what = fn + " " + name + (send_side ? ": uncommitted sendtype" : ": uncommitted recvtype");
-                MPIX_EXPECT(error_class(rc) == MPI_ERR_TYPE, what + " gave class " + std::to_string(error_class(rc)));
+                MPIX_EXPECT(mpixtest::error_class(rc) == MPI_ERR_TYPE, what + " gave class " + std::to_string(mpixtest::error_class(rc)));
                 MPIX_EXPECT(mpix_text(rc).find(fn + ": datatype is not committed") == 0,
                             what + ": MPIX_Error_string gave '" + mpix_text(rc) + "'");
                 // The large-count form of the dense collectives, on the same row.
@@ -266,9 +259,9 @@ void test_uncommitted_types()
                                    ? MPIX_Alltoall_c(f.sendbuf.data(), 1, st, f.recvbuf.data(), 1, rt, f.xcomm)
                                    : MPIX_Alltoallv_c(f.sendbuf.data(), ones_c.data(), displs_c.data(), st,
                                                       f.recvbuf.data(), ones_c.data(), displs_c.data(), rt, f.xcomm);
-                    MPIX_EXPECT(error_class(rc_c) == MPI_ERR_TYPE &&
+                    MPIX_EXPECT(mpixtest::error_class(rc_c) == MPI_ERR_TYPE &&
                                     mpix_text(rc_c).find(fn + "_c: datatype is not committed") == 0,
-                                fn + "_c " + name + ": class " + std::to_string(error_class(rc_c)) + ", '" +
+                                fn + "_c " + name + ": class " + std::to_string(mpixtest::error_class(rc_c)) + ", '" +
                                     mpix_text(rc_c) + "'");
                 }
             }
@@ -304,10 +297,10 @@ void test_in_place_sparse()
                                                  f.xcomm)
                              : MPIX_Alltoallv_crs(1, 2, &dest, &ones[0], &displs[0], MPI_INT, sv, &nnz, &size, &src,
                                                   &ones[0], &displs[0], MPI_INT, rv, nullptr, f.xcomm);
-                MPIX_EXPECT(error_class(rc) == MPI_ERR_BUFFER,
+                MPIX_EXPECT(mpixtest::error_class(rc) == MPI_ERR_BUFFER,
                             std::string(coll) + " " + name + ": MPI_IN_PLACE " +
                                 (which == 0 ? "sendvals" : which == 1 ? "recvvals" : "both") + " gave class " +
-                                std::to_string(error_class(rc)));
+                                std::to_string(mpixtest::error_class(rc)));
             }
         }
     MPIX_Comm_set_info(f.xcomm, nullptr);
@@ -411,8 +404,8 @@ void test_bad_environment()
     for (const char *bad : {"-1", "two", "", "4x", "99999999999"}) {
         setenv("MPIX_PPN", bad, 1);
         int rc = MPIX_Comm_init(&x, MPI_COMM_WORLD);
-        MPIX_EXPECT(error_class(rc) == MPI_ERR_INFO_VALUE && x == nullptr,
-                    std::string("MPIX_PPN=") + bad + ": class " + std::to_string(error_class(rc)));
+        MPIX_EXPECT(mpixtest::error_class(rc) == MPI_ERR_INFO_VALUE && x == nullptr,
+                    std::string("MPIX_PPN=") + bad + ": class " + std::to_string(mpixtest::error_class(rc)));
         MPIX_EXPECT(mpix_text(rc).find("MPIX_Comm_init: environment variable MPIX_PPN: ") == 0,
                     std::string("MPIX_PPN=") + bad + ": the error text '" + mpix_text(rc) + "' does not name it");
     }
@@ -435,7 +428,7 @@ void test_error_strings()
         return;
     }
     int code = mpix::error_code(MPI_ERR_COUNT, "MPIX_Test", "negative count");
-    CU_ASSERT_EQUAL(error_class(code), MPI_ERR_COUNT);
+    CU_ASSERT_EQUAL(mpixtest::error_class(code), MPI_ERR_COUNT);
     CU_ASSERT_STRING_EQUAL(error_text(code).c_str(), "MPIX_Test: negative count");
     CU_ASSERT_EQUAL(mpix::error_code(MPI_ERR_COUNT, "MPIX_Test", "negative count"), code);  // memoised
 }
@@ -461,7 +454,7 @@ void test_mpix_error_string()
     MPIX_EXPECT(mpix_text(MPI_ERR_RANK) == error_text(MPI_ERR_RANK), "MPI_ERR_RANK's text differs from MPI's");
     MPIX_EXPECT(mpix_text(MPI_SUCCESS) == error_text(MPI_SUCCESS), "MPI_SUCCESS's text differs from MPI's");
     int len = 0;
-    MPIX_EXPECT(error_class(MPIX_Error_string(rc, nullptr, &len)) == MPI_ERR_ARG, "NULL string accepted");
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Error_string(rc, nullptr, &len)) == MPI_ERR_ARG, "NULL string accepted");
     // Inside a handler: MPI_COMM_SELF gets the Info error (there is no communicator).
     MPI_Errhandler h;
     MPI_Comm_create_errhandler(remember_text, &h);
@@ -587,9 +580,9 @@ void mismatch_case(MPIX_Comm *xcomm, const char *algo, LongBlocks pattern, int s
     // (its MPI_Wait returns MPI_SUCCESS): `pmpi`'s persistent form is that call.
     if (std::strcmp(algo, "pmpi") == 0 && persistent && MPIX_HAVE_PERSISTENT_COLLECTIVES && err == MPI_SUCCESS)
         want = MPI_SUCCESS;
-    MPIX_EXPECT(error_class(err) == want, what + ": rank " + std::to_string(me) + " got class " +
-                                              std::to_string(error_class(err)) + ", expected " + std::to_string(want));
-    if (err != MPI_SUCCESS && error_class(err) == want) {
+    MPIX_EXPECT(mpixtest::error_class(err) == want, what + ": rank " + std::to_string(me) + " got class " +
+                                              std::to_string(mpixtest::error_class(err)) + ", expected " + std::to_string(want));
+    if (err != MPI_SUCCESS && mpixtest::error_class(err) == want) {
         std::string text = mpix_text(err);
         const char *says = want == MPI_ERR_TRUNCATE ? "longer than its receive block" : "shorter than its receive block";
         MPIX_EXPECT(text.find(persistent ? "MPIX_Wait: " : large_count ? "MPIX_Alltoallv_c: " : "MPIX_Alltoallv: ") == 0 &&
@@ -697,7 +690,7 @@ void test_uniform_size_mismatch()
             if (std::getenv("MPIX_TEST_VERBOSE") && me == 0)
                 std::fprintf(stderr, "case: %s\n", what.c_str());
             int err = MPIX_Alltoall(sb.data(), n, MPI_INT, rb.data(), n, MPI_INT, xcomm);
-            int cls = error_class(err);
+            int cls = mpixtest::error_class(err);
             MPIX_EXPECT(cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE || cls == MPI_ERR_COUNT,
                         what + ": class " + std::to_string(cls));
             MPIX_EXPECT(rb[n * p] == -7 && rb[n * p + 3] == -7, what + ": wrote past the receive buffer");

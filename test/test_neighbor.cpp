@@ -352,25 +352,16 @@ void test_topo_from_crs()
     MPIX_CHECK_ALL("MPIX_Topo_init_crs from MPIX_Alltoallv_crs");
 }
 
-int error_class(int rc)
-{
-    int c = rc;
-    if (rc != MPI_SUCCESS)
-        MPI_Error_class(rc, &c);
-    return c;
-}
-
 #define EXPECT_CLASS(call, cls)                                                                            \
     do {                                                                                                   \
-        int rc_ = error_class(call);                                                                       \
+        int rc_ = mpixtest::error_class(call);                                                                       \
         MPIX_EXPECT(rc_ == (cls), std::string(#call) + " gave class " + std::to_string(rc_) + ", expected " #cls); \
     } while (0)
 
 void test_errors()
 {
     const int p = mpixtest::size(), me = mpixtest::rank();
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    mpixtest::errors_return();
     MPIX_Comm *xcomm, *other;
     MPIX_Comm_init(&xcomm, MPI_COMM_WORLD);
     MPIX_Comm_init(&other, MPI_COMM_WORLD);

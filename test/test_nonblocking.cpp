@@ -18,13 +18,6 @@
 
 namespace {
 
-int err_class(int rc)
-{
-    int c = rc;
-    MPI_Error_class(rc, &c);
-    return c;
-}
-
 std::vector<std::string> row_names(mpix::Collective coll)
 {
     std::vector<std::string> names;
@@ -196,8 +189,7 @@ void test_misuse()
 {
     MPIX_Comm *xcomm;
     CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    mpixtest::errors_return();
     const int p = mpixtest::size(), me = mpixtest::rank();
     std::vector<int> send(p * 2), recv(p * 2, -1), counts(p, 2), displs(p);
     for (int j = 0; j < p; ++j) {
@@ -208,28 +200,28 @@ void test_misuse()
     // longer block as MPICH 4.0 does, not at all (docs/errors.md).
     mpixtest::select_row(xcomm, "alltoallv", "parlogna");
     // NULL request pointers.
-    MPIX_EXPECT(err_class(MPIX_Ialltoallv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(),
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Ialltoallv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(),
                                           counts.data(), displs.data(), MPI_INT, xcomm, nullptr)) == MPI_ERR_REQUEST,
                 "MPIX_Ialltoallv with request NULL");
-    MPIX_EXPECT(err_class(MPIX_Wait(nullptr, MPI_STATUS_IGNORE)) == MPI_ERR_REQUEST, "MPIX_Wait(NULL)");
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Wait(nullptr, MPI_STATUS_IGNORE)) == MPI_ERR_REQUEST, "MPIX_Wait(NULL)");
     int flag = 0;
-    MPIX_EXPECT(err_class(MPIX_Test(nullptr, &flag, MPI_STATUS_IGNORE)) == MPI_ERR_REQUEST, "MPIX_Test(NULL)");
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Test(nullptr, &flag, MPI_STATUS_IGNORE)) == MPI_ERR_REQUEST, "MPIX_Test(NULL)");
     // A NULL request completes at once, as MPI_REQUEST_NULL does.
     MPIX_Request *none = nullptr;
     MPIX_EXPECT(MPIX_Wait(&none, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPIX_Wait of a NULL request");
     MPIX_EXPECT(MPIX_Test(&none, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag == 1, "MPIX_Test of NULL");
     MPIX_Request *nones[2] = {nullptr, nullptr};
     MPIX_EXPECT(MPIX_Waitall(2, nones, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "MPIX_Waitall of NULLs");
-    MPIX_EXPECT(err_class(MPIX_Waitall(-1, nones, MPI_STATUSES_IGNORE)) == MPI_ERR_ARG, "MPIX_Waitall count < 0");
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Waitall(-1, nones, MPI_STATUSES_IGNORE)) == MPI_ERR_ARG, "MPIX_Waitall count < 0");
     // An active nonblocking request: not freed, not started, the comm not freed.
     MPIX_Request *req = nullptr;
     CU_ASSERT_EQUAL_FATAL(MPIX_Ialltoallv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(),
                                           counts.data(), displs.data(), MPI_INT, xcomm, &req),
                           MPI_SUCCESS);
-    MPIX_EXPECT(err_class(MPIX_Request_free(&req)) == MPI_ERR_REQUEST && req != nullptr,
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Request_free(&req)) == MPI_ERR_REQUEST && req != nullptr,
                 "MPIX_Request_free of an active nonblocking request");
-    MPIX_EXPECT(err_class(MPIX_Start(req)) == MPI_ERR_REQUEST, "MPIX_Start of a nonblocking request");
-    MPIX_EXPECT(err_class(MPIX_Comm_free(&xcomm)) == MPI_ERR_COMM && xcomm != nullptr,
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Start(req)) == MPI_ERR_REQUEST, "MPIX_Start of a nonblocking request");
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Comm_free(&xcomm)) == MPI_ERR_COMM && xcomm != nullptr,
                 "MPIX_Comm_free with a request in flight");
     MPIX_EXPECT(MPIX_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS && req == nullptr, "the request completes");
     for (int j = 0; j < p; ++j)
@@ -246,8 +238,8 @@ void test_misuse()
                                   displs.data(), MPI_INT, xcomm, &req);
         int w = rc0 == MPI_SUCCESS ? MPIX_Wait(&req, MPI_STATUS_IGNORE) : rc0;
         if (me == p - 1)
-            MPIX_EXPECT(err_class(w) == MPI_ERR_TRUNCATE,
-                        "a longer block: MPI_ERR_TRUNCATE from MPIX_Wait, got class " + std::to_string(err_class(w)));
+            MPIX_EXPECT(mpixtest::error_class(w) == MPI_ERR_TRUNCATE,
+                        "a longer block: MPI_ERR_TRUNCATE from MPIX_Wait, got class " + std::to_string(mpixtest::error_class(w)));
         else
             MPIX_EXPECT(w == MPI_SUCCESS, "a longer block elsewhere: the other ranks complete");
         MPIX_EXPECT(req == nullptr, "the failed request is freed");
@@ -274,7 +266,7 @@ void test_progress_thread()
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPIX_Info_free(&info);
     if (provided != MPI_THREAD_MULTIPLE) {
-        MPIX_EXPECT(err_class(rc) == MPI_ERR_OTHER, "the progress thread without MPI_THREAD_MULTIPLE: MPI_ERR_OTHER");
+        MPIX_EXPECT(mpixtest::error_class(rc) == MPI_ERR_OTHER, "the progress thread without MPI_THREAD_MULTIPLE: MPI_ERR_OTHER");
         MPIX_CHECK_ALL("progress thread refused without MPI_THREAD_MULTIPLE");
         MPIX_Comm_free(&xcomm);
         return;

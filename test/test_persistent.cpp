@@ -160,14 +160,8 @@ void test_misuse()
     MPIX_Comm *xcomm;
     CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
     // Errors without a communicator (a NULL request) are raised on MPI_COMM_SELF.
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    mpixtest::errors_return();
     const int p = mpixtest::size(), me = mpixtest::rank();
-    auto err_class = [](int rc) {
-        int c = rc;
-        MPI_Error_class(rc, &c);
-        return c;
-    };
     MPIX_Request *req = nullptr;
     Uniform u(p, me, 4);
     CU_ASSERT_EQUAL_FATAL(
@@ -178,26 +172,26 @@ void test_misuse()
     MPIX_EXPECT(MPIX_Test(&req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag == 1, "test on an inactive request");
     u.fill(7);
     CU_ASSERT_EQUAL_FATAL(MPIX_Start(req), MPI_SUCCESS);
-    MPIX_EXPECT(err_class(MPIX_Start(req)) == MPI_ERR_REQUEST, "start of an active request");
-    MPIX_EXPECT(err_class(MPIX_Request_free(&req)) == MPI_ERR_REQUEST && req != nullptr, "free of an active request");
-    MPIX_EXPECT(err_class(MPIX_Comm_free(&xcomm)) == MPI_ERR_COMM && xcomm != nullptr,
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Start(req)) == MPI_ERR_REQUEST, "start of an active request");
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Request_free(&req)) == MPI_ERR_REQUEST && req != nullptr, "free of an active request");
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Comm_free(&xcomm)) == MPI_ERR_COMM && xcomm != nullptr,
                 "MPIX_Comm_free with a live request");
-    MPIX_EXPECT(err_class(MPIX_Test(&req, nullptr, MPI_STATUS_IGNORE)) == MPI_ERR_ARG, "test with flag NULL");
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Test(&req, nullptr, MPI_STATUS_IGNORE)) == MPI_ERR_ARG, "test with flag NULL");
     MPIX_EXPECT(MPIX_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS && u.right(7), "the request still works");
     MPIX_EXPECT(MPIX_Request_free(&req) == MPI_SUCCESS && req == nullptr, "free of an inactive request");
-    MPIX_EXPECT(err_class(MPIX_Request_free(&req)) == MPI_ERR_REQUEST, "free of NULL");
-    MPIX_EXPECT(err_class(MPIX_Start(nullptr)) == MPI_ERR_REQUEST, "start of NULL");
-    MPIX_EXPECT(err_class(MPIX_Wait(nullptr, MPI_STATUS_IGNORE)) == MPI_ERR_REQUEST, "wait on NULL");
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Request_free(&req)) == MPI_ERR_REQUEST, "free of NULL");
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Start(nullptr)) == MPI_ERR_REQUEST, "start of NULL");
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Wait(nullptr, MPI_STATUS_IGNORE)) == MPI_ERR_REQUEST, "wait on NULL");
     // Init checks as the blocking call does, and leaves *request NULL.
     req = reinterpret_cast<MPIX_Request *>(&u);
-    MPIX_EXPECT(err_class(MPIX_Alltoall_init(u.send.data(), -1, MPI_INT, u.recv.data(), 4, MPI_INT, xcomm, nullptr,
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Alltoall_init(u.send.data(), -1, MPI_INT, u.recv.data(), 4, MPI_INT, xcomm, nullptr,
                                              &req)) == MPI_ERR_COUNT && req == nullptr,
                 "init with a negative count");
-    MPIX_EXPECT(err_class(MPIX_Alltoall_init(u.send.data(), 4, MPI_INT, u.recv.data(), 4, MPI_INT, xcomm, nullptr,
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Alltoall_init(u.send.data(), 4, MPI_INT, u.recv.data(), 4, MPI_INT, xcomm, nullptr,
                                              nullptr)) == MPI_ERR_ARG,
                 "init with request NULL");
     std::vector<int> counts(p, 1), displs(p, 0);
-    MPIX_EXPECT(err_class(MPIX_Alltoallv_init(u.send.data(), counts.data(), displs.data(), MPI_DATATYPE_NULL,
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Alltoallv_init(u.send.data(), counts.data(), displs.data(), MPI_DATATYPE_NULL,
                                               u.recv.data(), counts.data(), displs.data(), MPI_INT, xcomm, nullptr,
                                               &req)) == MPI_ERR_TYPE,
                 "init with MPI_DATATYPE_NULL");

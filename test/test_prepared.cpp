@@ -129,14 +129,6 @@ unsigned char pattern(int s, int d, std::size_t i, int gen)
     return static_cast<unsigned char>(mix(static_cast<std::uint64_t>(s) * 1000003u + d * 7919u + i * 31u + gen) & 0xff);
 }
 
-int error_class(int rc)
-{
-    int c = rc;
-    if (rc != MPI_SUCCESS)
-        MPI_Error_class(rc, &c);
-    return c;
-}
-
 // One hand-built exchange on xcomm: contiguous send blocks, receive blocks in
 // reverse rank order with guards around each. `sizes(s, d)` is what s sends d;
 // `recv_sizes(s, d)` what d expects from s (differs only in mismatch cases).
@@ -265,7 +257,7 @@ RunResult counted_run(const mpix::Algorithm *row, Buffers &b, const std::string 
         wire().on = false;
         b.x.trace = nullptr;
     }
-    r.rc_class = error_class(rc != MPI_SUCCESS ? rc : b.mismatch);
+    r.rc_class = mpixtest::error_class(rc != MPI_SUCCESS ? rc : b.mismatch);
     r.wire = wire();
     r.traced = traced_bytes_sent(trace_path);
     std::remove(trace_path.c_str());

@@ -499,13 +499,6 @@ void test_noncontiguous()
 
 // ---- truncation, back-to-back, hints, errors -------------------------------------
 
-int error_class(int code)
-{
-    int c = code;
-    MPI_Error_class(code, &c);
-    return c;
-}
-
 void test_truncation()
 {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -528,7 +521,7 @@ void test_truncation()
                 std::string fail;
                 int rc = c == Collective::alltoall_crs ? run_uniform(xc, pat, 3, call, &fail)
                                                        : run_varying(xc, pat, call, &fail);
-                MPIX_EXPECT(error_class(rc) == MPI_ERR_TRUNCATE, std::string(name) + ": expected MPI_ERR_TRUNCATE, rc " +
+                MPIX_EXPECT(mpixtest::error_class(rc) == MPI_ERR_TRUNCATE, std::string(name) + ": expected MPI_ERR_TRUNCATE, rc " +
                                                                      std::to_string(rc));
                 MPIX_EXPECT(fail.empty(), std::string(name) + " truncated: " + fail);
             }
@@ -649,8 +642,7 @@ void test_auto_statistic()
 
 void test_errors()
 {
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    mpixtest::errors_return();
     MPIX_Comm *xc;
     MPIX_Comm_init(&xc, MPI_COMM_WORLD);
     int p = mpixtest::size();
@@ -660,7 +652,7 @@ void test_errors()
     int nnz = 4, size = 4;
     auto crs = [&](int send_nnz, const int *d, int sc, MPI_Datatype st, const void *sv, int *rn, int *s, int rcount,
                    MPI_Datatype rt, void *rv, MPIX_Comm *x) {
-        return error_class(MPIX_Alltoall_crs(send_nnz, d, sc, st, sv, rn, s, rcount, rt, rv, nullptr, x));
+        return mpixtest::error_class(MPIX_Alltoall_crs(send_nnz, d, sc, st, sv, rn, s, rcount, rt, rv, nullptr, x));
     };
     CU_ASSERT_EQUAL(crs(-1, dest, 1, MPI_INT, vals, &nnz, src, 1, MPI_INT, recv, xc), MPI_ERR_COUNT);
     CU_ASSERT_EQUAL(crs(1, dest, -1, MPI_INT, vals, &nnz, src, 1, MPI_INT, recv, xc), MPI_ERR_COUNT);
@@ -679,7 +671,7 @@ void test_errors()
 
     auto crsv = [&](int send_nnz, int send_size, const int *d, const int *sc, const int *sd, MPI_Datatype st,
                     int *rn, int *rs, MPI_Datatype rt, MPIX_Comm *x) {
-        return error_class(MPIX_Alltoallv_crs(send_nnz, send_size, d, sc, sd, st, vals, rn, rs, src, cnts, dspl, rt,
+        return mpixtest::error_class(MPIX_Alltoallv_crs(send_nnz, send_size, d, sc, sd, st, vals, rn, rs, src, cnts, dspl, rt,
                                               recv, nullptr, x));
     };
     int negc[1] = {-1}, far[1] = {4};
