@@ -1,5 +1,6 @@
-/* An unmodified MPI program (plain C, no mpix calls) linked with libmpix_pmpi:
- * MPI_Alltoall and MPI_Alltoallv must go through mpix and still be right.
+/* An unmodified MPI program (plain C, no mpix calls but for listing the rows)
+ * linked with libmpix_pmpi: MPI_Alltoall(v) and MPI_Ialltoall(v) must go through
+ * mpix and still be right.
  * Also the C compile check of mpix.h. */
 #define _POSIX_C_SOURCE 200809L
 #include <CUnit/Basic.h>
@@ -184,6 +185,203 @@ static void test_ppn_through_interposer(void)
     free(sb); free(rb);
 }
 
+#if MPIX_HAVE_GREQUEST_POLL
+/* One MPI_Ialltoallv case: gapped receive blocks (the gaps are guards), some
+ * empty blocks, `salt` varies the data between requests. */
+struct vcase {
+    int *sc, *sd, *rc, *rd, *sb, *rb, *ref;
+    int rtot;
+};
+
+static void vcase_init(struct vcase *v, int salt)
+{
+    v->sc = malloc(size * sizeof(int));
+    v->sd = malloc(size * sizeof(int));
+    v->rc = malloc(size * sizeof(int));
+    v->rd = malloc(size * sizeof(int));
+    int stot = 0, rtot = 0;
+    for (int j = 0; j < size; ++j) {
+        v->sc[j] = (rank + j + salt) % 4;
+        v->rc[j] = (j + rank + salt) % 4;
+        v->sd[j] = stot;
+        v->rd[j] = rtot + 1;
+        stot += v->sc[j];
+        rtot += v->rc[j] + 1;
+    }
+    v->rtot = rtot + 1;
+    v->sb = malloc((stot + 1) * sizeof(int));
+    v->rb = malloc(v->rtot * sizeof(int));
+    v->ref = malloc(v->rtot * sizeof(int));
+    for (int j = 0; j < size; ++j)
+        for (int e = 0; e < v->sc[j]; ++e)
+            v->sb[v->sd[j] + e] = salt * 100000 + rank * 1000 + j * 10 + e;
+    for (int i = 0; i < v->rtot; ++i)
+        v->rb[i] = v->ref[i] = -7;
+    /* the reference: the MPI library's own collective, not intercepted */
+    PMPI_Alltoallv(v->sb, v->sc, v->sd, MPI_INT, v->ref, v->rc, v->rd, MPI_INT, MPI_COMM_WORLD);
+}
+
+static int vcase_right(const struct vcase *v)
+{
+    int ok = 1;
+    for (int i = 0; i < v->rtot; ++i)
+        ok &= v->rb[i] == v->ref[i]; /* blocks and the gaps between them */
+    return ok;
+}
+
+static void vcase_free(struct vcase *v)
+{
+    free(v->sc); free(v->sd); free(v->rc); free(v->rd); free(v->sb); free(v->rb); free(v->ref);
+}
+
+/* Completes `n` requests with completion call `how` (0..8); returns 0 on an error. */
+static int complete_all(int how, int n, MPI_Request *reqs)
+{
+    int ok = 1, flag = 0, done = 0, idx, out, indices[8];
+    MPI_Status st[8];
+    switch (how) {
+    case 0: /* MPI_Wait, last to first */
+        for (int i = n - 1; i >= 0; --i)
+            ok &= MPI_Wait(&reqs[i], &st[0]) == MPI_SUCCESS;
+        break;
+    case 1:
+        ok &= MPI_Waitall(n, reqs, st) == MPI_SUCCESS;
+        break;
+    case 2:
+        for (int k = 0; k < n; ++k)
+            ok &= MPI_Waitany(n, reqs, &idx, MPI_STATUS_IGNORE) == MPI_SUCCESS && idx != MPI_UNDEFINED;
+        break;
+    case 3:
+        while (done < n && ok) {
+            ok &= MPI_Waitsome(n, reqs, &out, indices, st) == MPI_SUCCESS && out != MPI_UNDEFINED;
+            done += out;
+        }
+        break;
+    case 4: /* MPI_Test loops, first to last */
+        for (int i = 0; i < n; ++i)
+            for (flag = 0; !flag && ok;)
+                ok &= MPI_Test(&reqs[i], &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+        break;
+    case 5:
+        while (!flag && ok)
+            ok &= MPI_Testall(n, reqs, &flag, st) == MPI_SUCCESS;
+        break;
+    case 6:
+        while (done < n && ok) {
+            ok &= MPI_Testany(n, reqs, &idx, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+            done += flag && idx != MPI_UNDEFINED;
+        }
+        break;
+    case 7:
+        while (done < n && ok) {
+            ok &= MPI_Testsome(n, reqs, &out, indices, MPI_STATUSES_IGNORE) == MPI_SUCCESS && out != MPI_UNDEFINED;
+            done += out;
+        }
+        break;
+    default: /* MPI_Request_get_status until complete, then MPI_Wait frees */
+        for (int i = 0; i < n; ++i) {
+            for (flag = 0; !flag && ok;)
+                ok &= MPI_Request_get_status(reqs[i], &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+            ok &= MPI_Wait(&reqs[i], MPI_STATUS_IGNORE) == MPI_SUCCESS;
+        }
+        break;
+    }
+    for (int i = 0; i < n; ++i)
+        ok &= reqs[i] == MPI_REQUEST_NULL;
+    return ok;
+}
+
+/* Every alltoallv row through the interposed MPI_Ialltoallv (and an alltoall row
+ * through MPI_Ialltoall): three requests in flight beside a point-to-point pair,
+ * completed by each MPI completion call in turn, against PMPI_Alltoallv. */
+static void test_nonblocking_through_interposer(void)
+{
+    const char *name;
+    for (int row = 0; (name = MPIX_Algorithm_name("alltoallv", row)) != NULL; ++row) {
+        const char *a2a = MPIX_Algorithm_name("alltoall", row % 3);
+        setenv("MPIX_IALLTOALLV_ALGORITHM", name, 1);
+        setenv("MPIX_IALLTOALL_ALGORITHM", a2a, 1);
+        MPI_Comm comm; /* fresh: its nonblocking route reads the environment */
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        struct vcase a, b;
+        vcase_init(&a, 1);
+        vcase_init(&b, 2);
+        int *usb = malloc(size * sizeof(int)), *urb = malloc(size * sizeof(int));
+        for (int j = 0; j < size; ++j) {
+            usb[j] = rank * 100 + j;
+            urb[j] = -1;
+        }
+        int token = rank, got = -1;
+        MPI_Request reqs[5];
+        int ok = MPI_Ialltoallv(a.sb, a.sc, a.sd, MPI_INT, a.rb, a.rc, a.rd, MPI_INT, comm, &reqs[0]) == MPI_SUCCESS;
+        ok &= MPI_Irecv(&got, 1, MPI_INT, (rank + size - 1) % size, 5, comm, &reqs[1]) == MPI_SUCCESS;
+        ok &= MPI_Ialltoall(usb, 1, MPI_INT, urb, 1, MPI_INT, comm, &reqs[2]) == MPI_SUCCESS;
+        ok &= MPI_Ialltoallv(b.sb, b.sc, b.sd, MPI_INT, b.rb, b.rc, b.rd, MPI_INT, comm, &reqs[3]) == MPI_SUCCESS;
+        ok &= MPI_Isend(&token, 1, MPI_INT, (rank + 1) % size, 5, comm, &reqs[4]) == MPI_SUCCESS;
+        const int how = row % 9;
+        if (getenv("MPIX_TEST_VERBOSE") && rank == 0) { printf("[%s/%d]", name, how); fflush(stdout); }
+        ok &= complete_all(how, 5, reqs);
+        ok &= vcase_right(&a) && vcase_right(&b) && got == (rank + size - 1) % size;
+        for (int j = 0; j < size; ++j)
+            ok &= urb[j] == j * 100 + rank;
+        if (!global_ok(ok) && rank == 0)
+            printf("\n  row %s (alltoall %s), completion %d: wrong\n", name, a2a, how);
+        CU_ASSERT(global_ok(ok));
+        vcase_free(&a);
+        vcase_free(&b);
+        free(usb);
+        free(urb);
+        MPI_Comm_free(&comm);
+    }
+    unsetenv("MPIX_IALLTOALLV_ALGORITHM");
+    unsetenv("MPIX_IALLTOALL_ALGORITHM");
+}
+
+/* The trace proves mpix ran an MPI_Ialltoallv whose row the environment names,
+ * and that without one the MPI library's own collective runs (no trace). MPI_Cancel
+ * is refused with MPI_ERR_REQUEST; the request then completes as usual. */
+static void test_nonblocking_route_and_cancel(void)
+{
+    for (int named = 0; named < 2; ++named) {
+        char file[96];
+        trace_to(named ? "/tmp/mpix-interpose-i" : "/tmp/mpix-interpose-i0", file, sizeof file);
+        if (named)
+            setenv("MPIX_IALLTOALLV_ALGORITHM", "pairwise", 1);
+        MPI_Comm comm;
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        struct vcase a;
+        vcase_init(&a, 3);
+        MPI_Request req;
+        int ok = MPI_Ialltoallv(a.sb, a.sc, a.sd, MPI_INT, a.rb, a.rc, a.rd, MPI_INT, comm, &req) == MPI_SUCCESS;
+        if (named) {
+            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+            MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+            int cls = MPI_SUCCESS;
+            MPI_Error_class(MPI_Cancel(&req), &cls);
+            ok &= cls == MPI_ERR_REQUEST;
+            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+            MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+        }
+        MPI_Status st;
+        ok &= MPI_Wait(&req, &st) == MPI_SUCCESS && vcase_right(&a);
+        int cancelled = 1;
+        MPI_Test_cancelled(&st, &cancelled);
+        ok &= !cancelled;
+        CU_ASSERT(global_ok(ok));
+        FILE *f = fopen(file, "r");
+        CU_ASSERT(global_ok(named ? size == 1 || f != NULL : f == NULL));
+        if (f) {
+            fclose(f);
+            remove(file);
+        }
+        vcase_free(&a);
+        MPI_Comm_free(&comm);
+        unsetenv("MPIX_TRACE");
+        unsetenv("MPIX_IALLTOALLV_ALGORITHM");
+    }
+}
+#endif
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -200,6 +398,13 @@ int main(int argc, char **argv)
         printf("(this MPI library has no MPI_Alltoall_c/MPI_Alltoallv_c: nothing to intercept)\n");
 #endif
     CU_add_test(s, "MPIX_PPN through libmpix_pmpi", test_ppn_through_interposer);
+#if MPIX_HAVE_GREQUEST_POLL
+    CU_add_test(s, "MPI_Ialltoall(v), every row, every completion call", test_nonblocking_through_interposer);
+    CU_add_test(s, "MPI_Ialltoallv: the route, the trace, MPI_Cancel", test_nonblocking_route_and_cancel);
+#else
+    if (rank == 0)
+        printf("(this MPI library has no generalized requests with a poll function: MPI_Ialltoall(v) not intercepted)\n");
+#endif
     CU_basic_set_mode(rank == 0 ? CU_BRM_VERBOSE : CU_BRM_SILENT);
     if (rank == 0)
         CU_basic_run_tests();

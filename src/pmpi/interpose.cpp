@@ -1,6 +1,7 @@
 // Optional interposition library (libmpix_pmpi): defines MPI_Alltoall and
 // MPI_Alltoallv (and MPI_Alltoall_c / MPI_Alltoallv_c where the MPI library has
-// them) so an unmodified application runs them through mpix. Link it
+// them) so an unmodified application runs them through mpix (the nonblocking
+// forms: pmpi/nonblocking.cpp). Link it
 // before the MPI library, or LD_PRELOAD it; choose algorithms with MPIX_*
 // environment variables. The MPIX_Comm for each communicator is created on its
 // first exchange and cached as an attribute, freed with the communicator.
