@@ -382,6 +382,107 @@ static void test_nonblocking_route_and_cancel(void)
 }
 #endif
 
+/* One MPI_Neighbor_alltoallv on `graph` (indegree/outdegree edges): gapped
+ * receive blocks (the gaps are guards), the block of edge k of rank r carries
+ * (r, k), compared with PMPI_Neighbor_alltoallv. Returns 1 when right. */
+static int neighbor_exchange_right(MPI_Comm graph)
+{
+    int indeg = 0, outdeg = 0, weighted = 0;
+    MPI_Dist_graph_neighbors_count(graph, &indeg, &outdeg, &weighted);
+    int *sc = malloc((outdeg + 1) * sizeof(int)), *sd = malloc((outdeg + 1) * sizeof(int));
+    int *rc = malloc((indeg + 1) * sizeof(int)), *rd = malloc((indeg + 1) * sizeof(int));
+    int *srcs = malloc((indeg + 1) * sizeof(int)), *dsts = malloc((outdeg + 1) * sizeof(int));
+    MPI_Dist_graph_neighbors(graph, indeg, srcs, MPI_UNWEIGHTED, outdeg, dsts, MPI_UNWEIGHTED);
+    int stot = 0, rtot = 0;
+    for (int k = 0; k < outdeg; ++k) {
+        sc[k] = 1 + (dsts[k] + rank) % 3; /* the same length the receiver expects */
+        sd[k] = stot;
+        stot += sc[k];
+    }
+    for (int k = 0; k < indeg; ++k) {
+        rc[k] = 1 + (rank + srcs[k]) % 3;
+        rd[k] = rtot + 1;
+        rtot += rc[k] + 1;
+    }
+    int *sb = malloc((stot + 1) * sizeof(int)), *rb = malloc((rtot + 2) * sizeof(int)),
+        *ref = malloc((rtot + 2) * sizeof(int));
+    for (int k = 0; k < outdeg; ++k)
+        for (int e = 0; e < sc[k]; ++e)
+            sb[sd[k] + e] = rank * 10000 + k * 100 + e;
+    for (int i = 0; i < rtot + 2; ++i)
+        rb[i] = ref[i] = -7;
+    int ok = PMPI_Neighbor_alltoallv(sb, sc, sd, MPI_INT, ref, rc, rd, MPI_INT, graph) == MPI_SUCCESS;
+    ok &= MPI_Neighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, graph) == MPI_SUCCESS;
+    for (int i = 0; i < rtot + 2; ++i)
+        ok &= rb[i] == ref[i];
+    free(sc); free(sd); free(rc); free(rd); free(srcs); free(dsts); free(sb); free(rb); free(ref);
+    return ok;
+}
+
+/* MPI_Neighbor_alltoallv on distributed graphs runs through mpix on each backend
+ * (the locality backend's trace proves it, on emulated nodes of 2): an adjacent
+ * graph with a neighbour listed twice and a self loop (MPI's order: the k-th
+ * block to a repeated destination is its k-th block from that source), and a
+ * graph from MPI_Dist_graph_create. A Cartesian communicator goes to MPI (no trace). */
+static void test_neighbor_through_interposer(void)
+{
+    const char *name;
+    for (int row = 0; (name = MPIX_Algorithm_name("neighbor_alltoallv", row)) != NULL; ++row) {
+        char file[96];
+        trace_to("/tmp/mpix-interpose-n", file, sizeof file);
+        setenv("MPIX_NEIGHBOR_ALLTOALLV_ALGORITHM", name, 1);
+        setenv("MPIX_PPN", "2", 1);
+        const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+        int dsts[3] = {right, right, rank}, srcs[3] = {left, left, rank};
+        MPI_Comm adjacent, general;
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, srcs, MPI_UNWEIGHTED, 3, dsts, MPI_UNWEIGHTED,
+                                       MPI_INFO_NULL, 0, &adjacent);
+        int ok = neighbor_exchange_right(adjacent);
+        ok &= neighbor_exchange_right(adjacent); /* the cached topology */
+        /* each rank names its own edges to the next two ranks */
+        int degree = 2, targets[2] = {right, (rank + 2) % size}, weights[2] = {5, 1};
+        MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &degree, targets, weights, MPI_INFO_NULL, 0, &general);
+        ok &= neighbor_exchange_right(general);
+        CU_ASSERT(global_ok(ok));
+        FILE *f = fopen(file, "r");
+        const int traced = f != NULL;
+        if (f) {
+            fclose(f);
+            remove(file);
+        }
+        if (!strcmp(name, "locality"))
+            CU_ASSERT(global_ok(size < 3 || traced));
+        MPI_Comm_free(&adjacent);
+        MPI_Comm_free(&general);
+        unsetenv("MPIX_TRACE");
+        unsetenv("MPIX_PPN");
+        unsetenv("MPIX_NEIGHBOR_ALLTOALLV_ALGORITHM");
+    }
+    /* a Cartesian ring: the MPI library's own call, so no trace */
+    char file[96];
+    trace_to("/tmp/mpix-interpose-cart", file, sizeof file);
+    setenv("MPIX_NEIGHBOR_ALLTOALLV_ALGORITHM", "locality", 1);
+    MPI_Comm cart;
+    int dims[1] = {size}, periods[1] = {1};
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
+    int sc[2] = {1, 1}, sd[2] = {0, 1}, rc[2] = {1, 1}, rd[2] = {0, 2}, sb[2] = {rank, -rank}, rb[3] = {-7, -7, -7};
+    int ok = MPI_Neighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, cart) == MPI_SUCCESS;
+    /* block 0 from the left neighbour (its block 1), block 1 from the right (its block 0);
+     * below 3 ranks both neighbours are one rank and MPI leaves the match open */
+    if (size >= 3)
+        ok &= rb[0] == -((rank + size - 1) % size) && rb[1] == -7 && rb[2] == (rank + 1) % size;
+    CU_ASSERT(global_ok(ok));
+    FILE *f = fopen(file, "r");
+    CU_ASSERT(global_ok(f == NULL));
+    if (f) {
+        fclose(f);
+        remove(file);
+    }
+    MPI_Comm_free(&cart);
+    unsetenv("MPIX_TRACE");
+    unsetenv("MPIX_NEIGHBOR_ALLTOALLV_ALGORITHM");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -398,6 +499,7 @@ int main(int argc, char **argv)
         printf("(this MPI library has no MPI_Alltoall_c/MPI_Alltoallv_c: nothing to intercept)\n");
 #endif
     CU_add_test(s, "MPIX_PPN through libmpix_pmpi", test_ppn_through_interposer);
+    CU_add_test(s, "MPI_Neighbor_alltoallv on distributed graphs", test_neighbor_through_interposer);
 #if MPIX_HAVE_GREQUEST_POLL
     CU_add_test(s, "MPI_Ialltoall(v), every row, every completion call", test_nonblocking_through_interposer);
     CU_add_test(s, "MPI_Ialltoallv: the route, the trace, MPI_Cancel", test_nonblocking_route_and_cancel);
