@@ -6,7 +6,13 @@
 // is linked with. Reports the median over calls of the slowest rank per call,
 // and each path's time as a multiple of the direct call's (x columns).
 //
+// --nonblocking times the nonblocking forms instead, each started and waited for
+// at once: PMPI_Ialltoall(v) + PMPI_Wait, MPIX_Ialltoall(v) + MPIX_Wait, and the
+// interposed MPI_Ialltoall(v) + MPI_Wait (its row set through
+// MPIX_IALLTOALL(V)_ALGORITHM, as a user of the drop-in would).
+//
 //   mpiexec -n 2 bench/mpix-passthrough [--calls 1000] [--sizes 16,1024,65536] [--auto] [--alltoall]
+//                                       [--nonblocking]
 #include <mpi.h>
 
 #include <algorithm>
@@ -25,6 +31,7 @@ struct Options {
     std::vector<long> sizes = {16, 256, 1024, 4096, 16384, 65536};
     bool use_auto = false;
     bool alltoall = false;
+    bool nonblocking = false;
 };
 
 bool parse(int argc, char **argv, Options *o, std::string *err)
@@ -35,6 +42,8 @@ bool parse(int argc, char **argv, Options *o, std::string *err)
             o->use_auto = true;
         } else if (a == "--alltoall") {
             o->alltoall = true;
+        } else if (a == "--nonblocking") {
+            o->nonblocking = true;
         } else if ((a == "--calls" || a == "--sizes") && i + 1 < argc) {
             std::string v = argv[++i];
             if (a == "--calls") {
@@ -62,7 +71,7 @@ bool parse(int argc, char **argv, Options *o, std::string *err)
             }
         } else {
             *err = "unknown option " + a +
-                   " (usage: mpix-passthrough [--calls N] [--sizes a,b,...] [--auto] [--alltoall])";
+                   " (usage: mpix-passthrough [--calls N] [--sizes a,b,...] [--auto] [--alltoall] [--nonblocking])";
             return false;
         }
     }
@@ -76,6 +85,30 @@ double median(std::vector<double> v)
 }
 
 }  // namespace
+
+// One start-and-wait of each nonblocking path (variant as in main's run).
+int nonblocking_call(int variant, const Options &o, const char *send, char *recv, int n, const int *counts,
+                     const int *displs, MPIX_Comm *xcomm)
+{
+    if (variant == 1) {
+        MPIX_Request *r = nullptr;
+        int rc = o.alltoall ? MPIX_Ialltoall(send, n, MPI_BYTE, recv, n, MPI_BYTE, xcomm, &r)
+                            : MPIX_Ialltoallv(send, counts, displs, MPI_BYTE, recv, counts, displs, MPI_BYTE, xcomm,
+                                              &r);
+        return rc != MPI_SUCCESS ? rc : MPIX_Wait(&r, MPI_STATUS_IGNORE);
+    }
+    MPI_Request r = MPI_REQUEST_NULL;
+    int rc;
+    if (variant == 0)
+        rc = o.alltoall ? PMPI_Ialltoall(send, n, MPI_BYTE, recv, n, MPI_BYTE, MPI_COMM_WORLD, &r)
+                        : PMPI_Ialltoallv(send, counts, displs, MPI_BYTE, recv, counts, displs, MPI_BYTE,
+                                          MPI_COMM_WORLD, &r);
+    else
+        rc = o.alltoall ? MPI_Ialltoall(send, n, MPI_BYTE, recv, n, MPI_BYTE, MPI_COMM_WORLD, &r)
+                        : MPI_Ialltoallv(send, counts, displs, MPI_BYTE, recv, counts, displs, MPI_BYTE,
+                                         MPI_COMM_WORLD, &r);
+    return rc != MPI_SUCCESS ? rc : (variant == 0 ? PMPI_Wait(&r, MPI_STATUS_IGNORE) : MPI_Wait(&r, MPI_STATUS_IGNORE));
+}
 
 int main(int argc, char **argv)
 {
@@ -91,6 +124,9 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
+    // The drop-in's nonblocking calls run the row their variable names (read on
+    // the communicator's first nonblocking call).
+    setenv(o.alltoall ? "MPIX_IALLTOALL_ALGORITHM" : "MPIX_IALLTOALLV_ALGORITHM", o.use_auto ? "auto" : "pmpi", 1);
     MPIX_Comm *xcomm;
     MPIX_Comm_init(&xcomm, MPI_COMM_WORLD);
     MPIX_Info *info;
@@ -98,7 +134,8 @@ int main(int argc, char **argv)
     MPIX_Info_set(info, o.alltoall ? "alltoall_algorithm" : "alltoallv_algorithm", o.use_auto ? "auto" : "pmpi");
     MPIX_Comm_set_info(xcomm, info);
     MPIX_Info_free(&info);
-    const char *coll = o.alltoall ? "MPI_Alltoall" : "MPI_Alltoallv";
+    const char *coll = o.nonblocking ? (o.alltoall ? "MPI_Ialltoall + MPI_Wait" : "MPI_Ialltoallv + MPI_Wait")
+                                     : (o.alltoall ? "MPI_Alltoall" : "MPI_Alltoallv");
     if (me == 0) {
         std::printf("# mpix-passthrough  P=%d  calls=%d  mpix row=%s  (median over calls of the slowest rank, us;\n"
                     "#   the three variants interleaved call by call; interposed = %s through libmpix_pmpi)\n",
@@ -116,6 +153,9 @@ int main(int argc, char **argv)
             send[i] = static_cast<char>(me * 31 + i);
         std::vector<double> t[3];
         auto run = [&](int variant) {
+            if (o.nonblocking)
+                return nonblocking_call(variant, o, send.data(), recv.data(), static_cast<int>(bytes), counts.data(),
+                                        displs.data(), xcomm);
             if (o.alltoall) {
                 int n = static_cast<int>(bytes);
                 if (variant == 0)
