@@ -98,6 +98,10 @@ struct Fiber : WaitContext {
     ucontext_t *back = nullptr;  // where the task returns to when it waits or ends
     Stack stack;
     bool blocking_ok = false;    // the only task that needs running: MPI may block in it
+    // The body has returned. The task is reported finished only once the
+    // engine, under its lock, is done with the stack (resume): another thread
+    // that sees it finished may free the task at once.
+    bool body_done = false;
 
     bool may_block() const override { return blocking_ok; }
     void suspend() override { swapcontext(&context, back); }
@@ -114,7 +118,7 @@ struct Fiber : WaitContext {
             rc = MPI_ERR_INTERN;
         }
         t->rc_ = rc;
-        t->state_ = Task::State::finished;
+        t->fiber_->body_done = true;
         swapcontext(&t->fiber_->context, t->fiber_->back);  // never resumed
     }
 };
@@ -145,7 +149,7 @@ void resume(EngineState &e, Task *t, bool may_block)
         swapcontext(&here, &f.context);
     }
     set_wait_context(outer);
-    if (t->finished()) {
+    if (f.body_done) {
         e.tasks.erase(std::find(e.tasks.begin(), e.tasks.end(), t));
         e.count.store(e.tasks.size(), std::memory_order_release);
         if (e.spare.size() < 8)
@@ -153,6 +157,8 @@ void resume(EngineState &e, Task *t, bool may_block)
         else
             drop_stack(&f.stack);
         f.stack = Stack();
+        f.body_done = false;
+        t->state_.store(Task::State::finished, std::memory_order_release);  // last: t may be freed now
     }
 }
 
