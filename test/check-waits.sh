@@ -7,7 +7,8 @@
 # the communicator. A blocking MPI call there stalls MPIX_Test and kills
 # overlap without failing any result check. Fails listing any.
 top="${srcdir:-.}"
-hits=$(grep -n -E '(^|[^P_[:alnum:]])MPI_(Wait|Waitall|Waitany|Waitsome|Probe|Mprobe|Recv|Send|Ssend|Sendrecv|Barrier|Allreduce|Allgather|Bcast|Reduce)[[:space:]]*\(' \
+# PMPI_ forms too (the pmpi row's inner collective: its nonblocking form).
+hits=$(grep -n -E '(^|[^_[:alnum:]])P?MPI_(Wait|Waitall|Waitany|Waitsome|Probe|Mprobe|Recv|Send|Ssend|Sendrecv|Barrier|Allreduce|Allgather|Bcast|Reduce|Alltoall|Alltoallv|Alltoallw)[[:space:]]*\(' \
            "$top"/src/alltoall/*.cpp "$top"/src/alltoallv/*.cpp | grep -v -E '^[^:]*:[0-9]+:[[:space:]]*//')
 if [ -n "$hits" ]; then
     echo "$hits"

@@ -11,6 +11,7 @@
 #include "core/p2p.hpp"
 #include "core/request.hpp"
 #include "core/trace.hpp"
+#include "core/wait.hpp"
 
 namespace mpix {
 
@@ -173,11 +174,17 @@ int direct_pmpi(const Exchange &x)
 {
     int p = x.size;
     x.work->charge_mpi_self_copy(std::min(x.sendbytes[x.rank], x.recvbytes[x.rank]));
+    // The nonblocking collective, waited for through the engine: a blocking
+    // one would stall the other started exchanges (a peer may need them). Never
+    // the blocking one where the task runs alone: MPI does not match a blocking
+    // collective on one rank with a nonblocking one on another.
+    MPI_Request request = MPI_REQUEST_NULL;
     // Uniform exchanges always lay block j at j * block_bytes (see Exchange).
     if (x.uniform && fits_int(x.block_bytes * static_cast<std::size_t>(p))) {
         trace_opaque(x, "MPI_Alltoall");
-        return PMPI_Alltoall(x.sendbuf, static_cast<int>(x.block_bytes), MPI_BYTE, x.recvbuf,
-                             static_cast<int>(x.block_bytes), MPI_BYTE, x.comm);
+        const int n = static_cast<int>(x.block_bytes);
+        MPIX_CHECK(PMPI_Ialltoall(x.sendbuf, n, MPI_BYTE, x.recvbuf, n, MPI_BYTE, x.comm, &request));
+        return wait_request(&request, MPI_STATUS_IGNORE);
     }
     std::vector<int> sc(p), sd(p), rc(p), rd(p);
     for (int i = 0; i < p; ++i) {
@@ -192,8 +199,9 @@ int direct_pmpi(const Exchange &x)
         rd[i] = static_cast<int>(x.rdispls[i]);
     }
     trace_opaque(x, "MPI_Alltoallv");
-    return PMPI_Alltoallv(x.sendbuf, sc.data(), sd.data(), MPI_BYTE, x.recvbuf, rc.data(), rd.data(), MPI_BYTE,
-                          x.comm);
+    MPIX_CHECK(PMPI_Ialltoallv(x.sendbuf, sc.data(), sd.data(), MPI_BYTE, x.recvbuf, rc.data(), rd.data(), MPI_BYTE,
+                               x.comm, &request));
+    return wait_request(&request, MPI_STATUS_IGNORE);
 }
 
 int post_receives_then_sends(const Exchange &x, const std::vector<int> *order)

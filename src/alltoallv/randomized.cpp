@@ -301,6 +301,8 @@ int randomized_warm(MPIX_Comm *xcomm)
     return piece_comm(xcomm, &comm);
 }
 
+bool randomized_warm_ready(MPIX_Comm *xcomm) { return cached<PieceComm>(xcomm, "randomized:pieces") != nullptr; }
+
 int randomized_segmented(const Exchange &x)
 {
     copy_self_block(x);

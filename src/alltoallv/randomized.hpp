@@ -46,6 +46,7 @@ int randomized_segmented(const Exchange &x);
 // The collective set-up of the segmented rows (their communicator for pieces),
 // made before an exchange starts as a task (Algorithm::warm).
 int randomized_warm(MPIX_Comm *xcomm);
+bool randomized_warm_ready(MPIX_Comm *xcomm);
 
 }  // namespace mpix
 

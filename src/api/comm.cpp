@@ -136,6 +136,11 @@ extern "C" int MPIX_Comm_free(MPIX_Comm **xcomm)
     for (auto &r : x->regions)
         r.reset();
     int rc = MPI_Comm_free(&x->comm);
+    if (x->mpi_requests != MPI_COMM_NULL) {
+        const int freed = MPI_Comm_free(&x->mpi_requests);
+        if (rc == MPI_SUCCESS)
+            rc = freed;
+    }
     delete x;
     *xcomm = nullptr;
     return rc == MPI_SUCCESS ? MPI_SUCCESS : raise_internal(MPI_COMM_NULL, rc, "MPIX_Comm_free", "MPI_Comm_free");

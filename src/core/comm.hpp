@@ -36,6 +36,11 @@ class SelectionTable;  // select/table.hpp
 struct MPIX_Comm {
     MPI_Comm user = MPI_COMM_NULL;  // the caller's communicator: errors are raised here
     MPI_Comm comm = MPI_COMM_NULL;  // private duplicate: all library traffic
+    // The MPI library's own nonblocking and persistent collectives on the
+    // caller's arguments (the pmpi row passed through): a duplicate of their
+    // own, made from `user` at the first, so their order on it is the order of
+    // the calls, never mixed with the collectives tasks start later on `comm`.
+    MPI_Comm mpi_requests = MPI_COMM_NULL;
     int size = 0;
     int rank = 0;
     int tag_ub = 32767;

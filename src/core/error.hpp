@@ -53,6 +53,20 @@ private:
     bool active_ = false;
 };
 
+// How deep this thread is in the library's entry points (and the progress
+// thread in its loop). The drop-in library (src/pmpi/) defines MPI completion
+// calls of its own; the library's own MPI calls, made at a depth above zero,
+// go straight to the MPI library there.
+int &library_depth();
+inline bool in_library() { return library_depth() > 0; }
+class LibraryScope {
+public:
+    LibraryScope() { ++library_depth(); }
+    ~LibraryScope() { --library_depth(); }
+    LibraryScope(const LibraryScope &) = delete;
+    LibraryScope &operator=(const LibraryScope &) = delete;
+};
+
 // Runs the body of a C entry point. No C++ exception may leave the library
 // through a C function (that would terminate the program): std::bad_alloc from
 // a container becomes MPI_ERR_NO_MEM, anything else MPI_ERR_INTERN, raised on
@@ -60,6 +74,7 @@ private:
 template <class Body>
 int guard_entry(MPI_Comm comm, const char *func, Body &&body) noexcept
 {
+    LibraryScope inside;
     try {
         return body();
     } catch (const std::bad_alloc &) {

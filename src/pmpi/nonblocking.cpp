@@ -371,13 +371,130 @@ extern "C" int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[
 }
 #endif  // MPIX_HAVE_LARGE_COUNT
 
-// MPICH's MPI_Request_get_status does not call a generalized request's poll
-// function: while intercepted exchanges are in flight, poll them here. Any
-// other request costs one relaxed load more.
+// MPI's progress rule: while intercepted exchanges are in flight, every MPI
+// completion call of the application progresses them, whatever requests it
+// completes (a rank waiting for a point-to-point message that its peer sends
+// only after completing its own all-to-all must not stop the all-to-all). The
+// wait forms then test and poll in turn instead of blocking inside MPI. With
+// none in flight each costs one relaxed load more. MPICH's
+// MPI_Request_get_status does not call a generalized request's poll function
+// at all, so it polls here too.
+namespace {
+
+// Whether an application's completion call must poll: not when the library
+// itself makes it (its own waits, inside a poll too).
+bool exchanges_in_flight() { return !InFlightList::get().empty() && !mpix::in_library(); }
+
+// Polls the exchanges in flight, then runs `test` (a PMPI test call) until it
+// reports completion; returns its error code.
+template <class Test>
+int test_and_poll(Test test)
+{
+    for (;;) {
+        bool done = false;
+        const int rc = test(&done);
+        if (rc != MPI_SUCCESS || done)
+            return rc;
+        const int polled = InFlightList::get().poll_all();
+        if (polled != MPI_SUCCESS)
+            return polled;
+    }
+}
+
+}  // namespace
+
+extern "C" int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    if (!exchanges_in_flight())
+        return PMPI_Wait(request, status);
+    return test_and_poll([&](bool *done) {
+        int flag = 0;
+        const int rc = PMPI_Test(request, &flag, status);
+        *done = flag != 0;
+        return rc;
+    });
+}
+
+extern "C" int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+    if (!exchanges_in_flight())
+        return PMPI_Waitall(count, requests, statuses);
+    return test_and_poll([&](bool *done) {
+        int flag = 0;
+        const int rc = PMPI_Testall(count, requests, &flag, statuses);
+        *done = flag != 0;
+        return rc;
+    });
+}
+
+extern "C" int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+{
+    if (!exchanges_in_flight())
+        return PMPI_Waitany(count, requests, index, status);
+    return test_and_poll([&](bool *done) {
+        int flag = 0;
+        const int rc = PMPI_Testany(count, requests, index, &flag, status);
+        *done = flag != 0;  // also when every request is inactive (*index MPI_UNDEFINED)
+        return rc;
+    });
+}
+
+extern "C" int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                            MPI_Status statuses[])
+{
+    if (!exchanges_in_flight())
+        return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+    return test_and_poll([&](bool *done) {
+        const int rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
+        *done = *outcount != 0;  // MPI_UNDEFINED: every request inactive
+        return rc;
+    });
+}
+
+extern "C" int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    if (exchanges_in_flight()) {
+        const int rc = InFlightList::get().poll_all();
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return PMPI_Test(request, flag, status);
+}
+
+extern "C" int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+{
+    if (exchanges_in_flight()) {
+        const int rc = InFlightList::get().poll_all();
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return PMPI_Testall(count, requests, flag, statuses);
+}
+
+extern "C" int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
+{
+    if (exchanges_in_flight()) {
+        const int rc = InFlightList::get().poll_all();
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return PMPI_Testany(count, requests, index, flag, status);
+}
+
+extern "C" int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                            MPI_Status statuses[])
+{
+    if (exchanges_in_flight()) {
+        const int rc = InFlightList::get().poll_all();
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+}
 extern "C" int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     int rc = PMPI_Request_get_status(request, flag, status);
-    if (rc != MPI_SUCCESS || *flag || InFlightList::get().empty())
+    if (rc != MPI_SUCCESS || *flag || !exchanges_in_flight())
         return rc;
     if ((rc = InFlightList::get().poll_all()) != MPI_SUCCESS)
         return rc;

@@ -281,6 +281,7 @@ namespace {
 
 void progress_loop(EngineState *e)
 {
+    LibraryScope inside;  // its MPI calls are the library's own (core/error.hpp)
     std::unique_lock<std::recursive_mutex> hold(e->mutex);
     while (!e->thread_stop) {
         if (e->tasks.empty()) {

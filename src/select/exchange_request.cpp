@@ -224,8 +224,24 @@ private:
         return r.form == UserSide::Form::per_peer;
     }
 
+    // The communicator of the MPI library's own requests (MPIX_Comm's
+    // mpi_requests), made at the first: at a call, on every rank in order.
+    int mpi_requests_comm(MPI_Comm *out)
+    {
+        if (xcomm->mpi_requests == MPI_COMM_NULL) {
+            sched::drain();  // a collective call: as warm_collective_state (select/registry.hpp)
+            const int rc = MPI_Comm_dup(xcomm->user, &xcomm->mpi_requests);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+        *out = xcomm->mpi_requests;
+        return MPI_SUCCESS;
+    }
+
     int start_mpi_nonblocking()
     {
+        MPI_Comm comm = MPI_COMM_NULL;
+        MPIX_CHECK(mpi_requests_comm(&comm));
         const UserSide &s = send_.side, &r = recv_.side;
         const void *sbuf = in_place_ ? MPI_IN_PLACE : static_cast<const void *>(s.buf);
         void *rbuf = const_cast<char *>(r.buf);
@@ -235,20 +251,20 @@ private:
         case UserSide::Form::uniform:
             if (s.uniform_count <= INT_MAX && r.uniform_count <= INT_MAX)
                 return PMPI_Ialltoall(sbuf, static_cast<int>(s.uniform_count), s.type, rbuf,
-                                      static_cast<int>(r.uniform_count), r.type, xcomm->comm, &mpi_request_);
+                                      static_cast<int>(r.uniform_count), r.type, comm, &mpi_request_);
 #if MPIX_HAVE_LARGE_COUNT
-            return PMPI_Ialltoall_c(sbuf, s.uniform_count, s.type, rbuf, r.uniform_count, r.type, xcomm->comm,
+            return PMPI_Ialltoall_c(sbuf, s.uniform_count, s.type, rbuf, r.uniform_count, r.type, comm,
                                     &mpi_request_);
 #else
             return MPI_ERR_INTERN;
 #endif
         case UserSide::Form::per_peer:
-            return PMPI_Ialltoallv(sbuf, s.counts, s.displs, s.type, rbuf, r.counts, r.displs, r.type, xcomm->comm,
+            return PMPI_Ialltoallv(sbuf, s.counts, s.displs, s.type, rbuf, r.counts, r.displs, r.type, comm,
                                    &mpi_request_);
         case UserSide::Form::per_peer_large:
 #if MPIX_HAVE_LARGE_COUNT
             return PMPI_Ialltoallv_c(sbuf, s.counts_c, s.displs_c, s.type, rbuf, r.counts_c, r.displs_c, r.type,
-                                     xcomm->comm, &mpi_request_);
+                                     comm, &mpi_request_);
 #else
             return MPI_ERR_INTERN;
 #endif
@@ -263,14 +279,17 @@ private:
         const UserSide &s = send_.side, &r = recv_.side;
         const void *sbuf = in_place_ ? MPI_IN_PLACE : static_cast<const void *>(s.buf);
         void *rbuf = const_cast<char *>(r.buf);
-        int rc;
+        MPI_Comm comm = MPI_COMM_NULL;
+        int rc = mpi_requests_comm(&comm);
+        if (rc != MPI_SUCCESS)
+            return report(xcomm, init_fn, algorithm_, rc);
         if (r.form == UserSide::Form::uniform)  // int counts: MPIX_Alltoall_init takes them
             rc = PMPI_Alltoall_init(sbuf, static_cast<int>(s.uniform_count), s.type, rbuf,
-                                    static_cast<int>(r.uniform_count), r.type, xcomm->comm, MPI_INFO_NULL,
+                                    static_cast<int>(r.uniform_count), r.type, comm, MPI_INFO_NULL,
                                     &mpi_request_);
         else
             rc = PMPI_Alltoallv_init(sbuf, s.counts, s.displs, s.type, rbuf, r.counts, r.displs, r.type,
-                                     xcomm->comm, MPI_INFO_NULL, &mpi_request_);
+                                     comm, MPI_INFO_NULL, &mpi_request_);
         return rc == MPI_SUCCESS ? rc : report(xcomm, init_fn, algorithm_, rc);
     }
 #endif

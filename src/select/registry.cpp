@@ -23,6 +23,7 @@
 #include "core/p2p.hpp"
 #include "core/trace.hpp"
 #include "topo/topology.hpp"
+#include "sched/engine.hpp"
 
 namespace mpix {
 
@@ -63,10 +64,12 @@ const Algorithm kAlgorithms[] = {
      randomized_sendrecv, nullptr},
     {"randomized_segmented", A2A, "random_seed,max_queue,segment_size", "",
      "randomized_sendrecv's order, blocks cut into segment_size pieces sent segment by segment, max_queue in flight",
-     randomized_segmented, nullptr, false, nullptr, nullptr, nullptr, randomized_warm},
+     randomized_segmented, nullptr, false, nullptr, nullptr, nullptr, randomized_warm,
+     randomized_warm_ready},
     {"randomized", A2A, "random_seed,max_queue,segment_size", "",
      "the paper's selection: auto's pick for small blocks (nonblocking where that is pmpi), randomized scatter or sendrecv for medium, segmented for large",
-     randomized_selection, nullptr, false, nullptr, nullptr, nullptr, randomized_warm},
+     randomized_selection, nullptr, false, nullptr, nullptr, nullptr, randomized_warm,
+     randomized_warm_ready},
     {"randomized_scatter", A2AV, "random_seed", "",
      "every Irecv, then every Isend, in one shuffled rank order (the same on every rank)", randomized_scatter, nullptr},
     {"randomized_sendrecv", A2AV, "random_seed,max_queue", "",
@@ -74,10 +77,12 @@ const Algorithm kAlgorithms[] = {
      randomized_sendrecv, nullptr},
     {"randomized_segmented", A2AV, "random_seed,max_queue,segment_size", "",
      "randomized_sendrecv's order, blocks cut into segment_size pieces sent segment by segment, max_queue in flight",
-     randomized_segmented, nullptr, false, nullptr, nullptr, nullptr, randomized_warm},
+     randomized_segmented, nullptr, false, nullptr, nullptr, nullptr, randomized_warm,
+     randomized_warm_ready},
     {"randomized", A2AV, "random_seed,max_queue,segment_size", "",
      "the paper's selection on the agreed mean block: auto's pick for small (nonblocking for pmpi), scatter or sendrecv for medium, segmented for large",
-     randomized_selection, nullptr, false, nullptr, nullptr, nullptr, randomized_warm},
+     randomized_selection, nullptr, false, nullptr, nullptr, nullptr, randomized_warm,
+     randomized_warm_ready},
     // Bruck family, uniform (src/alltoall/bruck.cpp).
     {"bruck_basic", A2A, "", "", "rotation, ceil(log2 P) packed store-and-forward steps, inverse rotation",
      bruck_basic, nullptr},
@@ -646,9 +651,15 @@ int select_sparse_rule(MPIX_Comm *xcomm, Collective c, const Hints &hints,
 
 int warm_collective_state(MPIX_Comm *xcomm, const Algorithm *a, const Hints &hints)
 {
+    const bool sockets = hints.locality == Locality::socket && std::strstr(a->hint_keys, "locality");
+    const bool ready = xcomm->regions[static_cast<int>(Locality::node)] &&
+                       (!sockets || xcomm->regions[static_cast<int>(Locality::socket)]) &&
+                       (!a->warm || (a->warm_ready && a->warm_ready(xcomm)));
+    if (!ready)
+        sched::drain();
     const Regions *r = nullptr;
     MPIX_CHECK(get_regions(xcomm, Locality::node, &r));
-    if (hints.locality == Locality::socket && std::strstr(a->hint_keys, "locality"))
+    if (sockets)
         MPIX_CHECK(get_regions(xcomm, Locality::socket, &r));
     return a->warm ? a->warm(xcomm) : MPI_SUCCESS;
 }

@@ -50,11 +50,19 @@ struct Algorithm {
     // exchange starts, in the order every rank shares, because the engine may
     // run the row's task later (sched/engine.hpp, ordering rules).
     int (*warm)(MPIX_Comm *xcomm) = nullptr;
+    // Whether `warm` has nothing left to make (no collective call); without
+    // it, a row with `warm` counts as never ready.
+    bool (*warm_ready)(MPIX_Comm *xcomm) = nullptr;
 };
 
 // What a nonblocking or persistent exchange of row `a` builds before it runs
 // as a task: the node regions (and socket regions where its hints ask for
-// them) and the row's `warm`. Collective the first time only.
+// them) and the row's `warm`. Collective the first time only; then it first
+// completes every started exchange of the process (sched::drain), as a
+// blocking call does: a peer may be waiting in a completion call for one of
+// them while this rank would wait in the set-up's collective for the peer, and
+// the set-up's collectives on the comm must not interleave with those of
+// tasks in flight.
 int warm_collective_state(MPIX_Comm *xcomm, const Algorithm *a, const Hints &hints);
 
 // The bytes this alltoall(v) row copies locally per call, in words (the
