@@ -337,6 +337,48 @@ static void test_nonblocking_through_interposer(void)
     unsetenv("MPIX_IALLTOALL_ALGORITHM");
 }
 
+/* MPI's progress rule through completion calls: even ranks wait for a message
+ * that their odd partner sends only after its own MPI_Ialltoallv completed,
+ * and only then wait for their all-to-all. The even ranks' MPI_Wait on the
+ * point-to-point request must progress their all-to-all (rows of several
+ * rounds need it), or both wait forever. */
+static void test_nonblocking_progress_in_other_waits(void)
+{
+    const char *rows[] = {"pairwise", "node_bruck", "parlogna", "two_phase_bruck"};
+    for (int k = 0; k < 4; ++k) {
+        setenv("MPIX_IALLTOALLV_ALGORITHM", rows[k], 1);
+        setenv("MPIX_PPN", "2", 1);
+        MPI_Comm comm;
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        struct vcase a;
+        vcase_init(&a, 4 + k);
+        const int partner = rank % 2 ? rank - 1 : rank + 1;
+        MPI_Request req, p2p = MPI_REQUEST_NULL;
+        int ok = MPI_Ialltoallv(a.sb, a.sc, a.sd, MPI_INT, a.rb, a.rc, a.rd, MPI_INT, comm, &req) == MPI_SUCCESS;
+        int token = -1;
+        if (partner < size) {
+            if (rank % 2 == 0) {
+                ok &= MPI_Irecv(&token, 1, MPI_INT, partner, 9, comm, &p2p) == MPI_SUCCESS;
+                ok &= MPI_Wait(&p2p, MPI_STATUS_IGNORE) == MPI_SUCCESS && token == partner;
+                ok &= MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+            } else {
+                ok &= MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+                ok &= MPI_Send(&rank, 1, MPI_INT, partner, 9, comm) == MPI_SUCCESS;
+            }
+        } else {
+            ok &= MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+        }
+        ok &= vcase_right(&a);
+        if (!global_ok(ok) && rank == 0)
+            printf("\n  row %s: wrong\n", rows[k]);
+        CU_ASSERT(global_ok(ok));
+        vcase_free(&a);
+        MPI_Comm_free(&comm);
+        unsetenv("MPIX_IALLTOALLV_ALGORITHM");
+        unsetenv("MPIX_PPN");
+    }
+}
+
 /* The trace proves mpix ran an MPI_Ialltoallv whose row the environment names,
  * and that without one the MPI library's own collective runs (no trace). MPI_Cancel
  * is refused with MPI_ERR_REQUEST; the request then completes as usual. */
@@ -503,6 +545,7 @@ int main(int argc, char **argv)
 #if MPIX_HAVE_GREQUEST_POLL
     CU_add_test(s, "MPI_Ialltoall(v), every row, every completion call", test_nonblocking_through_interposer);
     CU_add_test(s, "MPI_Ialltoallv: the route, the trace, MPI_Cancel", test_nonblocking_route_and_cancel);
+    CU_add_test(s, "MPI_Ialltoallv progressed by MPI_Wait on other requests", test_nonblocking_progress_in_other_waits);
 #else
     if (rank == 0)
         printf("(this MPI library has no generalized requests with a poll function: MPI_Ialltoall(v) not intercepted)\n");
