@@ -34,29 +34,7 @@ namespace {
 using mpix::Collective;
 using Hints = std::vector<std::pair<std::string, std::string>>;
 
-struct Options {
-    std::vector<std::string> colls{"alltoall", "alltoallv"};
-    std::vector<long long> sizes{16, 64, 256, 1024, 4096, 16384, 65536};
-    std::vector<std::string> dists{"uniform", "normal", "powerlaw"};
-    std::vector<int> ranks;  // P values; empty: the launched P
-    int ppn = 0;
-    std::vector<int> radix{2, 4, 8, 16}, batch{8, 32, 128}, leaders{1, 2, 4};
-    std::vector<std::string> inner{"pairwise", "nonblocking"};
-    std::vector<std::string> algos{"all"}, exclude;
-    int iters = MPIX_SMPI ? 1 : 20;  // simulated time is deterministic
-    int warmup = MPIX_SMPI ? 0 : 3;
-    long long seed = 1;
-    std::vector<std::string> csv;  // the first is appended to
-    std::string out = "mpix-tune.json";
-    std::string platform;
-    double merge_within = 1.0;
-    // --agreement-us: the agreement's cost given, not measured (< 0: measure it).
-    double agreement_us = -1;
-    bool from_csv = false, check = false, dry_run = false, verify = true;
-    // --check-table FILE: auto with a table made elsewhere (e.g. from other
-    // sizes: held-back points) instead of the table this run writes.
-    std::string check_table;
-};
+using Options = mpixbench::TuneOptions;
 
 bool known_dist(const std::string &d)
 {
@@ -609,140 +587,6 @@ std::string validate(Options *o, int world_size)
     return "";
 }
 
-// The command line; every option may be repeated (the last wins).
-void add_options(CLI::App &app, Options &o)
-{
-    auto integers = [&app](const char *name, std::vector<int> *out, long long min, long long max,
-                           const std::string &help) {
-        return app.add_option_function<std::string>(
-            name,
-            [=](const std::string &v) {
-                std::vector<long long> values;
-                if (!mpixbench::parse_integer_list(v, min, max, &values))
-                    mpixbench::refuse(std::string("bad ") + name + " " + v + ": integers from " +
-                                      std::to_string(min) + " to " + std::to_string(max));
-                out->assign(values.begin(), values.end());
-            },
-            help);
-    };
-    auto integer = [&app](const char *name, long long *out, long long min, long long max, const std::string &help) {
-        return app.add_option_function<std::string>(
-            name,
-            [=](const std::string &v) {
-                if (!mpixbench::parse_integer(v, out) || *out < min || *out > max)
-                    mpixbench::refuse(std::string("bad ") + name + " " + v + ": an integer from " +
-                                      std::to_string(min) + " to " + std::to_string(max));
-            },
-            help);
-    };
-    // A number in [min, max]; `range` says which, in the user's words.
-    auto real = [&app](const char *name, double *out, double min, double max, const std::string &range,
-                       const std::string &help) {
-        return app.add_option_function<std::string>(
-            name,
-            [=](const std::string &v) {
-                if (!mpixbench::parse_real(v, out) || *out < min || *out > max)
-                    mpixbench::refuse(std::string("bad ") + name + " " + v + ": " + range);
-            },
-            help);
-    };
-    // Names from a fixed set (empty: any non-empty names).
-    auto names = [&app](const char *name, std::vector<std::string> *out, const std::vector<std::string> &allowed,
-                        const std::string &help) {
-        return app.add_option_function<std::string>(
-            name,
-            [=](const std::string &v) {
-                std::vector<std::string> items = mpixbench::split_list(v);
-                if (items.empty())
-                    mpixbench::refuse(std::string("empty ") + name);
-                for (const std::string &item : items)
-                    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), item) == allowed.end())
-                        mpixbench::refuse(std::string("bad ") + name + " value " + item);
-                *out = items;
-            },
-            help);
-    };
-    names("--coll", &o.colls, {"alltoall", "alltoallv"}, "collectives to tune (alltoall,alltoallv)");
-    app.add_option_function<std::string>(
-        "--sizes",
-        [&o](const std::string &v) {
-            if (!mpixbench::parse_integer_list(v, 0, 1LL << 30, &o.sizes))
-                mpixbench::refuse("bad --sizes " + v + ": bytes from 0 to 2^30");
-        },
-        "block size scales S in bytes: alltoall's block, alltoallv's distribution scale as mpix-bench --size "
-        "(16,64,256,1024,4096,16384,65536)");
-    names("--dists", &o.dists, {}, "alltoallv workloads, mpix-bench --dist names (uniform,normal,powerlaw)");
-    integers("--ranks", &o.ranks, 1, 1 << 30,
-             "measure on the first P ranks for each P listed: one launch, several P (the launched P)");
-    app.add_option_function<std::string>(
-        "--ppn",
-        [&o](const std::string &v) {
-            long long n;
-            if (!mpixbench::parse_integer(v, &n) || n < 0 || n > (1 << 20))
-                mpixbench::refuse("bad --ppn " + v);
-            o.ppn = (int)n;
-        },
-        "emulate nodes of N consecutive ranks (0: the real nodes)");
-    integers("--radix", &o.radix, 2, 1 << 30, "radix values for rows that read radix, clamped to P (2,4,8,16)");
-    integers("--batch", &o.batch, 1, 1 << 30, "batch_size values for rows that read it (8,32,128)");
-    integers("--leaders", &o.leaders, 1, 1 << 20,
-             "leaders_per_node values for rows that read it, clamped to the largest node (1,2,4)");
-    names("--inner", &o.inner, {"pairwise", "nonblocking"}, "inner exchanges for rows that read inner "
-                                                            "(pairwise,nonblocking)");
-    names("--algo", &o.algos, {}, "registry rows: all, NAME, -NAME drops one (all)");
-    names("--exclude", &o.exclude, {}, "registry rows not to measure");
-    app.add_option_function<std::string>(
-        "--iters",
-        [&o](const std::string &v) {
-            long long n;
-            if (!mpixbench::parse_integer(v, &n) || n < 1 || n > 1000000)
-                mpixbench::refuse("bad --iters " + v);
-            o.iters = (int)n;
-        },
-        "timed calls per measurement (20; SimGrid 1)");
-    app.add_option_function<std::string>(
-        "--warmup",
-        [&o](const std::string &v) {
-            long long n;
-            if (!mpixbench::parse_integer(v, &n) || n < 0 || n > 1000000)
-                mpixbench::refuse("bad --warmup " + v);
-            o.warmup = (int)n;
-        },
-        "untimed calls before them (3; SimGrid 0)");
-    integer("--seed", &o.seed, 0, 1LL << 62, "workload seed (1)");
-    names("--csv", &o.csv, {}, "CSV files: rows are appended to the first, which a new run resumes from; the "
-                               "table is built from all (mpix-tune.csv)");
-    app.add_option("--out", o.out, "the selection table to write (mpix-tune.json)");
-    app.add_option("--platform", o.platform, "free text naming the machine, kept in the table");
-    app.add_option("--check-table", o.check_table,
-                   "measure every candidate, then auto with this table (made elsewhere, e.g. from other sizes: "
-                   "held-back points) at every point (rows auto, params table;picked=NAME), and print its worst ratio to the best "
-                   "row; writes no table");
-    real("--merge-within", &o.merge_within, 1.0, 100.0, "a ratio from 1 to 100",
-         "merge neighbouring size bands where one pick stays within this ratio of the best (1: exact ties)");
-    real("--agreement-us", &o.agreement_us, 0.0, 1e9, "microseconds, 0 or more",
-         "the agreement's cost per call, given instead of measured (rows agreement,given), where measuring it costs "
-         "too much: SimGrid's MPI_Iallreduce posts P*(P-1) messages at once");
-    app.add_flag("--from-csv", o.from_csv, "build the table from the CSV files only; measure nothing");
-    app.add_flag("--check", o.check, "then measure auto with the table loaded at every point (rows auto, params table;picked=NAME) "
-                                     "and print the worst auto/best ratio");
-    app.add_flag("--dry-run", o.dry_run, "print the plan and exit");
-    app.add_flag_function(
-        "--no-verify", [&o](std::int64_t) { o.verify = false; }, "skip the check of the received bytes");
-    // What each value is, for --help.
-    const std::map<std::string, std::string> value_names = {
-        {"--coll", "LIST"},  {"--sizes", "BYTES,..."}, {"--dists", "LIST"},  {"--ranks", "P,..."},
-        {"--ppn", "N"},      {"--radix", "R,..."},     {"--batch", "B,..."}, {"--leaders", "L,..."},
-        {"--inner", "LIST"}, {"--algo", "LIST"},       {"--exclude", "LIST"}, {"--iters", "N"},
-        {"--warmup", "N"},   {"--seed", "N"},          {"--csv", "FILE,..."}, {"--out", "FILE"},
-        {"--platform", "TEXT"}, {"--merge-within", "RATIO"}, {"--agreement-us", "US"}};
-    for (CLI::Option *option : app.get_options()) {
-        auto name = value_names.find(option->get_name());
-        if (name != value_names.end())
-            option->type_name(name->second);
-    }
-}
-
 }  // namespace
 
 int main(int argc, char **argv)
@@ -755,15 +599,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(world, &me);
 
     Options o;
-    CLI::App app{"mpix-tune: measures every registry algorithm and parameter grid on this machine (mpiexec, or "
-                 "SimGrid's sim/run), verifies each result, and writes a selection table for the library's "
-                 "tuning_file hint (MPIX_TUNING_FILE). Progress on stderr; rows go to the CSV as they are measured, "
-                 "and a run started again with the same CSV measures only what is missing. Lists are "
-                 "comma-separated.",
-                 "mpix-tune"};
-    mpixbench::configure_app(app);
-    add_options(app, o);
-    int rc = mpixbench::parse_command_line(app, argc, argv, me == 0);
+    int rc = mpixbench::parse_tune_command_line(argc, argv, me == 0, &o);
     bool stop = rc >= 0;
     if (!stop) {
         const std::string err = validate(&o, p);

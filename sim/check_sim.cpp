@@ -25,69 +25,7 @@ namespace {
 
 using mpixtest::HintList;
 
-const char *const kProgram = "check_sim";
-
-struct CheckOptions {
-    int stride = 1;  // every stride-th case
-    int starts = 0;  // > 0: every case through MPIX_*_init, started this many times
-    int in_flight = 0;  // > 0: every case through MPIX_Ialltoall(v), 1 to this many in flight
-    std::string only;  // comma-separated algorithm names; empty: all
-    std::vector<long long> bench_sizes;  // --bench-sizes: the runner's uniform workload at these S
-};
-
-void add_options(CLI::App &app, CheckOptions &o)
-{
-    app.add_option_function<std::string>(
-           "--stride",
-           [&o](const std::string &v) {
-               long long n;
-               if (!mpixbench::parse_integer(v, &n) || n < 1 || n > 1 << 20)
-                   mpixbench::refuse("bad --stride " + v + " (N >= 1)");
-               o.stride = (int)n;
-           },
-           "run every N-th case only (all cases by default); every 3rd still covers every dimension")
-        ->type_name("N");
-    app.add_option_function<std::string>(
-           "--algo",
-           [&o](const std::string &v) {
-               for (const std::string &name : mpixbench::split_list(v))
-                   if (!mpix::find_algorithm(mpix::Collective::alltoall, name.c_str()) &&
-                       !mpix::find_algorithm(mpix::Collective::alltoallv, name.c_str()))
-                       mpixbench::refuse("no alltoall or alltoallv algorithm named " + name);
-               o.only = v;
-           },
-           "these registry algorithms only (auto always runs)")
-        ->type_name("NAME[,NAME]");
-    app.add_option_function<std::string>(
-           "--persistent",
-           [&o](const std::string &v) {
-               long long n;
-               if (!mpixbench::parse_integer(v, &n) || n < 0 || n > 1 << 20)
-                   mpixbench::refuse("bad --persistent " + v + " (N >= 0)");
-               o.starts = (int)n;
-           },
-           "every case through MPIX_Alltoall(v)_init, the request started N times")
-        ->type_name("N");
-    app.add_option_function<std::string>(
-           "--nonblocking",
-           [&o](const std::string &v) {
-               long long n;
-               if (!mpixbench::parse_integer(v, &n) || n < 0 || n > 16)
-                   mpixbench::refuse("bad --nonblocking " + v + " (0 <= N <= 16)");
-               o.in_flight = (int)n;
-           },
-           "every case through MPIX_Ialltoall(v), 1 to N calls in flight on the comm (the engine, sched/)")
-        ->type_name("N");
-    app.add_option_function<std::string>(
-           "--bench-sizes",
-           [&o](const std::string &v) {
-               if (!mpixbench::parse_integer_list(v, 0, 1 << 20, &o.bench_sizes))
-                   mpixbench::refuse("bad --bench-sizes " + v + " (bytes, 0 <= S <= 2^20)");
-           },
-           "also every algorithm (default hints) and auto through mpix-bench's runner on its "
-           "uniform workload at these block size scales, verified")
-        ->type_name("S[,S]");
-}
+using mpixbench::CheckOptions;
 
 // Rank 0 says how a check went; every rank agrees whether it failed.
 struct Tally {
@@ -171,10 +109,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     CheckOptions o;
-    CLI::App app("check_sim: the conformance cases of every MPIX_Alltoall(v) algorithm (make check-sim)", kProgram);
-    mpixbench::configure_app(app);
-    add_options(app, o);
-    const int status = mpixbench::parse_command_line(app, argc, argv, me == 0);
+    const int status = mpixbench::parse_check_sim_command_line(argc, argv, me == 0, &o);
     if (status >= 0) {
         MPI_Finalize();
         return status;
