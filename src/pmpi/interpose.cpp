@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "mpix.h"
+#include "pmpi/attribute.hpp"
 
 namespace {
 
@@ -16,19 +17,6 @@ int delete_xcomm(MPI_Comm, int, void *attr, void *)
 {
     MPIX_Comm *x = static_cast<MPIX_Comm *>(attr);
     return MPIX_Comm_free(&x);
-}
-
-// The attribute key, created once per process and read-only afterwards (a
-// function-local static: after the first call one load, where std::call_once
-// cost about 100 instructions on every exchange).
-int xcomm_keyval()
-{
-    static const int keyval = [] {
-        int k = MPI_KEYVAL_INVALID;
-        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_xcomm, &k, nullptr);
-        return k;
-    }();
-    return keyval;
 }
 
 // The MPIX_Comm of `comm`, created on its first exchange (collective, like the
@@ -42,7 +30,7 @@ int route(MPI_Comm comm, MPIX_Comm **out)
         return MPI_SUCCESS;
     int flag = 0;
     void *attr = nullptr;
-    if (MPI_Comm_get_attr(comm, xcomm_keyval(), &attr, &flag) != MPI_SUCCESS)
+    if (MPI_Comm_get_attr(comm, mpix::pmpi::attribute_keyval<delete_xcomm>(), &attr, &flag) != MPI_SUCCESS)
         return MPI_SUCCESS;
     if (flag) {
         *out = static_cast<MPIX_Comm *>(attr);
@@ -55,7 +43,7 @@ int route(MPI_Comm comm, MPIX_Comm **out)
     int rc = MPIX_Comm_init(&x, comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = MPI_Comm_set_attr(comm, xcomm_keyval(), x);
+    rc = MPI_Comm_set_attr(comm, mpix::pmpi::attribute_keyval<delete_xcomm>(), x);
     if (rc != MPI_SUCCESS) {
         MPIX_Comm_free(&x);
         return rc;

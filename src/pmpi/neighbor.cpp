@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mpix.h"
+#include "pmpi/attribute.hpp"
 
 namespace {
 
@@ -33,16 +34,6 @@ int delete_route(MPI_Comm, int, void *attr, void *)
     }
     delete route;
     return rc;
-}
-
-int route_keyval()
-{
-    static const int keyval = [] {
-        int k = MPI_KEYVAL_INVALID;
-        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_route, &k, nullptr);
-        return k;
-    }();
-    return keyval;
 }
 
 // The distributed graph of `comm` as an MPIX_Topo on an MPIX_Comm of its own.
@@ -76,7 +67,7 @@ int route_neighbor(MPI_Comm comm, NeighborRoute **out)
         return MPI_SUCCESS;
     int flag = 0;
     void *attr = nullptr;
-    if (MPI_Comm_get_attr(comm, route_keyval(), &attr, &flag) != MPI_SUCCESS)
+    if (MPI_Comm_get_attr(comm, mpix::pmpi::attribute_keyval<delete_route>(), &attr, &flag) != MPI_SUCCESS)
         return MPI_SUCCESS;  // an invalid handle: MPI reports it
     if (flag) {
         NeighborRoute *route = static_cast<NeighborRoute *>(attr);
@@ -91,7 +82,7 @@ int route_neighbor(MPI_Comm comm, NeighborRoute **out)
         return MPI_ERR_NO_MEM;
     int rc = kind == MPI_DIST_GRAPH ? make_topology(comm, route) : MPI_SUCCESS;
     if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_set_attr(comm, route_keyval(), route);
+        rc = MPI_Comm_set_attr(comm, mpix::pmpi::attribute_keyval<delete_route>(), route);
     if (rc != MPI_SUCCESS) {
         if (route->topo)
             MPIX_Topo_free(&route->topo);

@@ -27,6 +27,7 @@
 #include "config.h"
 #include "core/error.hpp"
 #include "mpix.h"
+#include "pmpi/attribute.hpp"
 
 #if MPIX_HAVE_GREQUEST_POLL
 
@@ -47,16 +48,6 @@ int delete_route(MPI_Comm, int, void *attr, void *)
     const int rc = route->xcomm ? MPIX_Comm_free(&route->xcomm) : MPI_SUCCESS;
     delete route;
     return rc;
-}
-
-int route_keyval()
-{
-    static const int keyval = [] {
-        int k = MPI_KEYVAL_INVALID;
-        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_route, &k, nullptr);
-        return k;
-    }();
-    return keyval;
 }
 
 bool env_true(const char *name)
@@ -98,7 +89,7 @@ int make_route(MPI_Comm comm, NonblockingRoute **out)
             MPIX_Info_free(&info);
     }
     if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_set_attr(comm, route_keyval(), route);
+        rc = MPI_Comm_set_attr(comm, mpix::pmpi::attribute_keyval<delete_route>(), route);
     if (rc != MPI_SUCCESS) {
         if (route->xcomm)
             MPIX_Comm_free(&route->xcomm);
@@ -117,7 +108,7 @@ int route_nonblocking(MPI_Comm comm, bool alltoallv, MPIX_Comm **out)
         return MPI_SUCCESS;
     int flag = 0;
     void *attr = nullptr;
-    if (MPI_Comm_get_attr(comm, route_keyval(), &attr, &flag) != MPI_SUCCESS)
+    if (MPI_Comm_get_attr(comm, mpix::pmpi::attribute_keyval<delete_route>(), &attr, &flag) != MPI_SUCCESS)
         return MPI_SUCCESS;  // an invalid handle: MPI reports it
     NonblockingRoute *route = static_cast<NonblockingRoute *>(attr);
     if (!flag) {
