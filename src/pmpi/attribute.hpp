@@ -22,6 +22,24 @@ int attribute_keyval()
     return keyval;
 }
 
+// What an intercepted call finds on `comm`: `none` where the MPI library takes
+// the call as it is (MPI_COMM_NULL, or a handle MPI cannot read: it reports
+// that at the call), else whether a value is cached (`*value`).
+enum class Cached { none, absent, present };
+template <MPI_Comm_delete_attr_function *Delete, class T>
+Cached cached_attribute(MPI_Comm comm, T **value)
+{
+    *value = nullptr;
+    if (comm == MPI_COMM_NULL)
+        return Cached::none;
+    int flag = 0;
+    void *attr = nullptr;
+    if (MPI_Comm_get_attr(comm, attribute_keyval<Delete>(), &attr, &flag) != MPI_SUCCESS)
+        return Cached::none;
+    *value = static_cast<T *>(attr);
+    return flag ? Cached::present : Cached::absent;
+}
+
 }  // namespace pmpi
 }  // namespace mpix
 

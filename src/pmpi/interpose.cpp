@@ -26,14 +26,12 @@ int delete_xcomm(MPI_Comm, int, void *attr, void *)
 int route(MPI_Comm comm, MPIX_Comm **out)
 {
     *out = nullptr;
-    if (comm == MPI_COMM_NULL)
+    MPIX_Comm *cached = nullptr;
+    const mpix::pmpi::Cached found = mpix::pmpi::cached_attribute<delete_xcomm>(comm, &cached);
+    if (found == mpix::pmpi::Cached::none)
         return MPI_SUCCESS;
-    int flag = 0;
-    void *attr = nullptr;
-    if (MPI_Comm_get_attr(comm, mpix::pmpi::attribute_keyval<delete_xcomm>(), &attr, &flag) != MPI_SUCCESS)
-        return MPI_SUCCESS;
-    if (flag) {
-        *out = static_cast<MPIX_Comm *>(attr);
+    if (found == mpix::pmpi::Cached::present) {
+        *out = cached;
         return MPI_SUCCESS;
     }
     int inter = 0;

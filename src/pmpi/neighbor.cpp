@@ -63,15 +63,12 @@ int make_topology(MPI_Comm comm, NeighborRoute *route)
 int route_neighbor(MPI_Comm comm, NeighborRoute **out)
 {
     *out = nullptr;
-    if (comm == MPI_COMM_NULL)
+    NeighborRoute *cached = nullptr;
+    const mpix::pmpi::Cached found = mpix::pmpi::cached_attribute<delete_route>(comm, &cached);
+    if (found == mpix::pmpi::Cached::none)
         return MPI_SUCCESS;
-    int flag = 0;
-    void *attr = nullptr;
-    if (MPI_Comm_get_attr(comm, mpix::pmpi::attribute_keyval<delete_route>(), &attr, &flag) != MPI_SUCCESS)
-        return MPI_SUCCESS;  // an invalid handle: MPI reports it
-    if (flag) {
-        NeighborRoute *route = static_cast<NeighborRoute *>(attr);
-        *out = route->topo ? route : nullptr;
+    if (found == mpix::pmpi::Cached::present) {
+        *out = cached->topo ? cached : nullptr;
         return MPI_SUCCESS;
     }
     int kind = MPI_UNDEFINED;

@@ -104,14 +104,11 @@ int make_route(MPI_Comm comm, NonblockingRoute **out)
 int route_nonblocking(MPI_Comm comm, bool alltoallv, MPIX_Comm **out)
 {
     *out = nullptr;
-    if (comm == MPI_COMM_NULL)
+    NonblockingRoute *route = nullptr;
+    const mpix::pmpi::Cached found = mpix::pmpi::cached_attribute<delete_route>(comm, &route);
+    if (found == mpix::pmpi::Cached::none)
         return MPI_SUCCESS;
-    int flag = 0;
-    void *attr = nullptr;
-    if (MPI_Comm_get_attr(comm, mpix::pmpi::attribute_keyval<delete_route>(), &attr, &flag) != MPI_SUCCESS)
-        return MPI_SUCCESS;  // an invalid handle: MPI reports it
-    NonblockingRoute *route = static_cast<NonblockingRoute *>(attr);
-    if (!flag) {
+    if (found == mpix::pmpi::Cached::absent) {
         int inter = 0;
         if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
             return MPI_SUCCESS;
