@@ -11,8 +11,13 @@
 // interposed MPI_Ialltoall(v) + MPI_Wait (its row set through
 // MPIX_IALLTOALL(V)_ALGORITHM, as a user of the drop-in would).
 //
+// --wait-cost times what the drop-in adds to every other MPI_Wait of the
+// application (it must recognise the placeholders of persistent exchanges):
+// MPI_Wait on MPI_REQUEST_NULL against PMPI_Wait, per call, with 0, 1 and 64
+// persistent exchanges (MPI_Alltoallv_init through the drop-in) registered.
+//
 //   mpiexec -n 2 bench/mpix-passthrough [--calls 1000] [--sizes 16,1024,65536] [--auto] [--alltoall]
-//                                       [--nonblocking]
+//                                       [--nonblocking] [--wait-cost]
 #include <mpi.h>
 
 #include <algorithm>
@@ -32,6 +37,7 @@ struct Options {
     bool use_auto = false;
     bool alltoall = false;
     bool nonblocking = false;
+    bool wait_cost = false;
 };
 
 bool parse(int argc, char **argv, Options *o, std::string *err)
@@ -44,6 +50,8 @@ bool parse(int argc, char **argv, Options *o, std::string *err)
             o->alltoall = true;
         } else if (a == "--nonblocking") {
             o->nonblocking = true;
+        } else if (a == "--wait-cost") {
+            o->wait_cost = true;
         } else if ((a == "--calls" || a == "--sizes") && i + 1 < argc) {
             std::string v = argv[++i];
             if (a == "--calls") {
@@ -71,7 +79,8 @@ bool parse(int argc, char **argv, Options *o, std::string *err)
             }
         } else {
             *err = "unknown option " + a +
-                   " (usage: mpix-passthrough [--calls N] [--sizes a,b,...] [--auto] [--alltoall] [--nonblocking])";
+                   " (usage: mpix-passthrough [--calls N] [--sizes a,b,...] [--auto] [--alltoall] [--nonblocking] "
+                   "[--wait-cost])";
             return false;
         }
     }
@@ -110,6 +119,60 @@ int nonblocking_call(int variant, const Options &o, const char *send, char *recv
     return rc != MPI_SUCCESS ? rc : (variant == 0 ? PMPI_Wait(&r, MPI_STATUS_IGNORE) : MPI_Wait(&r, MPI_STATUS_IGNORE));
 }
 
+// Nanoseconds per call of `wait` on MPI_REQUEST_NULL: best of 7 runs of
+// `calls` calls (the slowest rank's).
+template <class Wait>
+double ns_per_wait(Wait wait, long calls)
+{
+    double best = 1e30;
+    for (int run = 0; run < 7; ++run) {
+        MPI_Request r = MPI_REQUEST_NULL;
+        const double t0 = MPI_Wtime();
+        for (long i = 0; i < calls; ++i)
+            wait(&r);
+        best = std::min(best, MPI_Wtime() - t0);
+    }
+    double slowest = 0;
+    MPI_Allreduce(&best, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return slowest * 1e9 / static_cast<double>(calls);
+}
+
+// --wait-cost: MPI_Wait through the drop-in against PMPI_Wait, with 0, 1 and
+// 64 persistent exchanges registered (64 fill the placeholder filter: every
+// lookup then takes the lock).
+int wait_cost(int me, int p)
+{
+    const long calls = 2000000;
+    setenv("MPIX_IALLTOALLV_ALGORITHM", "pairwise", 1);
+    std::vector<int> counts(p, 1), displs(p);
+    for (int j = 0; j < p; ++j)
+        displs[j] = j;
+    std::vector<char> send(p), recv(p);
+    std::vector<MPI_Request> persistent;
+    if (me == 0)
+        std::printf("# mpix-passthrough --wait-cost  P=%d  (MPI_Wait on MPI_REQUEST_NULL, ns per call, best of 7 x "
+                    "%ld calls, slowest rank)\n%12s %12s %12s %12s\n",
+                    p, calls, "registered", "PMPI_Wait", "MPI_Wait", "added_ns");
+    int failures = 0;
+    for (int registered : {0, 1, 64}) {
+        while (static_cast<int>(persistent.size()) < registered) {
+            persistent.emplace_back();
+            if (MPI_Alltoallv_init(send.data(), counts.data(), displs.data(), MPI_BYTE, recv.data(), counts.data(),
+                                   displs.data(), MPI_BYTE, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                   &persistent.back()) != MPI_SUCCESS)
+                ++failures;
+        }
+        const double direct = ns_per_wait([](MPI_Request *r) { return PMPI_Wait(r, MPI_STATUS_IGNORE); }, calls);
+        const double interposed = ns_per_wait([](MPI_Request *r) { return MPI_Wait(r, MPI_STATUS_IGNORE); }, calls);
+        if (me == 0)
+            std::printf("%12d %12.2f %12.2f %12.2f\n", registered, direct, interposed, interposed - direct);
+    }
+    for (MPI_Request &r : persistent)
+        if (MPI_Request_free(&r) != MPI_SUCCESS)
+            ++failures;
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -123,6 +186,11 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "mpix-passthrough: %s\n", err.c_str());
         MPI_Finalize();
         return 2;
+    }
+    if (o.wait_cost) {
+        const int failures = wait_cost(me, p);
+        MPI_Finalize();
+        return failures ? 1 : 0;
     }
     // The drop-in's nonblocking calls run the row their variable names (read on
     // the communicator's first nonblocking call).

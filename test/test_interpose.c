@@ -221,6 +221,18 @@ static void vcase_init(struct vcase *v, int salt)
     PMPI_Alltoallv(v->sb, v->sc, v->sd, MPI_INT, v->ref, v->rc, v->rd, MPI_INT, MPI_COMM_WORLD);
 }
 
+/* New send data for the same blocks (a persistent request's next start), the
+ * receive buffer and its guards reset, and the new reference. */
+static void vcase_refill(struct vcase *v, int salt)
+{
+    for (int j = 0; j < size; ++j)
+        for (int e = 0; e < v->sc[j]; ++e)
+            v->sb[v->sd[j] + e] = salt * 100000 + rank * 1000 + j * 10 + e;
+    for (int i = 0; i < v->rtot; ++i)
+        v->rb[i] = v->ref[i] = -7;
+    PMPI_Alltoallv(v->sb, v->sc, v->sd, MPI_INT, v->ref, v->rc, v->rd, MPI_INT, MPI_COMM_WORLD);
+}
+
 static int vcase_right(const struct vcase *v)
 {
     int ok = 1;
@@ -234,8 +246,10 @@ static void vcase_free(struct vcase *v)
     free(v->sc); free(v->sd); free(v->rc); free(v->rd); free(v->sb); free(v->rb); free(v->ref);
 }
 
-/* Completes `n` requests with completion call `how` (0..8); returns 0 on an error. */
-static int complete_all(int how, int n, MPI_Request *reqs)
+/* Completes `n` requests with completion call `how` (0..8); returns 0 on an
+ * error. Afterwards each request must be MPI_REQUEST_NULL, or equal `kept[i]`
+ * where `kept` is given (a persistent request stays, inactive). */
+static int complete_kept(int how, int n, MPI_Request *reqs, const MPI_Request *kept)
 {
     int ok = 1, flag = 0, done = 0, idx, out, indices[8];
     MPI_Status st[8];
@@ -287,9 +301,11 @@ static int complete_all(int how, int n, MPI_Request *reqs)
         break;
     }
     for (int i = 0; i < n; ++i)
-        ok &= reqs[i] == MPI_REQUEST_NULL;
+        ok &= reqs[i] == (kept ? kept[i] : MPI_REQUEST_NULL);
     return ok;
 }
+
+static int complete_all(int how, int n, MPI_Request *reqs) { return complete_kept(how, n, reqs, NULL); }
 
 /* Every alltoallv row through the interposed MPI_Ialltoallv (and an alltoall row
  * through MPI_Ialltoall): three requests in flight beside a point-to-point pair,
@@ -422,12 +438,120 @@ static void test_nonblocking_route_and_cancel(void)
         unsetenv("MPIX_IALLTOALLV_ALGORITHM");
     }
 }
+
+#if MPI_VERSION >= 4
+/* Every alltoallv row through the interposed MPI_Alltoallv_init (and an alltoall
+ * row through MPI_Alltoall_init), beside a persistent point-to-point pair:
+ * started four times with new data each time, by MPI_Startall over the mixed
+ * array or MPI_Start one by one, completed by each completion call in turn
+ * (the handles stay, inactive), against PMPI_Alltoallv. Inactive requests
+ * complete at once with an empty status; MPI_Cancel, and MPI_Request_free on
+ * an active request, are refused with MPI_ERR_REQUEST; the trace proves mpix ran. */
+static void test_persistent_through_interposer(void)
+{
+    const char *name;
+    for (int row = 0; (name = MPIX_Algorithm_name("alltoallv", row)) != NULL; ++row) {
+        char file[96];
+        trace_to("/tmp/mpix-interpose-p", file, sizeof file);
+        /* MPICH 4.0.2's own persistent collectives (the `pmpi` row is handed to
+         * it) break in MPI_Waitany, Waitsome, Testall and Testany ("already
+         * active" at the next start): that row is completed by Wait and
+         * Waitall only, and the alltoall rows skip it. */
+        const int mpi_own = strcmp(name, "pmpi") == 0;
+        const char *a2a = MPIX_Algorithm_name("alltoall", 1 + row % 3);
+        setenv("MPIX_IALLTOALLV_ALGORITHM", name, 1);
+        setenv("MPIX_IALLTOALL_ALGORITHM", a2a, 1);
+        setenv("MPIX_PPN", "2", 1);
+        MPI_Comm comm;
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+        struct vcase a;
+        vcase_init(&a, 1);
+        int *usb = malloc(size * sizeof(int)), *urb = malloc(size * sizeof(int));
+        int token = -1, got = -1;
+        MPI_Request reqs[4], kept[4];
+        int ok = MPI_Alltoallv_init(a.sb, a.sc, a.sd, MPI_INT, a.rb, a.rc, a.rd, MPI_INT, comm, MPI_INFO_NULL,
+                                    &reqs[0]) == MPI_SUCCESS;
+        ok &= MPI_Recv_init(&got, 1, MPI_INT, (rank + size - 1) % size, 5, comm, &reqs[1]) == MPI_SUCCESS;
+        ok &= MPI_Alltoall_init(usb, 1, MPI_INT, urb, 1, MPI_INT, comm, MPI_INFO_NULL, &reqs[2]) == MPI_SUCCESS;
+        ok &= MPI_Send_init(&token, 1, MPI_INT, (rank + 1) % size, 5, comm, &reqs[3]) == MPI_SUCCESS;
+        memcpy(kept, reqs, sizeof reqs);
+        for (int start = 0; start < 4 && ok; ++start) {
+            vcase_refill(&a, 10 + start);
+            for (int j = 0; j < size; ++j) {
+                usb[j] = start * 10000 + rank * 100 + j;
+                urb[j] = -1;
+            }
+            token = start * 1000 + rank;
+            got = -1;
+            const int how = mpi_own ? start % 2 : (row + start) % 9;
+            if (getenv("MPIX_TEST_VERBOSE") && rank == 0) {
+                printf("[%s/%d/%d]", name, start, how);
+                fflush(stdout);
+            }
+            if (start % 2 == 0) {
+                ok &= MPI_Startall(4, reqs) == MPI_SUCCESS;
+            } else {
+                for (int i = 0; i < 4; ++i)
+                    ok &= MPI_Start(&reqs[i]) == MPI_SUCCESS;
+            }
+            if (start == 1 && !mpi_own) { /* misuse of an active request: refused, nothing lost */
+                int cls = MPI_SUCCESS;
+                MPI_Error_class(MPI_Request_free(&reqs[0]), &cls);
+                ok &= cls == MPI_ERR_REQUEST && reqs[0] == kept[0];
+                MPI_Error_class(MPI_Cancel(&reqs[2]), &cls);
+                ok &= cls == MPI_ERR_REQUEST;
+            }
+            ok &= complete_kept(how, 4, reqs, kept);
+            ok &= vcase_right(&a) && got == (start * 1000 + (rank + size - 1) % size);
+            for (int j = 0; j < size; ++j)
+                ok &= urb[j] == start * 10000 + j * 100 + rank;
+        }
+        /* MPI lets the communicator go first: the requests stay usable */
+        MPI_Comm_free(&comm);
+        vcase_refill(&a, 20);
+        ok &= MPI_Start(&reqs[0]) == MPI_SUCCESS && MPI_Wait(&reqs[0], MPI_STATUS_IGNORE) == MPI_SUCCESS;
+        ok &= vcase_right(&a);
+        /* inactive: complete at once, empty status, handle kept */
+        MPI_Status st;
+        int flag = 0, source = 0, count = -1;
+        ok &= MPI_Test(&reqs[0], &flag, &st) == MPI_SUCCESS && flag && reqs[0] == kept[0];
+        MPI_Get_count(&st, MPI_INT, &count);
+        source = st.MPI_SOURCE;
+        ok &= source == MPI_ANY_SOURCE && count == 0;
+        ok &= MPI_Wait(&reqs[2], MPI_STATUS_IGNORE) == MPI_SUCCESS && reqs[2] == kept[2];
+        for (int i = 0; i < 4; ++i)
+            ok &= MPI_Request_free(&reqs[i]) == MPI_SUCCESS && reqs[i] == MPI_REQUEST_NULL;
+        if (!global_ok(ok) && rank == 0)
+            printf("\n  row %s (alltoall %s): wrong\n", name, a2a);
+        CU_ASSERT(global_ok(ok));
+        FILE *f = fopen(file, "r");
+        CU_ASSERT(global_ok(size == 1 || mpi_own || f != NULL));
+        if (f) {
+            fclose(f);
+            remove(file);
+        }
+        vcase_free(&a);
+        free(usb);
+        free(urb);
+        unsetenv("MPIX_TRACE");
+        unsetenv("MPIX_PPN");
+        unsetenv("MPIX_IALLTOALLV_ALGORITHM");
+        unsetenv("MPIX_IALLTOALL_ALGORITHM");
+    }
+}
+#endif
 #endif
 
-/* One MPI_Neighbor_alltoallv on `graph` (indegree/outdegree edges): gapped
- * receive blocks (the gaps are guards), the block of edge k of rank r carries
- * (r, k), compared with PMPI_Neighbor_alltoallv. Returns 1 when right. */
-static int neighbor_exchange_right(MPI_Comm graph)
+/* How neighbor_exchange_right exchanges. */
+enum neighbor_form { NEIGHBOR_BLOCKING, NEIGHBOR_NONBLOCKING, NEIGHBOR_PERSISTENT, NEIGHBOR_FREED_IN_FLIGHT };
+
+/* MPI_Neighbor_alltoallv on `graph` (indegree/outdegree edges), or two
+ * MPI_Ineighbor_alltoallv in flight, or MPI_Neighbor_alltoallv_init started
+ * three times with new data: gapped receive blocks (the gaps are guards), the
+ * block of edge k of rank r carries (r, k), compared with
+ * PMPI_Neighbor_alltoallv. Returns 1 when right. */
+static int neighbor_exchange_right(MPI_Comm graph, enum neighbor_form form)
 {
     int indeg = 0, outdeg = 0, weighted = 0;
     MPI_Dist_graph_neighbors_count(graph, &indeg, &outdeg, &weighted);
@@ -446,18 +570,55 @@ static int neighbor_exchange_right(MPI_Comm graph)
         rd[k] = rtot + 1;
         rtot += rc[k] + 1;
     }
-    int *sb = malloc((stot + 1) * sizeof(int)), *rb = malloc((rtot + 2) * sizeof(int)),
-        *ref = malloc((rtot + 2) * sizeof(int));
-    for (int k = 0; k < outdeg; ++k)
-        for (int e = 0; e < sc[k]; ++e)
-            sb[sd[k] + e] = rank * 10000 + k * 100 + e;
-    for (int i = 0; i < rtot + 2; ++i)
-        rb[i] = ref[i] = -7;
-    int ok = PMPI_Neighbor_alltoallv(sb, sc, sd, MPI_INT, ref, rc, rd, MPI_INT, graph) == MPI_SUCCESS;
-    ok &= MPI_Neighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, graph) == MPI_SUCCESS;
-    for (int i = 0; i < rtot + 2; ++i)
-        ok &= rb[i] == ref[i];
-    free(sc); free(sd); free(rc); free(rd); free(srcs); free(dsts); free(sb); free(rb); free(ref);
+    int *sb = malloc((stot + 1) * sizeof(int)), *sb2 = malloc((stot + 1) * sizeof(int));
+    int *rb = malloc((rtot + 2) * sizeof(int)), *rb2 = malloc((rtot + 2) * sizeof(int));
+    int *ref = malloc((rtot + 2) * sizeof(int)), *ref2 = malloc((rtot + 2) * sizeof(int));
+    MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    int ok = 1;
+    if (form == NEIGHBOR_PERSISTENT) {
+#if MPI_VERSION >= 4
+        ok &= MPI_Neighbor_alltoallv_init(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, graph, MPI_INFO_NULL, &reqs[0]) ==
+              MPI_SUCCESS;
+#endif
+    }
+    const int rounds = form == NEIGHBOR_PERSISTENT ? 3 : 1;
+    for (int round = 0; round < rounds; ++round) {
+        for (int k = 0; k < outdeg; ++k)
+            for (int e = 0; e < sc[k]; ++e) {
+                sb[sd[k] + e] = round * 1000000 + rank * 10000 + k * 100 + e;
+                sb2[sd[k] + e] = -sb[sd[k] + e];
+            }
+        for (int i = 0; i < rtot + 2; ++i)
+            rb[i] = ref[i] = rb2[i] = ref2[i] = -7;
+        ok &= PMPI_Neighbor_alltoallv(sb, sc, sd, MPI_INT, ref, rc, rd, MPI_INT, graph) == MPI_SUCCESS;
+        ok &= PMPI_Neighbor_alltoallv(sb2, sc, sd, MPI_INT, ref2, rc, rd, MPI_INT, graph) == MPI_SUCCESS;
+        if (form == NEIGHBOR_BLOCKING) {
+            ok &= MPI_Neighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, graph) == MPI_SUCCESS;
+        } else if (form == NEIGHBOR_FREED_IN_FLIGHT) { /* a duplicate, freed while the exchange is in flight */
+            MPI_Comm dup;
+            ok &= MPI_Comm_dup(graph, &dup) == MPI_SUCCESS;
+            ok &= MPI_Ineighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, dup, &reqs[0]) == MPI_SUCCESS;
+            ok &= MPI_Comm_free(&dup) == MPI_SUCCESS;
+            ok &= MPI_Wait(&reqs[0], MPI_STATUS_IGNORE) == MPI_SUCCESS && reqs[0] == MPI_REQUEST_NULL;
+        } else if (form == NEIGHBOR_NONBLOCKING) {
+            ok &= MPI_Ineighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, graph, &reqs[0]) == MPI_SUCCESS;
+            ok &= MPI_Ineighbor_alltoallv(sb2, sc, sd, MPI_INT, rb2, rc, rd, MPI_INT, graph, &reqs[1]) == MPI_SUCCESS;
+            MPI_Status st[2];
+            ok &= MPI_Waitall(2, reqs, st) == MPI_SUCCESS;
+            ok &= reqs[0] == MPI_REQUEST_NULL && reqs[1] == MPI_REQUEST_NULL;
+            for (int i = 0; i < rtot + 2; ++i)
+                ok &= rb2[i] == ref2[i];
+        } else {
+            ok &= MPI_Start(&reqs[0]) == MPI_SUCCESS && MPI_Wait(&reqs[0], MPI_STATUS_IGNORE) == MPI_SUCCESS;
+            ok &= reqs[0] != MPI_REQUEST_NULL;
+        }
+        for (int i = 0; i < rtot + 2; ++i)
+            ok &= rb[i] == ref[i];
+    }
+    if (form == NEIGHBOR_PERSISTENT)
+        ok &= MPI_Request_free(&reqs[0]) == MPI_SUCCESS && reqs[0] == MPI_REQUEST_NULL;
+    free(sc); free(sd); free(rc); free(rd); free(srcs); free(dsts);
+    free(sb); free(sb2); free(rb); free(rb2); free(ref); free(ref2);
     return ok;
 }
 
@@ -479,12 +640,12 @@ static void test_neighbor_through_interposer(void)
         MPI_Comm adjacent, general;
         MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, srcs, MPI_UNWEIGHTED, 3, dsts, MPI_UNWEIGHTED,
                                        MPI_INFO_NULL, 0, &adjacent);
-        int ok = neighbor_exchange_right(adjacent);
-        ok &= neighbor_exchange_right(adjacent); /* the cached topology */
+        int ok = neighbor_exchange_right(adjacent, NEIGHBOR_BLOCKING);
+        ok &= neighbor_exchange_right(adjacent, NEIGHBOR_BLOCKING); /* the cached topology */
         /* each rank names its own edges to the next two ranks */
         int degree = 2, targets[2] = {right, (rank + 2) % size}, weights[2] = {5, 1};
         MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &degree, targets, weights, MPI_INFO_NULL, 0, &general);
-        ok &= neighbor_exchange_right(general);
+        ok &= neighbor_exchange_right(general, NEIGHBOR_BLOCKING);
         CU_ASSERT(global_ok(ok));
         FILE *f = fopen(file, "r");
         const int traced = f != NULL;
@@ -496,6 +657,34 @@ static void test_neighbor_through_interposer(void)
             CU_ASSERT(global_ok(size < 3 || traced));
         MPI_Comm_free(&adjacent);
         MPI_Comm_free(&general);
+#if MPIX_HAVE_GREQUEST_POLL
+        /* the nonblocking and persistent forms, on communicators of their own */
+        trace_to("/tmp/mpix-interpose-in", file, sizeof file);
+        setenv("MPIX_INEIGHBOR_ALLTOALLV_ALGORITHM", name, 1);
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, srcs, MPI_UNWEIGHTED, 3, dsts, MPI_UNWEIGHTED,
+                                       MPI_INFO_NULL, 0, &adjacent);
+        MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &degree, targets, weights, MPI_INFO_NULL, 0, &general);
+        ok = neighbor_exchange_right(adjacent, NEIGHBOR_NONBLOCKING);
+        ok &= neighbor_exchange_right(general, NEIGHBOR_NONBLOCKING);
+        ok &= neighbor_exchange_right(adjacent, NEIGHBOR_FREED_IN_FLIGHT);
+#if MPI_VERSION >= 4
+        ok &= neighbor_exchange_right(adjacent, NEIGHBOR_PERSISTENT);
+        ok &= neighbor_exchange_right(general, NEIGHBOR_PERSISTENT);
+#endif
+        if (!global_ok(ok) && rank == 0)
+            printf("\n  backend %s: nonblocking or persistent form wrong\n", name);
+        CU_ASSERT(global_ok(ok));
+        f = fopen(file, "r");
+        if (f) {
+            fclose(f);
+            remove(file);
+        }
+        if (!strcmp(name, "locality"))
+            CU_ASSERT(global_ok(size < 3 || f != NULL));
+        MPI_Comm_free(&adjacent);
+        MPI_Comm_free(&general);
+        unsetenv("MPIX_INEIGHBOR_ALLTOALLV_ALGORITHM");
+#endif
         unsetenv("MPIX_TRACE");
         unsetenv("MPIX_PPN");
         unsetenv("MPIX_NEIGHBOR_ALLTOALLV_ALGORITHM");
@@ -546,6 +735,10 @@ int main(int argc, char **argv)
     CU_add_test(s, "MPI_Ialltoall(v), every row, every completion call", test_nonblocking_through_interposer);
     CU_add_test(s, "MPI_Ialltoallv: the route, the trace, MPI_Cancel", test_nonblocking_route_and_cancel);
     CU_add_test(s, "MPI_Ialltoallv progressed by MPI_Wait on other requests", test_nonblocking_progress_in_other_waits);
+#if MPI_VERSION >= 4
+    CU_add_test(s, "MPI_Alltoall(v)_init, every row, Start/Startall, every completion call",
+                test_persistent_through_interposer);
+#endif
 #else
     if (rank == 0)
         printf("(this MPI library has no generalized requests with a poll function: MPI_Ialltoall(v) not intercepted)\n");

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include "config.h"
+#include "core/error.hpp"
 #include "mpix.h"
 #include "pmpi/attribute.hpp"
 
@@ -22,10 +23,13 @@ int delete_xcomm(MPI_Comm, int, void *attr, void *)
 // The MPIX_Comm of `comm`, created on its first exchange (collective, like the
 // exchange) and cached as an attribute; *out stays NULL where the MPI library
 // itself takes the call: MPI_COMM_NULL, an invalid handle (MPI reports it) and
-// intercommunicators. The cached case costs one attribute lookup.
+// intercommunicators, and mpix's own calls (an algorithm's inner exchange on
+// the library's communicators). The cached case costs one attribute lookup.
 int route(MPI_Comm comm, MPIX_Comm **out)
 {
     *out = nullptr;
+    if (mpix::in_library())
+        return MPI_SUCCESS;
     MPIX_Comm *cached = nullptr;
     const mpix::pmpi::Cached found = mpix::pmpi::cached_attribute<delete_xcomm>(comm, &cached);
     if (found == mpix::pmpi::Cached::none)

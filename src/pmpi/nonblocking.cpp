@@ -16,18 +16,17 @@
 // requests with a poll function (configure: MPIX_HAVE_GREQUEST_POLL) they always do.
 #include <mpi.h>
 
-#include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <new>
-#include <vector>
 
 #include "config.h"
+#include "core/comm.hpp"
 #include "core/error.hpp"
 #include "mpix.h"
 #include "pmpi/attribute.hpp"
+#include "pmpi/inflight.hpp"
+#include "pmpi/persistent.hpp"
 
 #if MPIX_HAVE_GREQUEST_POLL
 
@@ -42,12 +41,30 @@ struct NonblockingRoute {
     bool alltoallv = false;
 };
 
-int delete_route(MPI_Comm, int, void *attr, void *)
+int release_route(void *attr)
 {
     NonblockingRoute *route = static_cast<NonblockingRoute *>(attr);
     const int rc = route->xcomm ? MPIX_Comm_free(&route->xcomm) : MPI_SUCCESS;
     delete route;
     return rc;
+}
+
+#if MPIX_HAVE_GREQUEST_POLL
+// Requests made on the route (persistent ones, nonblocking ones in flight)
+// outlive the communicator, as MPI lets them.
+bool route_busy(void *attr) { return static_cast<NonblockingRoute *>(attr)->xcomm->live_objects > 0; }
+#endif
+
+int delete_route(MPI_Comm, int, void *attr, void *)
+{
+#if MPIX_HAVE_GREQUEST_POLL
+    NonblockingRoute *route = static_cast<NonblockingRoute *>(attr);
+    if (route->xcomm && route_busy(route)) {
+        mpix::pmpi::release_when_idle(route, route_busy, release_route);
+        return MPI_SUCCESS;
+    }
+#endif
+    return release_route(attr);
 }
 
 bool env_true(const char *name)
@@ -104,6 +121,8 @@ int make_route(MPI_Comm comm, NonblockingRoute **out)
 int route_nonblocking(MPI_Comm comm, bool alltoallv, MPIX_Comm **out)
 {
     *out = nullptr;
+    if (mpix::in_library())  // an algorithm's inner exchange: the MPI library's
+        return MPI_SUCCESS;
     NonblockingRoute *route = nullptr;
     const mpix::pmpi::Cached found = mpix::pmpi::cached_attribute<delete_route>(comm, &route);
     if (found == mpix::pmpi::Cached::none)
@@ -121,141 +140,6 @@ int route_nonblocking(MPI_Comm comm, bool alltoallv, MPIX_Comm **out)
     return MPI_SUCCESS;
 }
 
-// One started exchange behind an application's MPI_Request.
-struct InFlight {
-    MPIX_Request *request = nullptr;  // NULL once complete (MPIX_Test frees it)
-    MPI_Request handle = MPI_REQUEST_NULL;
-    int outcome = MPI_SUCCESS;
-    bool done = false;
-};
-
-// The process's exchanges started by intercepted calls and not yet complete:
-// MPI_Request_get_status, which MPICH does not let poll a generalized request,
-// polls them itself. Process-wide like the engine's own list (MPI requests
-// are); the lock also serialises polls of one request from several threads.
-class InFlightList {
-public:
-    static InFlightList &get()
-    {
-        static InFlightList list;
-        return list;
-    }
-    bool empty() const { return count_.load(std::memory_order_relaxed) == 0; }
-    void add(InFlight *f)
-    {
-        std::lock_guard<std::mutex> hold(lock_);
-        items_.push_back(f);
-        count_.store(items_.size(), std::memory_order_relaxed);
-    }
-    // Polls `f` (every started exchange progresses); once it is done, removes
-    // it and completes its generalized request.
-    int poll(InFlight *f)
-    {
-        std::lock_guard<std::mutex> hold(lock_);
-        return poll_locked(f);
-    }
-    int poll_all()
-    {
-        std::lock_guard<std::mutex> hold(lock_);
-        int rc = MPI_SUCCESS;
-        // poll_locked removes finished entries: walk a copy.
-        const std::vector<InFlight *> now = items_;
-        for (InFlight *f : now) {
-            const int r = poll_locked(f);
-            if (rc == MPI_SUCCESS)
-                rc = r;
-        }
-        return rc;
-    }
-
-private:
-    int poll_locked(InFlight *f)
-    {
-        if (f->done)
-            return MPI_SUCCESS;
-        int flag = 0;
-        const int rc = MPIX_Test(&f->request, &flag, MPI_STATUS_IGNORE);
-        if (!flag && rc == MPI_SUCCESS)
-            return MPI_SUCCESS;
-        f->done = true;
-        f->outcome = rc;
-        items_.erase(std::find(items_.begin(), items_.end(), f));
-        count_.store(items_.size(), std::memory_order_relaxed);
-        return MPI_Grequest_complete(f->handle);
-    }
-
-    std::mutex lock_;
-    std::vector<InFlight *> items_;
-    std::atomic<std::size_t> count_{0};
-};
-
-// MPI's completion calls ask for the status once the request is complete: an
-// empty one (a collective has no source, tag or count), with the exchange's
-// outcome as the error the completion call returns.
-int query_exchange(void *state, MPI_Status *status)
-{
-    const InFlight *f = static_cast<const InFlight *>(state);
-    if (status != MPI_STATUS_IGNORE) {
-        status->MPI_SOURCE = MPI_ANY_SOURCE;
-        status->MPI_TAG = MPI_ANY_TAG;
-        status->MPI_ERROR = f->outcome;
-        MPI_Status_set_elements(status, MPI_BYTE, 0);
-        MPI_Status_set_cancelled(status, 0);
-    }
-    return f->outcome;
-}
-
-int free_exchange(void *state)
-{
-    InFlight *f = static_cast<InFlight *>(state);
-    // MPI frees a generalized request once it is complete, so the mpix request
-    // is gone; one freed by MPI_Request_free while active (erroneous for
-    // collectives) stays listed and progresses on the engine until it is done.
-    if (f->done)
-        delete f;
-    return MPI_SUCCESS;
-}
-
-int cancel_exchange(void *, int)
-{
-    return mpix::error_code(MPI_ERR_REQUEST, "MPI_Cancel",
-                            "a nonblocking all-to-all cannot be cancelled (MPI forbids it for collectives); "
-                            "complete it with MPI_Wait or MPI_Test");
-}
-
-// Called by MPI's test calls (outside MPICH's lock): progresses every started
-// exchange; completes the generalized request once this one is done.
-int poll_exchange(void *state, MPI_Status *)
-{
-    return InFlightList::get().poll(static_cast<InFlight *>(state));
-}
-
-// Called by MPI's wait calls on requests of this class: polls until each is
-// complete (MPICH's own wait on a request with a poll function also spins).
-int wait_exchanges(int count, void **states, double, MPI_Status *)
-{
-    int rc = MPI_SUCCESS;
-    for (int i = 0; i < count; ++i) {
-        InFlight *f = static_cast<InFlight *>(states[i]);
-        while (!f->done && rc == MPI_SUCCESS)
-            rc = poll_exchange(f, MPI_STATUS_IGNORE);
-    }
-    return rc;
-}
-
-int exchange_class(MPIX_Grequest_class *out)
-{
-    static int rc = MPI_SUCCESS;
-    static const MPIX_Grequest_class cls = [] {
-        MPIX_Grequest_class c{};
-        rc = MPIX_Grequest_class_create(query_exchange, free_exchange, cancel_exchange, poll_exchange,
-                                        wait_exchanges, &c);
-        return c;
-    }();
-    *out = cls;
-    return rc;
-}
-
 // Starts the exchange with `start` (MPIX_Ialltoall(v)(_c) on `xcomm`) and
 // wraps it in a generalized request.
 template <class Start>
@@ -263,25 +147,11 @@ int start_wrapped(Start start, MPI_Request *request)
 {
     if (!request)
         return MPI_ERR_REQUEST;
-    MPIX_Grequest_class cls;
-    int rc = exchange_class(&cls);
+    MPIX_Request *started = nullptr;
+    const int rc = start(&started);
     if (rc != MPI_SUCCESS)
         return rc;
-    InFlight *f = new (std::nothrow) InFlight;
-    if (!f)
-        return MPI_ERR_NO_MEM;
-    if ((rc = start(&f->request)) != MPI_SUCCESS) {
-        delete f;
-        return rc;
-    }
-    if ((rc = MPIX_Grequest_class_allocate(cls, f, &f->handle)) != MPI_SUCCESS) {
-        MPIX_Wait(&f->request, MPI_STATUS_IGNORE);  // every rank started it
-        delete f;
-        return rc;
-    }
-    InFlightList::get().add(f);
-    *request = f->handle;
-    return MPI_SUCCESS;
+    return mpix::pmpi::wrap_started(started, mpix::pmpi::Afterwards::nothing, request);
 }
 
 }  // namespace
@@ -359,134 +229,43 @@ extern "C" int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[
 }
 #endif  // MPIX_HAVE_LARGE_COUNT
 
-// MPI's progress rule: while intercepted exchanges are in flight, every MPI
-// completion call of the application progresses them, whatever requests it
-// completes (a rank waiting for a point-to-point message that its peer sends
-// only after completing its own all-to-all must not stop the all-to-all). The
-// wait forms then test and poll in turn instead of blocking inside MPI. With
-// none in flight each costs one relaxed load more. MPICH's
-// MPI_Request_get_status does not call a generalized request's poll function
-// at all, so it polls here too.
-namespace {
-
-// Whether an application's completion call must poll: not when the library
-// itself makes it (its own waits, inside a poll too).
-bool exchanges_in_flight() { return !InFlightList::get().empty() && !mpix::in_library(); }
-
-// Polls the exchanges in flight, then runs `test` (a PMPI test call) until it
-// reports completion; returns its error code.
-template <class Test>
-int test_and_poll(Test test)
+#if MPI_VERSION >= 4
+// The persistent forms take the nonblocking calls' route (the same progress
+// rule holds for their starts); the MPI_Info's keys are the MPI library's.
+extern "C" int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
 {
-    for (;;) {
-        bool done = false;
-        const int rc = test(&done);
-        if (rc != MPI_SUCCESS || done)
-            return rc;
-        const int polled = InFlightList::get().poll_all();
-        if (polled != MPI_SUCCESS)
-            return polled;
-    }
-}
-
-}  // namespace
-
-extern "C" int MPI_Wait(MPI_Request *request, MPI_Status *status)
-{
-    if (!exchanges_in_flight())
-        return PMPI_Wait(request, status);
-    return test_and_poll([&](bool *done) {
-        int flag = 0;
-        const int rc = PMPI_Test(request, &flag, status);
-        *done = flag != 0;
+    MPIX_Comm *x = nullptr;
+    int rc = route_nonblocking(comm, false, &x);
+    if (rc != MPI_SUCCESS)
         return rc;
-    });
-}
-
-extern "C" int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
-{
-    if (!exchanges_in_flight())
-        return PMPI_Waitall(count, requests, statuses);
-    return test_and_poll([&](bool *done) {
-        int flag = 0;
-        const int rc = PMPI_Testall(count, requests, &flag, statuses);
-        *done = flag != 0;
+    if (!x || !request)
+        return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    MPIX_Request *r = nullptr;
+    if ((rc = MPIX_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, x, nullptr, &r)) !=
+        MPI_SUCCESS)
         return rc;
-    });
+    return mpix::pmpi::register_persistent(r, request);
 }
 
-extern "C" int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+extern "C" int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    if (!exchanges_in_flight())
-        return PMPI_Waitany(count, requests, index, status);
-    return test_and_poll([&](bool *done) {
-        int flag = 0;
-        const int rc = PMPI_Testany(count, requests, index, &flag, status);
-        *done = flag != 0;  // also when every request is inactive (*index MPI_UNDEFINED)
+    MPIX_Comm *x = nullptr;
+    int rc = route_nonblocking(comm, true, &x);
+    if (rc != MPI_SUCCESS)
         return rc;
-    });
-}
-
-extern "C" int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
-                            MPI_Status statuses[])
-{
-    if (!exchanges_in_flight())
-        return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
-    return test_and_poll([&](bool *done) {
-        const int rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
-        *done = *outcount != 0;  // MPI_UNDEFINED: every request inactive
+    if (!x || !request)
+        return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                                   comm, info, request);
+    MPIX_Request *r = nullptr;
+    if ((rc = MPIX_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, x,
+                                  nullptr, &r)) != MPI_SUCCESS)
         return rc;
-    });
+    return mpix::pmpi::register_persistent(r, request);
 }
-
-extern "C" int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
-{
-    if (exchanges_in_flight()) {
-        const int rc = InFlightList::get().poll_all();
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    return PMPI_Test(request, flag, status);
-}
-
-extern "C" int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
-{
-    if (exchanges_in_flight()) {
-        const int rc = InFlightList::get().poll_all();
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    return PMPI_Testall(count, requests, flag, statuses);
-}
-
-extern "C" int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
-{
-    if (exchanges_in_flight()) {
-        const int rc = InFlightList::get().poll_all();
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    return PMPI_Testany(count, requests, index, flag, status);
-}
-
-extern "C" int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
-                            MPI_Status statuses[])
-{
-    if (exchanges_in_flight()) {
-        const int rc = InFlightList::get().poll_all();
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    return PMPI_Testsome(incount, requests, outcount, indices, statuses);
-}
-extern "C" int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
-{
-    int rc = PMPI_Request_get_status(request, flag, status);
-    if (rc != MPI_SUCCESS || *flag || !exchanges_in_flight())
-        return rc;
-    if ((rc = InFlightList::get().poll_all()) != MPI_SUCCESS)
-        return rc;
-    return PMPI_Request_get_status(request, flag, status);
-}
+#endif  // MPI_VERSION >= 4
 
 #endif  // MPIX_HAVE_GREQUEST_POLL
