@@ -223,9 +223,10 @@ extern "C" int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendco
                                            MPI_Info info, MPI_Request *request)
 {
     MPIX_Request *x = nullptr;
-    const int rc = request ? init_neighbor(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                                           recvtype, comm, &x)
-                           : MPI_SUCCESS;
+    const bool f08 = mpix::pmpi::called_from_f08_binding(__builtin_return_address(0));
+    const int rc = request && !f08 ? init_neighbor(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                                   rdispls, recvtype, comm, &x)
+                                   : MPI_SUCCESS;
     if (rc != MPI_SUCCESS)
         return rc;
     if (!x)

@@ -237,7 +237,8 @@ extern "C" int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatyp
                                  MPI_Request *request)
 {
     MPIX_Comm *x = nullptr;
-    int rc = route_nonblocking(comm, false, &x);
+    int rc = mpix::pmpi::called_from_f08_binding(__builtin_return_address(0)) ? MPI_SUCCESS
+                                                                              : route_nonblocking(comm, false, &x);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!x || !request)
@@ -254,7 +255,8 @@ extern "C" int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], c
                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     MPIX_Comm *x = nullptr;
-    int rc = route_nonblocking(comm, true, &x);
+    int rc = mpix::pmpi::called_from_f08_binding(__builtin_return_address(0)) ? MPI_SUCCESS
+                                                                              : route_nonblocking(comm, true, &x);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!x || !request)

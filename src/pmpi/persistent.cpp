@@ -6,8 +6,11 @@
 
 #if MPIX_HAVE_GREQUEST_POLL
 
+#include <dlfcn.h>
+
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <mutex>
 #include <new>
@@ -93,6 +96,15 @@ int start_persistent(Persistent *p)
 }
 
 }  // namespace
+
+bool called_from_f08_binding(void *return_address)
+{
+    Dl_info where;
+    if (!return_address || !dladdr(return_address, &where) || !where.dli_sname)
+        return false;
+    // MPICH names them mpi_<call>_f08_ / mpi_<call>_f08ts_.
+    return std::strstr(where.dli_sname, "_f08") != nullptr;
+}
 
 int register_persistent(MPIX_Request *request, MPI_Request *handle)
 {

@@ -56,6 +56,12 @@ inline bool any_maybe_placeholder(int count, const MPI_Request *requests)
     return false;
 }
 
+// Whether the code at `return_address` (an intercepted *_init call's caller)
+// is an MPI Fortran 2008 binding: MPICH's mpi_f08 wrappers call MPI_Start,
+// MPI_Wait and the others as PMPI_*, so they would never recognise a
+// placeholder; persistent exchanges made there stay with the MPI library.
+bool called_from_f08_binding(void *return_address);
+
 // Hands the application a placeholder for the inactive persistent mpix
 // request `request` (made by a *_init call; owned from here on).
 int register_persistent(MPIX_Request *request, MPI_Request *handle);
