@@ -28,8 +28,6 @@ int delete_xcomm(MPI_Comm, int, void *attr, void *)
 int route(MPI_Comm comm, MPIX_Comm **out)
 {
     *out = nullptr;
-    if (mpix::in_library())
-        return MPI_SUCCESS;
     MPIX_Comm *cached = nullptr;
     const mpix::pmpi::Cached found = mpix::pmpi::cached_attribute<delete_xcomm>(comm, &cached);
     if (found == mpix::pmpi::Cached::none)
@@ -38,6 +36,8 @@ int route(MPI_Comm comm, MPIX_Comm **out)
         *out = cached;
         return MPI_SUCCESS;
     }
+    if (mpix::in_library())  // the library's own communicators are never routed
+        return MPI_SUCCESS;
     int inter = 0;
     if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
         return MPI_SUCCESS;

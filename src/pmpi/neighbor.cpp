@@ -114,8 +114,6 @@ int make_topology(MPI_Comm comm, NeighborRoute *route)
 int route_neighbor(MPI_Comm comm, NeighborRoute **out)
 {
     *out = nullptr;
-    if (mpix::in_library())
-        return MPI_SUCCESS;
     NeighborRoute *cached = nullptr;
     const mpix::pmpi::Cached found = mpix::pmpi::cached_attribute<delete_route>(comm, &cached);
     if (found == mpix::pmpi::Cached::none)
@@ -124,6 +122,8 @@ int route_neighbor(MPI_Comm comm, NeighborRoute **out)
         *out = cached->topo ? cached : nullptr;
         return MPI_SUCCESS;
     }
+    if (mpix::in_library())  // the library's own communicators are never routed
+        return MPI_SUCCESS;
     int kind = MPI_UNDEFINED;
     if (MPI_Topo_test(comm, &kind) != MPI_SUCCESS)
         return MPI_SUCCESS;

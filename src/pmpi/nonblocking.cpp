@@ -121,13 +121,13 @@ int make_route(MPI_Comm comm, NonblockingRoute **out)
 int route_nonblocking(MPI_Comm comm, bool alltoallv, MPIX_Comm **out)
 {
     *out = nullptr;
-    if (mpix::in_library())  // an algorithm's inner exchange: the MPI library's
-        return MPI_SUCCESS;
     NonblockingRoute *route = nullptr;
     const mpix::pmpi::Cached found = mpix::pmpi::cached_attribute<delete_route>(comm, &route);
     if (found == mpix::pmpi::Cached::none)
         return MPI_SUCCESS;
     if (found == mpix::pmpi::Cached::absent) {
+        if (mpix::in_library())  // an algorithm's inner exchange (never on a routed communicator)
+            return MPI_SUCCESS;
         int inter = 0;
         if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
             return MPI_SUCCESS;
