@@ -97,6 +97,13 @@ const char *const kBenchWorkloads =
     "  traffic:PATH  P x P counts (one row per source rank) times S bytes (default 1)\n"
     "  graph:D       S bytes on each edge of a random graph: every rank sends to D\n"
     "                distinct other ranks (neighbor_alltoallv's default: graph:6)\n"
+    "  hotspot:K[,M] uniform's blocks, M times (default 8) to K receivers chosen\n"
+    "                by the seed\n"
+    "  moe:E,K[,A]   expert-parallel MoE dispatch: ceil(P/K) tokens per rank, each\n"
+    "                to its top K of E experts of Zipf popularity (exponent A,\n"
+    "                default 1) in a seeded order; expert e on rank floor(e*P/E);\n"
+    "                S bytes per token routed to an expert on the destination\n"
+    "  moe-combine:E,K[,A]  its reverse (the transpose): outputs back to the tokens\n"
     "MPIX_Alltoall always sends S bytes per block.\n"
     "\n"
     "Outputs: a table on stdout, progress on stderr; --csv appends rows under one\n"
@@ -180,7 +187,8 @@ void add_bench_options(CLI::App &app, BenchCommandLine &cl)
                cl.dist_given = true;
            },
            "the workload: uniform (default; neighbor_alltoallv: graph:6), equal, normal, powerlaw, "
-           "fft1, fft2, matrix:PATH, traffic:PATH or graph:D (see below)")
+           "fft1, fft2, matrix:PATH, traffic:PATH, graph:D, hotspot:K[,M], moe:E,K[,A] or moe-combine:E,K[,A] "
+           "(see below)")
         ->type_name("WORKLOAD")
         ->group(workload);
     app.add_option_function<std::string>(

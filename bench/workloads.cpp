@@ -36,6 +36,10 @@ int graph_degree(const std::string &dist)
 
 bool starts_with(const std::string &s, const char *prefix) { return s.rfind(prefix, 0) == 0; }
 
+// The skewed workloads' names and the parameters after them.
+constexpr const char *kHotspot = "hotspot:", *kMoe = "moe:", *kMoeCombine = "moe-combine:";
+std::string after(const std::string &dist, const char *prefix) { return dist.substr(std::string(prefix).size()); }
+
 }  // namespace
 
 std::string Workload::load(const std::string &dist, int ranks, int me)
@@ -50,6 +54,15 @@ std::string Workload::load(const std::string &dist, int ranks, int me)
         degree_ = graph_degree(dist);
         if (!degree_)
             return "graph:D needs a degree D >= 1, got " + dist;
+    }
+    if (starts_with(dist, kHotspot))
+        return hotspot_.parse(after(dist, kHotspot));
+    moe_combine_ = starts_with(dist, kMoeCombine);
+    if (moe_combine_ || starts_with(dist, kMoe)) {
+        std::string problem = moe_.parse(after(dist, moe_combine_ ? kMoeCombine : kMoe));
+        if (problem.empty())
+            moe_.prepare(ranks);
+        return problem;
     }
     return "";
 }
@@ -104,6 +117,14 @@ std::size_t Workload::bytes(int src, int dst, long long s, unsigned long long se
     }
     if (dist_ == "fft2")
         return src == p - 1 ? (std::size_t)(s / 4) : (std::size_t)s;
+    if (starts_with(dist_, kHotspot)) {  // uniform's blocks, M times larger to the hot receivers
+        std::size_t b = (std::size_t)(mix(seed, src, dst) % (unsigned long long)(s + 1));
+        return hotspot_.hot(dst, p, seed) ? b * (std::size_t)hotspot_.factor() : b;
+    }
+    if (starts_with(dist_, kMoe))
+        return moe_.dispatch_bytes(src, dst, s, seed);
+    if (starts_with(dist_, kMoeCombine))  // the dispatch's transpose
+        return moe_.dispatch_bytes(dst, src, s, seed);
     if (starts_with(dist_, "graph:")) {  // S bytes on each edge of a random graph of degree D
         std::vector<int> d = graph_destinations(src, seed);
         return std::find(d.begin(), d.end(), dst) != d.end() ? (std::size_t)s : 0;
@@ -204,6 +225,12 @@ std::string workload_problem(const std::string &dist)
         return dist.find(':') + 1 < dist.size() ? "" : "a path is needed after the colon";
     if (starts_with(dist, "graph:"))
         return graph_degree(dist) ? "" : "graph:D, D >= 1";
+    if (starts_with(dist, kHotspot))
+        return Hotspot().parse(after(dist, kHotspot));
+    if (starts_with(dist, kMoe))
+        return MoeRouting().parse(after(dist, kMoe));
+    if (starts_with(dist, kMoeCombine))
+        return MoeRouting().parse(after(dist, kMoeCombine));
     return "unknown distribution";
 }
 

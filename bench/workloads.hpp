@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "skewed_workloads.hpp"
+
 namespace mpixbench {
 
 // A workload: bytes from src to dst, for this rank's row and column. Synthetic
@@ -37,6 +39,9 @@ private:
     std::string dist_;
     int ranks_ = 0;
     int degree_ = 0;  // graph:D
+    Hotspot hotspot_;
+    MoeRouting moe_;
+    bool moe_combine_ = false;
     std::vector<long long> row_, col_;
 };
 

@@ -15,7 +15,7 @@ for coll in alltoall alltoallv; do
         --csv "$tmp/out.csv" --json "$tmp/out.json" >"$tmp/table" 2>/dev/null
     grep -q '^auto .*picked=' "$tmp/table"
 done
-for dist in normal powerlaw fft1 fft2 matrix:"${MPIX_MATRIX:-}" traffic:"$tmp/traffic"; do
+for dist in normal powerlaw hotspot:1 moe:3,2 moe-combine:3,2,0.5 fft1 fft2 matrix:"${MPIX_MATRIX:-}" traffic:"$tmp/traffic"; do
     case $dist in matrix:*) test -r "${dist#matrix:}" || continue ;; esac
     printf '0 1 2 3\n4 0 6 7\n8 9 0 11\n0 0 0 0\n' >"$tmp/traffic"
     $run --dist "$dist" --algo pairwise,scattered --iters 1 --warmup 0 --ppn 2 --csv "$tmp/out.csv" >/dev/null 2>&1
@@ -109,6 +109,7 @@ fi
 if $run -f --size 16 >/dev/null 2>&1; then echo "-f without --format osu accepted"; exit 1; fi
 # Bad input is refused with a non-zero exit.
 if $run --dist nosuch >/dev/null 2>&1; then echo "bad --dist accepted"; exit 1; fi
+if $run --dist moe:3,4 >/dev/null 2>&1; then echo "moe with K > E accepted"; exit 1; fi
 if $run --dist traffic:/nonexistent >/dev/null 2>&1; then echo "missing traffic file accepted"; exit 1; fi
 if $run --hint inner=sideways >/dev/null 2>&1; then echo "bad --hint accepted"; exit 1; fi
 if $run --hint radix=2 >/dev/null 2>&1; then echo "--hint radix accepted"; exit 1; fi

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Reproduces every committed file in bench/results/ (run from the top of a built
 # tree: ./configure && make, and `make sim` for the SMPI part).
-#   bench/results/regenerate.sh [native] [smpi] [charged] [tune] [calibration]
+#   bench/results/regenerate.sh [native] [smpi] [charged] [skew] [tune] [calibration]
 #   (tune = tune-dragonfly tune-fattree tune-flat, each runnable alone)
 #                                                  (default: native charged)
 # Environment: NP (native ranks, 8), PLATFORM (dragonfly-64x16), RUNS (names from
@@ -56,7 +56,7 @@ native)
         done
     done
     ;;
-smpi|charged)
+smpi|charged|skew)
     # One simulation per line of a runs file (NAME|NP|mpix-bench arguments, and
     # optionally |NAME of SimGrid's MPI_Alltoallv, see sim/run's SIM_ALLTOALLV,
     # |BYTES for SIM_SHARED_MALLOC, for timing-only runs with --no-verify, and
@@ -71,11 +71,14 @@ smpi|charged)
     #         when the library's copies were free in the model (--copy-bw 0).
     #   charged: charged/runs.txt -> charged/NAME.csv, the same exchanges with
     #         the library's copies charged at each platform's copy model.
+    #   skew: skew/runs.txt -> skew/NAME.csv, issue 32's nodes of 64 and 128
+    #         ranks and skewed workloads (kept apart: charged/'s tables pick rows
+    #         by P and size alone).
     platform="${PLATFORM:-dragonfly-64x16}"
     if [ "$part" = smpi ]; then
         list="$out/smpi-runs.txt" prefix="$out/smpi-" copies="--copy-bw 0"
     else
-        list="$out/charged/runs.txt" prefix="$out/charged/" copies=""
+        list="$out/$part/runs.txt" prefix="$out/$part/" copies=""
     fi
     started=" "
     while IFS='|' read -r name np args alltoallv shared extra line_platform; do
@@ -95,6 +98,8 @@ smpi|charged)
     done < "$list"
     if [ "$part" = smpi ]; then
         bench/plot -o "$out" --prefix smpi "$out"/smpi-*.csv
+    elif [ "$part" = skew ]; then
+        :  # tables in sim/README.md, "The bound of an exchange"
     else
         bench/plot -o "$out/charged" --prefix charged "$out"/charged/*.csv
         /usr/bin/python3 "$out/charged/compare.py" > "$out/charged/compare.md"
