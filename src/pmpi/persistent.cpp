@@ -43,7 +43,6 @@ public:
         static PersistentList list;
         return list;
     }
-    bool empty() const { return count_.load(std::memory_order_relaxed) == 0; }
     Persistent *find(MPI_Request handle)
     {
         if (!maybe_placeholder(handle))
@@ -56,32 +55,31 @@ public:
     {
         std::lock_guard<std::mutex> hold(lock_);
         by_placeholder_[p->placeholder] = p;
-        set_bit(p->placeholder);
-        count_.store(by_placeholder_.size(), std::memory_order_relaxed);
+        const std::size_t bit = placeholder_bit(p->placeholder);
+        placeholder_filter()[bit / 64].fetch_or(std::uint64_t{1} << (bit % 64), std::memory_order_relaxed);
         dropin_activity().fetch_add(1, std::memory_order_relaxed);
     }
     void remove(Persistent *p)
     {
         std::lock_guard<std::mutex> hold(lock_);
         by_placeholder_.erase(p->placeholder);
+        // The filter rebuilt aside, then stored word by word: each word goes
+        // from a superset of the remaining placeholders' bits to exactly them,
+        // so a lookup on another thread never misses a live placeholder.
+        std::uint64_t rebuilt[kPlaceholderFilterWords] = {};
+        for (const auto &entry : by_placeholder_) {
+            const std::size_t bit = placeholder_bit(entry.first);
+            rebuilt[bit / 64] |= std::uint64_t{1} << (bit % 64);
+        }
         for (std::size_t w = 0; w < kPlaceholderFilterWords; ++w)
-            placeholder_filter()[w].store(0, std::memory_order_relaxed);
-        for (const auto &entry : by_placeholder_)
-            set_bit(entry.first);
-        count_.store(by_placeholder_.size(), std::memory_order_relaxed);
+            placeholder_filter()[w].store(rebuilt[w], std::memory_order_relaxed);
         dropin_activity().fetch_sub(1, std::memory_order_relaxed);
     }
 
 private:
-    static void set_bit(MPI_Request handle)
-    {
-        const std::size_t bit = placeholder_bit(handle);
-        placeholder_filter()[bit / 64].fetch_or(std::uint64_t{1} << (bit % 64), std::memory_order_relaxed);
-    }
 
     std::mutex lock_;
     std::unordered_map<MPI_Request, Persistent *> by_placeholder_;
-    std::atomic<std::size_t> count_{0};
 };
 
 int start_persistent(Persistent *p)
