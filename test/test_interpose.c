@@ -193,6 +193,19 @@ struct vcase {
     int rtot;
 };
 
+/* Send data for the blocks (new at each persistent start), the receive buffer
+ * and its guards reset, and the reference. */
+static void vcase_refill(struct vcase *v, int salt)
+{
+    for (int j = 0; j < size; ++j)
+        for (int e = 0; e < v->sc[j]; ++e)
+            v->sb[v->sd[j] + e] = salt * 100000 + rank * 1000 + j * 10 + e;
+    for (int i = 0; i < v->rtot; ++i)
+        v->rb[i] = v->ref[i] = -7;
+    /* the reference: the MPI library's own collective, not intercepted */
+    PMPI_Alltoallv(v->sb, v->sc, v->sd, MPI_INT, v->ref, v->rc, v->rd, MPI_INT, MPI_COMM_WORLD);
+}
+
 static void vcase_init(struct vcase *v, int salt)
 {
     v->sc = malloc(size * sizeof(int));
@@ -212,25 +225,7 @@ static void vcase_init(struct vcase *v, int salt)
     v->sb = malloc((stot + 1) * sizeof(int));
     v->rb = malloc(v->rtot * sizeof(int));
     v->ref = malloc(v->rtot * sizeof(int));
-    for (int j = 0; j < size; ++j)
-        for (int e = 0; e < v->sc[j]; ++e)
-            v->sb[v->sd[j] + e] = salt * 100000 + rank * 1000 + j * 10 + e;
-    for (int i = 0; i < v->rtot; ++i)
-        v->rb[i] = v->ref[i] = -7;
-    /* the reference: the MPI library's own collective, not intercepted */
-    PMPI_Alltoallv(v->sb, v->sc, v->sd, MPI_INT, v->ref, v->rc, v->rd, MPI_INT, MPI_COMM_WORLD);
-}
-
-/* New send data for the same blocks (a persistent request's next start), the
- * receive buffer and its guards reset, and the new reference. */
-static void vcase_refill(struct vcase *v, int salt)
-{
-    for (int j = 0; j < size; ++j)
-        for (int e = 0; e < v->sc[j]; ++e)
-            v->sb[v->sd[j] + e] = salt * 100000 + rank * 1000 + j * 10 + e;
-    for (int i = 0; i < v->rtot; ++i)
-        v->rb[i] = v->ref[i] = -7;
-    PMPI_Alltoallv(v->sb, v->sc, v->sd, MPI_INT, v->ref, v->rc, v->rd, MPI_INT, MPI_COMM_WORLD);
+    vcase_refill(v, salt);
 }
 
 static int vcase_right(const struct vcase *v)
