@@ -249,9 +249,12 @@ private:
 
 }  // namespace
 
-void release_when_idle(void *route, bool (*busy)(void *), int (*release)(void *))
+int release_or_defer(void *route, bool (*busy)(void *), int (*release)(void *))
 {
+    if (!busy(route))
+        return release(route);
     IdleWaiters::get().add(route, busy, release);
+    return MPI_SUCCESS;
 }
 
 void release_idle_routes() { IdleWaiters::get().release_idle(); }

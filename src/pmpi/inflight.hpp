@@ -62,10 +62,11 @@ int poll_exchanges();
 // MPI lets an application free a communicator while requests made on it are
 // still alive (persistent ones, or nonblocking ones in flight): they complete
 // normally. A route's attribute-delete callback whose MPIX_Comm still has
-// such requests hands itself here (`busy` tells whether it still has them);
-// `release` runs once the last is gone: after a placeholder is freed or an
-// exchange completes (release_idle_routes).
-void release_when_idle(void *route, bool (*busy)(void *), int (*release)(void *));
+// such requests is released once the last is gone (`busy` tells whether it
+// still has them): after a placeholder is freed or an exchange completes
+// (release_idle_routes).
+// release_or_defer: releases `route` now, or, while `busy`, hands it here.
+int release_or_defer(void *route, bool (*busy)(void *), int (*release)(void *));
 void release_idle_routes();
 
 }  // namespace pmpi

@@ -61,20 +61,17 @@ int release_route(void *attr)
 bool route_busy(void *attr)
 {
     const NeighborRoute *route = static_cast<const NeighborRoute *>(attr);
-    return route->xcomm->live_objects > (route->topo ? 1 : 0);
+    return route->xcomm && route->xcomm->live_objects > (route->topo ? 1 : 0);
 }
 #endif
 
 int delete_route(MPI_Comm, int, void *attr, void *)
 {
 #if MPIX_HAVE_GREQUEST_POLL
-    NeighborRoute *route = static_cast<NeighborRoute *>(attr);
-    if (route->xcomm && route_busy(route)) {
-        mpix::pmpi::release_when_idle(route, route_busy, release_route);
-        return MPI_SUCCESS;
-    }
-#endif
+    return mpix::pmpi::release_or_defer(attr, route_busy, release_route);
+#else
     return release_route(attr);
+#endif
 }
 
 // The distributed graph of `comm` as an MPIX_Topo on an MPIX_Comm of its own.

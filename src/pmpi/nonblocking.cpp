@@ -52,19 +52,20 @@ int release_route(void *attr)
 #if MPIX_HAVE_GREQUEST_POLL
 // Requests made on the route (persistent ones, nonblocking ones in flight)
 // outlive the communicator, as MPI lets them.
-bool route_busy(void *attr) { return static_cast<NonblockingRoute *>(attr)->xcomm->live_objects > 0; }
+bool route_busy(void *attr)
+{
+    const NonblockingRoute *route = static_cast<const NonblockingRoute *>(attr);
+    return route->xcomm && route->xcomm->live_objects > 0;
+}
 #endif
 
 int delete_route(MPI_Comm, int, void *attr, void *)
 {
 #if MPIX_HAVE_GREQUEST_POLL
-    NonblockingRoute *route = static_cast<NonblockingRoute *>(attr);
-    if (route->xcomm && route_busy(route)) {
-        mpix::pmpi::release_when_idle(route, route_busy, release_route);
-        return MPI_SUCCESS;
-    }
-#endif
+    return mpix::pmpi::release_or_defer(attr, route_busy, release_route);
+#else
     return release_route(attr);
+#endif
 }
 
 bool env_true(const char *name)
