@@ -427,6 +427,62 @@ void test_node_bruck_modes()
         rmdir(dir.c_str());
 }
 
+// Under skew the mode follows the largest node MEAN volume, not the largest
+// rank's: every rank sends only rank 0 a block of H bytes, so rank 0 moves
+// (p-1)H and every other rank H. H is chosen so that the largest rank's volume
+// is beyond direct_above and every node's mean is not (one node: p >= 3; nodes
+// of 2: p >= 3): every call keeps the Bruck rounds. A rank-maximum rule would
+// send calls 1 and 2 direct, where every small rank pays p message overheads.
+void test_node_bruck_skew_mode()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    if (p < 3) {
+        MPIX_CHECK_ALL("node_bruck skew mode (needs 3 ranks: with 2 the mean and the largest agree)");
+        return;
+    }
+    std::string dir = mpixtest::shared_temp_dir();
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    for (int ppn : {0, 2}) {
+        MPIX_Comm_update_locality(xcomm, ppn);
+        // The threshold node_bruck applies: direct_above, a twelfth of it on one
+        // node (ppn 0: this machine's one node, as test_node_bruck_modes assumes).
+        const bool one_node = ppn == 0;
+        const double above = one_node ? 1200.0 / 12 : 1200.0;
+        // Largest rank: (p-1)H > above. Node mean: one node 2(p-1)H/p, nodes of
+        // 2 (rank 0 with rank 1) pH/2; both <= above at the midpoint below.
+        const double low = above / (p - 1), high = one_node ? above * p / (2.0 * (p - 1)) : 2.0 * above / p;
+        const int hot = static_cast<int>((low + high) / 2);
+        const std::string prefix = dir + "/skew" + std::to_string(ppn);
+        MPIX_Info *info;
+        MPIX_Info_init(&info);
+        MPIX_Info_set(info, "alltoallv_algorithm", "node_bruck");
+        MPIX_Info_set(info, "direct_above", "1200");
+        MPIX_Info_set(info, "trace", prefix.c_str());
+        MPIX_Comm_set_info(xcomm, info);
+        MPIX_Info_free(&info);
+        const std::string file = prefix + "." + std::to_string(me) + ".jsonl";
+        for (int call = 0; call < 3; ++call) {
+            const std::string what = "node_bruck skew mode, ppn " + std::to_string(ppn) + ", H " +
+                                     std::to_string(hot) + ", call " + std::to_string(call);
+            std::remove(file.c_str());
+            mpixtest::exchange_and_check(xcomm, false, [&](int s, int d) { return d == 0 && s != 0 ? hot : 0; }, what);
+            std::ifstream in(file);
+            std::string first;
+            std::getline(in, first);
+            MPIX_EXPECT(!first.empty() && first.find(";direct\"") == std::string::npos,
+                        what + ": expected the Bruck rounds (" + first.substr(0, 120) + ")");
+        }
+        std::remove(file.c_str());
+        MPIX_Comm_set_info(xcomm, nullptr);
+        MPIX_CHECK_ALL(("node_bruck skew mode, ppn " + std::to_string(ppn)).c_str());
+    }
+    MPIX_Comm_free(&xcomm);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0)
+        rmdir(dir.c_str());
+}
+
 // ---- Replay: every row of every collective, as a trace viewer replays it ----
 
 // One trace row on rank 0, with the rank that wrote it.
@@ -851,6 +907,7 @@ const mpixtest::TestCase kTests[] = {
     {"ParLogNa traces: K, D, temporary bound, each block once", test_parlogna_every_radix},
     {"node-aware family and node_bruck traces: each block once, one message per unit pair", test_relay_family},
     {"node_bruck's MPIX_Alltoallv mode follows the agreed volume, every 8th direct call", test_node_bruck_modes},
+    {"node_bruck's mode under skew follows the largest node mean, not the largest rank", test_node_bruck_skew_mode},
     {"the trace replay rejects broken traces", test_replay_rejects_broken_traces},
     {"every row of every collective: its trace replays, each block ends at its destination", test_replay_every_row},
 };

@@ -46,10 +46,15 @@ struct NodeBruckPlan : CacheEntry {
     // rank of the node saw the same maximum).
     std::uint64_t previous_volume = 0;
     bool have_previous = false;
-    // The largest volume of any rank of the communicator in the previous
-    // MPIX_Alltoallv (phase B carries each node's, phase C spreads the largest;
-    // the direct mode agrees it): the same on every rank, so every rank takes
-    // the same mode in the next call (hint direct_above).
+    // The largest mean volume of any node (its ranks' volumes summed, over its
+    // ranks) in the previous MPIX_Alltoallv: phase A brings every local rank's
+    // volume, phase B carries each node's mean, phase C spreads the largest; the
+    // direct mode agrees it. The same on every rank, so every rank takes the same
+    // mode in the next call (hint direct_above). A mean, not the largest rank's
+    // volume: under skew (a few expert ranks of an MoE dispatch receiving 200
+    // times the mean) the largest sent every rank into the direct mode, whose
+    // spread-out messages then cost every small rank P message overheads
+    // (dragonfly-256x64, P=1024, moe:64,2 at 16 B: 2046 us against 711).
     std::uint64_t previous_global = 0;
     bool have_global = false;
     // MPIX_Alltoallv calls in the direct mode since it was entered or last agreed.
@@ -116,8 +121,9 @@ int node_bruck_radix(std::uint64_t volume, int n, bool probed)
 // charged: P=256 at 0..16 KiB blocks, 2945 us against radix-2 rounds' 9241 us;
 // at 0..8 KiB the rounds win, radix 16 1476 us). Scattered with
 // MPICH's batch of 32 between nodes. For alltoallv the next call's mode needs the largest
-// volume anywhere: a dissemination maximum after the exchange (log2 P rounds of
-// 8 bytes), 9 us on one node of 16 (flat-16x16), 28 % of a 64 KiB exchange. So
+// node mean: a sum in the node and a dissemination maximum after the exchange
+// (log2 n + log2 P rounds of 8 bytes; the maximum alone took 9 us on one node of
+// 16, flat-16x16, 28 % of a 64 KiB exchange). So
 // the direct mode agrees it on every kDirectAgreeEvery-th call only and keeps
 // the mode between (every rank counts the same calls): a job whose volume falls
 // below direct_above returns to the Bruck rounds within that many calls.
@@ -145,7 +151,9 @@ int node_bruck_direct(const Exchange &x, NodeBruckPlan *plan, std::uint64_t own)
     }
     if (!x.uniform && ++plan->direct_calls == kDirectAgreeEvery) {
         plan->direct_calls = 0;
-        std::uint64_t global = own;
+        std::uint64_t global = own;  // this node's mean, then the largest anywhere
+        MPIX_CHECK(agree_sum(&global, x.tag + 2, x.comm, plan->local, plan->nodes->my_index));
+        global /= static_cast<std::uint64_t>(plan->local.size());
         MPIX_CHECK(agree_max(&global, x.tag + 1, x.comm));
         plan->previous_global = global;
         plan->have_global = true;
@@ -179,7 +187,7 @@ int node_bruck(const Exchange &x)
     }
     const std::uint64_t own = volume;
     // Beyond direct_above (this call's volume, the same everywhere, for alltoall;
-    // the previous call's largest anywhere for alltoallv): the direct mode. On one
+    // the previous call's largest node mean for alltoallv): the direct mode. On one
     // node there is nothing to aggregate between nodes and a direct exchange costs
     // only its n-1 message overheads, so it wins from a twelfth of that (the
     // charged model on flat-16x16, 16 ranks: between 8 and 16 KiB blocks for
@@ -209,8 +217,9 @@ int node_bruck(const Exchange &x)
     for (int j = 0; j < n; ++j) {
         if (j == i)
             continue;
-        if (!uniform) {
-            sizes.assign(1, x.sendbytes[plan->local[j]]);
+        if (!uniform) {  // [my volume, my block for j, my blocks for remote[j]]
+            sizes.assign(1, static_cast<std::size_t>(own));
+            sizes.push_back(x.sendbytes[plan->local[j]]);
             for (int d : plan->remote[j])
                 sizes.push_back(x.sendbytes[d]);
             encode_sizes(sizes, &size_heads[j]);
@@ -243,9 +252,9 @@ int node_bruck(const Exchange &x)
         plan->previous_volume = volume;
         plan->have_previous = true;
     }
-    // The largest volume anywhere: the node's now; phase B brings every other
-    // node's and phase C spreads the largest through the node.
-    std::uint64_t global = volume;
+    // The node's mean volume (every local rank's came in its bundle's header);
+    // phase B brings every other node's and phase C spreads the largest.
+    std::uint64_t node_sum = own;
     const std::vector<int> &mine = plan->remote[i];
     std::vector<std::vector<Piece>> from(n);
     for (int s = 0; s < n; ++s) {
@@ -259,8 +268,11 @@ int node_bruck(const Exchange &x)
         std::size_t at = 0;
         if (uniform) {
             sizes.assign(1 + mine.size(), B);
-        } else if (!decode_sizes(b.data, b.bytes, 1 + mine.size(), &sizes, &at)) {
+        } else if (!decode_sizes(b.data, b.bytes, 2 + mine.size(), &sizes, &at)) {
             return MPI_ERR_INTERN;
+        } else {
+            node_sum += sizes[0];
+            sizes.erase(sizes.begin());
         }
         std::size_t total = at;
         for (std::size_t z : sizes)
@@ -280,6 +292,7 @@ int node_bruck(const Exchange &x)
             at += sizes[1 + k];
         }
     }
+    std::uint64_t global = node_sum / static_cast<std::uint64_t>(n);
     if (N == 1) {
         if (!uniform) {
             plan->previous_global = global;
@@ -314,9 +327,9 @@ int node_bruck(const Exchange &x)
             addrs.clear();
             lens.clear();
             ids.clear();
-            if (!uniform) {  // [the node's volume] then one total per member of v
+            if (!uniform) {  // [the node's mean volume] then one total per member of v
                 sizes.assign(1 + nv, 0);
-                sizes[0] = static_cast<std::size_t>(volume);
+                sizes[0] = static_cast<std::size_t>(global);
                 for (int m = 0; m < nv; ++m)
                     for (int s = 0; s < n; ++s)
                         sizes[1 + m] += from[s][first + m].bytes;

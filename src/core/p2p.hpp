@@ -54,6 +54,13 @@ int irecv_ranges_datatype(const std::vector<char *> &addrs, const std::vector<st
 // ceil(log2 P) rounds of one 8-byte message each way (dissemination), on `tag`.
 int agree_max(std::uint64_t *value, int tag, MPI_Comm comm, int count = 1);
 
+// The sum of *value over the ranks `group` of comm (this rank is group[me]), on
+// every rank of the group: a Bruck allgather of the values (ceil(log2 n) rounds,
+// at most n/2 values a message), summed in the same order everywhere, so every
+// rank gets the same exact sum for any n (a dissemination sum would count some
+// ranks twice where n is not a power of two). Waits through core/wait.hpp.
+int agree_sum(std::uint64_t *value, int tag, MPI_Comm comm, const std::vector<int> &group, int me);
+
 // Bytes a completed receive got (MPI_Get_count of MPI_BYTE, or the element
 // count where that overflows an int).
 int received_bytes(MPI_Status *st, std::size_t *bytes);
