@@ -174,17 +174,12 @@ int direct_pmpi(const Exchange &x)
 {
     int p = x.size;
     x.work->charge_mpi_self_copy(std::min(x.sendbytes[x.rank], x.recvbytes[x.rank]));
-    // The nonblocking collective, waited for through the engine: a blocking
-    // one would stall the other started exchanges (a peer may need them). Never
-    // the blocking one where the task runs alone: MPI does not match a blocking
-    // collective on one rank with a nonblocking one on another.
-    MPI_Request request = MPI_REQUEST_NULL;
+    // Blocking or nonblocking as the call is (core/wait.hpp, mpi_alltoall_bytes).
     // Uniform exchanges always lay block j at j * block_bytes (see Exchange).
     if (x.uniform && fits_int(x.block_bytes * static_cast<std::size_t>(p))) {
         trace_opaque(x, "MPI_Alltoall");
         const int n = static_cast<int>(x.block_bytes);
-        MPIX_CHECK(PMPI_Ialltoall(x.sendbuf, n, MPI_BYTE, x.recvbuf, n, MPI_BYTE, x.comm, &request));
-        return wait_request(&request, MPI_STATUS_IGNORE);
+        return mpi_alltoall_bytes(x.sendbuf, n, x.recvbuf, x.comm);
     }
     std::vector<int> sc(p), sd(p), rc(p), rd(p);
     for (int i = 0; i < p; ++i) {
@@ -199,9 +194,7 @@ int direct_pmpi(const Exchange &x)
         rd[i] = static_cast<int>(x.rdispls[i]);
     }
     trace_opaque(x, "MPI_Alltoallv");
-    MPIX_CHECK(PMPI_Ialltoallv(x.sendbuf, sc.data(), sd.data(), MPI_BYTE, x.recvbuf, rc.data(), rd.data(), MPI_BYTE,
-                               x.comm, &request));
-    return wait_request(&request, MPI_STATUS_IGNORE);
+    return mpi_alltoallv_bytes(x.sendbuf, sc.data(), sd.data(), x.recvbuf, rc.data(), rd.data(), x.comm);
 }
 
 int post_receives_then_sends(const Exchange &x, const std::vector<int> *order)

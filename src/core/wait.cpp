@@ -79,4 +79,24 @@ void yield_now()
         std::this_thread::yield();
 }
 
+int mpi_alltoall_bytes(const void *sendbuf, int block, void *recvbuf, MPI_Comm comm)
+{
+    if (!current)
+        return PMPI_Alltoall(sendbuf, block, MPI_BYTE, recvbuf, block, MPI_BYTE, comm);
+    MPI_Request request = MPI_REQUEST_NULL;
+    const int rc = PMPI_Ialltoall(sendbuf, block, MPI_BYTE, recvbuf, block, MPI_BYTE, comm, &request);
+    return rc != MPI_SUCCESS ? rc : wait_request(&request, MPI_STATUS_IGNORE);
+}
+
+int mpi_alltoallv_bytes(const void *sendbuf, const int *sendcounts, const int *sdispls, void *recvbuf,
+                        const int *recvcounts, const int *rdispls, MPI_Comm comm)
+{
+    if (!current)
+        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, MPI_BYTE, recvbuf, recvcounts, rdispls, MPI_BYTE, comm);
+    MPI_Request request = MPI_REQUEST_NULL;
+    const int rc = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, MPI_BYTE, recvbuf, recvcounts, rdispls, MPI_BYTE,
+                                   comm, &request);
+    return rc != MPI_SUCCESS ? rc : wait_request(&request, MPI_STATUS_IGNORE);
+}
+
 }  // namespace mpix

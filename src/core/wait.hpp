@@ -33,6 +33,18 @@ int wait_some_requests(int count, MPI_Request *requests, int *outcount, int *ind
 // A poll that found nothing: in a task, lets other work run once.
 void yield_now();
 
+// The MPI library's own MPI_Alltoall / MPI_Alltoallv of bytes (the pmpi row's
+// byte path, padded_alltoall's inner exchange). On the caller's own thread (a
+// blocking mpix call, which every rank makes as such, after the engine has
+// drained): the blocking collective, MPI's blocking algorithm. In a task: the
+// nonblocking one, waited for through the engine (a blocking one would stall
+// the other started exchanges). Never the blocking one in a task that happens
+// to run alone: a nonblocking call on one rank may run alone where it does not
+// on another, and MPI does not match a blocking collective with a nonblocking one.
+int mpi_alltoall_bytes(const void *sendbuf, int block, void *recvbuf, MPI_Comm comm);
+int mpi_alltoallv_bytes(const void *sendbuf, const int *sendcounts, const int *sdispls, void *recvbuf,
+                        const int *recvcounts, const int *rdispls, MPI_Comm comm);
+
 }  // namespace mpix
 
 #endif
