@@ -77,6 +77,7 @@ BundleGroup bundle_group(MPI_Comm comm, LocalWork *work, const std::vector<int> 
     g.tag = tag;
     g.known = known;
     g.agreed_max = nullptr;
+    g.agreed_count = 1;
     g.record = nullptr;
     g.planned = nullptr;
     g.trace = trace;
@@ -99,7 +100,10 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
     std::vector<std::vector<Piece>> held(static_cast<std::size_t>(n));
     for (int t = 1; t < n; ++t)
         held[t] = bundles[mod(me + t, n)];
-    std::uint64_t agreed = g.agreed_max ? *g.agreed_max : 0;
+    const std::size_t stats = static_cast<std::size_t>(std::max(1, g.agreed_count));
+    std::vector<std::uint64_t> agreed(stats, 0);
+    if (g.agreed_max)
+        std::copy(g.agreed_max, g.agreed_max + stats, agreed.begin());
     int mismatch = MPI_SUCCESS;  // a final bundle of unexpected size, reported at the end
     int round_id = g.first_round;
     std::vector<Round> rounds;
@@ -163,7 +167,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             addrs.clear();
             lens.clear();
             if (rd.header) {
-                rd.head.assign(1, agreed);
+                rd.head = agreed;
                 for (int t : rd.positions)
                     rd.head.push_back(bundle_bytes(held[t]));
                 addrs.push_back(reinterpret_cast<char *>(rd.head.data()));
@@ -221,18 +225,20 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                 MPIX_CHECK(wait_known_receive(&rd.recv_req, rd.in, rd.in_bytes, &mismatch));
             else
                 MPIX_CHECK(wait_request(&rd.recv_req, MPI_STATUS_IGNORE));
-            const std::size_t head = rd.header ? (1 + rd.positions.size()) * sizeof(std::uint64_t) : 0;
+            const std::size_t head = rd.header ? (stats + rd.positions.size()) * sizeof(std::uint64_t) : 0;
             const std::size_t round_index = first + (&rd - rounds.data());
             if (rd.header) {
                 if (rd.in_bytes < head || (sizes_only && rd.in_bytes != head))
                     return MPI_ERR_INTERN;
                 std::uint64_t v;
-                std::memcpy(&v, rd.in, sizeof v);
-                agreed = std::max(agreed, v);
+                for (std::size_t k = 0; k < stats; ++k) {
+                    std::memcpy(&v, rd.in + k * sizeof v, sizeof v);
+                    agreed[k] = std::max(agreed[k], v);
+                }
                 sizes.clear();
                 std::size_t total = head;
                 for (std::size_t k = 0; k < rd.positions.size(); ++k) {
-                    std::memcpy(&v, rd.in + (1 + k) * sizeof v, sizeof v);
+                    std::memcpy(&v, rd.in + (stats + k) * sizeof v, sizeof v);
                     sizes.push_back(static_cast<std::size_t>(v));
                     if (!sizes_only && sizes.back() > rd.in_bytes - total)
                         return MPI_ERR_INTERN;  // the sender's own sizes cannot disagree
@@ -293,7 +299,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
     for (int t = 1; t < n; ++t)
         (*arrived)[mod(me - t, n)] = held[t].empty() ? Piece{nullptr, 0} : held[t][0];
     if (g.agreed_max)
-        *g.agreed_max = agreed;
+        std::copy(agreed.begin(), agreed.end(), g.agreed_max);
     return mismatch;
 }
 

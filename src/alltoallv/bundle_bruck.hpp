@@ -60,10 +60,11 @@ struct BundleGroup {
     // Bytes of the bundle from index s to index d: for every (s, d) when `known`
     // is everywhere, only for d == me when it is at_destination.
     std::function<std::size_t(int s, int d)> expected_bytes;
-    // A statistic spread by maximum: in, this rank's value; out, the largest over
-    // the group. Complete only when every message has a header (`known` nowhere).
-    // May be null.
+    // Statistics spread by maximum (agreed_count of them, 1 unless set): in,
+    // this rank's values; out, the largest of each over the group. Complete
+    // only when every message has a header (`known` nowhere). May be null.
     std::uint64_t *agreed_max;
+    int agreed_count;
     // Tracing (null: off): one record per message, rounds numbered from
     // first_round; block_ids(s, d, out) appends the global block ids of bundle s -> d.
     Trace *trace;

@@ -46,16 +46,13 @@ struct NodeBruckPlan : CacheEntry {
     // rank of the node saw the same maximum).
     std::uint64_t previous_volume = 0;
     bool have_previous = false;
-    // The largest mean volume of any node (its ranks' volumes summed, over its
-    // ranks) in the previous MPIX_Alltoallv: phase A brings every local rank's
-    // volume, phase B carries each node's mean, phase C spreads the largest; the
-    // direct mode agrees it. The same on every rank, so every rank takes the same
-    // mode in the next call (hint direct_above). A mean, not the largest rank's
-    // volume: under skew (a few expert ranks of an MoE dispatch receiving 200
-    // times the mean) the largest sent every rank into the direct mode, whose
-    // spread-out messages then cost every small rank P message overheads
-    // (dragonfly-256x64, P=1024, moe:64,2 at 16 B: 2046 us against 711).
-    std::uint64_t previous_global = 0;
+    // Of the previous MPIX_Alltoallv, the same on every rank (so every rank
+    // takes the same mode in the next call; see node_bruck_goes_direct):
+    // [0] the largest volume of any rank, [1] the largest mean volume of any
+    // node (its ranks' volumes summed, over its ranks). Phase A brings every
+    // local rank's volume, phase B carries each node's largest and mean, phase
+    // C spreads the largest of each; the direct mode agrees them.
+    std::uint64_t previous_global[2] = {0, 0};
     bool have_global = false;
     // MPIX_Alltoallv calls in the direct mode since it was entered or last agreed.
     int direct_calls = 0;
@@ -129,6 +126,23 @@ int node_bruck_radix(std::uint64_t volume, int n, bool probed)
 // below direct_above returns to the Bruck rounds within that many calls.
 constexpr int kDirectAgreeEvery = 8;
 
+// The alltoallv mode from the previous call's [largest rank volume, largest node
+// mean] (the same everywhere). Direct where a node's ranks move more than
+// `above` bytes on average (uniform blocks: the measurement above), or where
+// one rank moves more than twice that: the Bruck rounds move a rank's bytes
+// several times through its node, and beyond its share of the cache (4 MiB per
+// core on the platforms' EPYC parts, sim/README.md) every copy runs at memory
+// speed. Not on the largest rank alone: under skew (an MoE dispatch's experts
+// receive 100-200 times the mean) that sends every small rank into P messages.
+// dragonfly-256x64, copies charged: P=1024 moe:64,2 at 16 B (largest 3.4 MiB,
+// node mean at most 0.07 MiB): rounds 711 us (radix 2) against direct 2046;
+// P=256 moe:16,2 at 1 KiB (largest 19 MiB, node mean 0.7 MiB): direct 530 us
+// against the rounds' 10467.
+bool node_bruck_goes_direct(const std::uint64_t previous[2], std::uint64_t above)
+{
+    return previous[1] > above || previous[0] > 2 * above;
+}
+
 int node_bruck_direct(const Exchange &x, NodeBruckPlan *plan, std::uint64_t own)
 {
     if (x.trace)
@@ -151,11 +165,12 @@ int node_bruck_direct(const Exchange &x, NodeBruckPlan *plan, std::uint64_t own)
     }
     if (!x.uniform && ++plan->direct_calls == kDirectAgreeEvery) {
         plan->direct_calls = 0;
-        std::uint64_t global = own;  // this node's mean, then the largest anywhere
-        MPIX_CHECK(agree_sum(&global, x.tag + 2, x.comm, plan->local, plan->nodes->my_index));
-        global /= static_cast<std::uint64_t>(plan->local.size());
-        MPIX_CHECK(agree_max(&global, x.tag + 1, x.comm));
-        plan->previous_global = global;
+        std::uint64_t node_sum = own;
+        MPIX_CHECK(agree_sum(&node_sum, x.tag + 2, x.comm, plan->local, plan->nodes->my_index));
+        std::uint64_t global[2] = {own, node_sum / static_cast<std::uint64_t>(plan->local.size())};
+        MPIX_CHECK(agree_max(global, x.tag + 1, x.comm, 2));
+        plan->previous_global[0] = global[0];
+        plan->previous_global[1] = global[1];
         plan->have_global = true;
     }
     return MPI_SUCCESS;
@@ -187,13 +202,13 @@ int node_bruck(const Exchange &x)
     }
     const std::uint64_t own = volume;
     // Beyond direct_above (this call's volume, the same everywhere, for alltoall;
-    // the previous call's largest node mean for alltoallv): the direct mode. On one
+    // for alltoallv, the previous call's volumes: node_bruck_goes_direct): the direct mode. On one
     // node there is nothing to aggregate between nodes and a direct exchange costs
     // only its n-1 message overheads, so it wins from a twelfth of that (the
     // charged model on flat-16x16, 16 ranks: between 8 and 16 KiB blocks for
     // alltoall, 16 and 32 KiB for alltoallv, i.e. 120-280 KiB a rank).
     const std::uint64_t above = N == 1 ? x.hints->direct_above / 12 : x.hints->direct_above;
-    if (above > 0 && (uniform ? own > above : plan->have_global && plan->previous_global > above))
+    if (above > 0 && (uniform ? own > above : plan->have_global && node_bruck_goes_direct(plan->previous_global, above)))
         return node_bruck_direct(x, plan, own);
     plan->direct_calls = 0;
     copy_self_block(x);
@@ -292,10 +307,12 @@ int node_bruck(const Exchange &x)
             at += sizes[1 + k];
         }
     }
-    std::uint64_t global = node_sum / static_cast<std::uint64_t>(n);
+    // [largest volume anywhere, largest node mean]: the node's now.
+    std::uint64_t global[2] = {volume, node_sum / static_cast<std::uint64_t>(n)};
     if (N == 1) {
         if (!uniform) {
-            plan->previous_global = global;
+            plan->previous_global[0] = global[0];
+            plan->previous_global[1] = global[1];
             plan->have_global = true;
         }
         return mismatch;
@@ -327,12 +344,13 @@ int node_bruck(const Exchange &x)
             addrs.clear();
             lens.clear();
             ids.clear();
-            if (!uniform) {  // [the node's mean volume] then one total per member of v
-                sizes.assign(1 + nv, 0);
-                sizes[0] = static_cast<std::size_t>(global);
+            if (!uniform) {  // [the node's largest and mean volume] then one total per member of v
+                sizes.assign(2 + nv, 0);
+                sizes[0] = static_cast<std::size_t>(global[0]);
+                sizes[1] = static_cast<std::size_t>(global[1]);
                 for (int m = 0; m < nv; ++m)
                     for (int s = 0; s < n; ++s)
-                        sizes[1 + m] += from[s][first + m].bytes;
+                        sizes[2 + m] += from[s][first + m].bytes;
                 encode_sizes(sizes, &totals_heads[h]);
                 addrs.push_back(reinterpret_cast<char *>(totals_heads[h].data()));
                 lens.push_back(totals_heads[h].size());
@@ -387,19 +405,20 @@ int node_bruck(const Exchange &x)
         const int v = handled[h], nv = R.size_of(v);
         std::size_t at = 0;
         if (uniform) {
-            sizes.assign(1 + n, B * nv);
+            sizes.assign(2 + n, B * nv);
         } else {
-            if (!decode_sizes(in_data[h], in_bytes[h], 1 + n, &sizes, &at))
+            if (!decode_sizes(in_data[h], in_bytes[h], 2 + n, &sizes, &at))
                 return MPI_ERR_INTERN;
-            global = std::max<std::uint64_t>(global, sizes[0]);
+            global[0] = std::max<std::uint64_t>(global[0], sizes[0]);
+            global[1] = std::max<std::uint64_t>(global[1], sizes[1]);
         }
         const std::size_t head = at;
         std::vector<long long> ids;
         for (int d = 0; d < n; ++d) {
-            if (sizes[1 + d] > in_bytes[h] - at)
+            if (sizes[2 + d] > in_bytes[h] - at)
                 return MPI_ERR_INTERN;
-            chunk[h][d] = Piece{in_data[h] + at, sizes[1 + d]};
-            at += sizes[1 + d];
+            chunk[h][d] = Piece{in_data[h] + at, sizes[2 + d]};
+            at += sizes[2 + d];
             if (x.trace)
                 for (int m = 0; m < nv; ++m)
                     ids.push_back(static_cast<long long>(R.member(v, m)) * P + plan->local[d]);
@@ -432,7 +451,8 @@ int node_bruck(const Exchange &x)
         BundleGroup g = bundle_group(x.comm, x.work, plan->local, i, radix_c, tag_c,
                                      uniform ? SizesKnown::everywhere : SizesKnown::nowhere, x.trace, round_b + 1);
         g.expected_bytes = [&](int s, int) { return expected_from(s); };
-        g.agreed_max = uniform ? nullptr : &global;
+        g.agreed_max = uniform ? nullptr : global;
+        g.agreed_count = 2;
         g.block_ids = [&](int s, int d, std::vector<long long> *ids) {
             for (int v : plan->handled[s])
                 for (int m = 0; m < R.size_of(v); ++m)
@@ -489,7 +509,8 @@ int node_bruck(const Exchange &x)
     for (MPI_Request &r : send_reqs)
         MPIX_CHECK(wait_request(&r, MPI_STATUS_IGNORE));
     if (!uniform) {
-        plan->previous_global = global;
+        plan->previous_global[0] = global[0];
+        plan->previous_global[1] = global[1];
         plan->have_global = true;
     }
     return mismatch;
