@@ -42,9 +42,10 @@ const HintKey kKeys[] = {
     {"segment_size", HintKind::size, 0, "bytes >= 0 (0: 16384)", "0",
      "piece length of randomized_segmented"},
     {"direct_above", HintKind::size, 0, "bytes >= 0 (0: never)", "2097152",
-     "node_bruck: from this many bytes a rank sends or receives per call (the previous call's, agreed by every "
-     "rank; MPIX_Alltoall: this call's; on one node a twelfth of it), a spread-out direct exchange (scattered, "
-     "batch 32), which copies only the rank's own block"},
+     "node_bruck: from this many bytes a rank sends or receives per call (MPIX_Alltoall: this call's; "
+     "MPIX_Alltoallv: the previous call's, agreed by every rank, on average over some node's ranks or twice it on "
+     "one rank; on one node a twelfth of it), a spread-out direct exchange (scattered, batch 32), which copies "
+     "only the rank's own block"},
     {"crs_recv_nnz_known", HintKind::boolean, 0, "true|false", "false",
      "*recv_nnz is the exact number of sources, not a capacity"},
     {"crs_recv_size_known", HintKind::boolean, 0, "true|false", "false",
