@@ -247,13 +247,14 @@ enum class Units { none, nodes, half_nodes };
 // One traced call of a node-aware algorithm on nodes of `ppn` consecutive ranks
 // (the last one smaller when ppn does not divide P; 2 leaders or groups per node).
 // Checks the data, then from the traces of all ranks: every block s->d (s != d)
-// arrives at d exactly once; each ordered pair of `units` exchanges exactly one
-// message, carrying exactly the blocks from one unit to the other; only the first
-// rank of each of `leaders` sends to other nodes (Units::none: anyone may).
+// arrives at d exactly once; each ordered pair of `units` exchanges exactly
+// `per_pair` messages (node_bruck: one per part of a node), carrying exactly the
+// blocks from one unit to the other; only the first rank of each of `leaders`
+// sends to other nodes (Units::none: anyone may).
 // max_local_sends >= 0: no rank sends more messages than that inside its node
 // (node_bruck: its two Bruck phases).
 void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const char *algo, int ppn, Units units,
-                 Units leaders, int max_local_sends = -1)
+                 Units leaders, int max_local_sends = -1, int per_pair = 1)
 {
     const int p = mpixtest::size(), me = mpixtest::rank();
     std::string prefix = dir + "/" + algo + std::to_string(ppn);
@@ -337,7 +338,8 @@ void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const 
                         continue;
                     std::string pair = what + ": units " + std::to_string(u) + "->" + std::to_string(v);
                     const std::pair<int, int> key(u, v);
-                    MPIX_EXPECT(messages[key] == 1, pair + " exchanged " + std::to_string(messages[key]) + " messages");
+                    MPIX_EXPECT(messages[key] == per_pair, pair + " exchanged " + std::to_string(messages[key]) +
+                                                               " messages, " + std::to_string(per_pair) + " designed");
                     MPIX_EXPECT(carried[key] == want, pair + ": wrong blocks");
                 }
         }
@@ -359,12 +361,16 @@ void test_relay_family()
         check_relay(xcomm, dir, true, "multileader", ppn, Units::half_nodes, Units::half_nodes);
         check_relay(xcomm, dir, true, "multileader_locality", ppn, Units::nodes, Units::half_nodes);
         // node_bruck (radix 2 at these sizes): two Bruck phases of ceil(log2 n)
-        // rounds inside the node, one message per node pair between nodes.
+        // rounds inside the node; between nodes one message per node pair and
+        // part: a node's ranks split into smallest node / (nodes - 1) parts
+        // (P=4 on nodes of 2: 2 parts, a message per pair of counterparts).
         int rounds = 0;
         for (int w = 1; w < ppn; w *= 2)
             ++rounds;
-        check_relay(xcomm, dir, false, "node_bruck", ppn, Units::nodes, Units::none, 2 * rounds);
-        check_relay(xcomm, dir, true, "node_bruck", ppn, Units::nodes, Units::none, 2 * rounds);
+        const int p = mpixtest::size(), nodes = (p + ppn - 1) / ppn, smallest = p - (nodes - 1) * ppn;
+        const int parts = nodes > 1 ? std::max(1, smallest / (nodes - 1)) : 1;
+        check_relay(xcomm, dir, false, "node_bruck", ppn, Units::nodes, Units::none, 2 * rounds, parts);
+        check_relay(xcomm, dir, true, "node_bruck", ppn, Units::nodes, Units::none, 2 * rounds, parts);
     }
     MPIX_Comm_free(&xcomm);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -427,12 +433,14 @@ void test_node_bruck_modes()
         rmdir(dir.c_str());
 }
 
-// Under skew the mode follows the largest node MEAN volume, not the largest
-// rank's: every rank sends only rank 0 a block of H bytes, so rank 0 moves
-// (p-1)H and every other rank H. H is chosen so that the largest rank's volume
-// is beyond direct_above and every node's mean is not (one node: p >= 3; nodes
-// of 2: p >= 3): every call keeps the Bruck rounds. A rank-maximum rule would
-// send calls 1 and 2 direct, where every small rank pays p message overheads.
+// Under skew node_bruck's MPIX_Alltoallv mode follows the largest node mean
+// volume, and the largest rank's only beyond twice direct_above: every rank
+// sends only rank 0 a block of H bytes, so rank 0 moves (p-1)H and every other
+// rank H. With the largest rank between direct_above and twice it and every
+// node's mean within it, every call keeps the Bruck rounds (a rank-maximum rule
+// would send calls 1 and 2 direct, where every small rank pays p message
+// overheads); with the largest rank beyond twice direct_above (one node, p >= 5)
+// calls 1 and 2 run direct. H is the middle of the range each case allows.
 void test_node_bruck_skew_mode()
 {
     const int p = mpixtest::size(), me = mpixtest::rank();
@@ -443,40 +451,48 @@ void test_node_bruck_skew_mode()
     std::string dir = mpixtest::shared_temp_dir();
     MPIX_Comm *xcomm;
     CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
-    for (int ppn : {0, 2}) {
-        MPIX_Comm_update_locality(xcomm, ppn);
-        // The threshold node_bruck applies: direct_above, a twelfth of it on one
-        // node (ppn 0: this machine's one node, as test_node_bruck_modes assumes).
-        const bool one_node = ppn == 0;
-        const double above = one_node ? 1200.0 / 12 : 1200.0;
-        // Largest rank: (p-1)H > above. Node mean: one node 2(p-1)H/p, nodes of
-        // 2 (rank 0 with rank 1) pH/2; both <= above at the midpoint below.
-        const double low = above / (p - 1), high = one_node ? above * p / (2.0 * (p - 1)) : 2.0 * above / p;
-        const int hot = static_cast<int>((low + high) / 2);
-        const std::string prefix = dir + "/skew" + std::to_string(ppn);
-        MPIX_Info *info;
-        MPIX_Info_init(&info);
-        MPIX_Info_set(info, "alltoallv_algorithm", "node_bruck");
-        MPIX_Info_set(info, "direct_above", "1200");
-        MPIX_Info_set(info, "trace", prefix.c_str());
-        MPIX_Comm_set_info(xcomm, info);
-        MPIX_Info_free(&info);
-        const std::string file = prefix + "." + std::to_string(me) + ".jsonl";
-        for (int call = 0; call < 3; ++call) {
-            const std::string what = "node_bruck skew mode, ppn " + std::to_string(ppn) + ", H " +
-                                     std::to_string(hot) + ", call " + std::to_string(call);
+    for (int ppn : {0, 2})
+        for (bool want_direct : {false, true}) {
+            MPIX_Comm_update_locality(xcomm, ppn);
+            // The threshold node_bruck applies: direct_above, a twelfth of it on one
+            // node (ppn 0: this machine's one node, as test_node_bruck_modes assumes).
+            const bool one_node = ppn == 0;
+            const double above = one_node ? 1200.0 / 12 : 1200.0;
+            // Node mean: one node 2(p-1)H/p, nodes of 2 (rank 0 with rank 1) pH/2.
+            const double mean_max = one_node ? above * p / (2.0 * (p - 1)) : 2.0 * above / p;
+            const double low = (want_direct ? 2 * above : above) / (p - 1);
+            const double high = std::min(mean_max, want_direct ? 1e18 : 2 * above / (p - 1));
+            if (low + 1 >= high)
+                continue;  // no such H at this p and placement
+            const int hot = static_cast<int>((low + high) / 2);
+            const std::string prefix = dir + "/skew" + std::to_string(ppn);
+            MPIX_Info *info;
+            MPIX_Info_init(&info);
+            MPIX_Info_set(info, "alltoallv_algorithm", "node_bruck");
+            MPIX_Info_set(info, "direct_above", "1200");
+            MPIX_Info_set(info, "trace", prefix.c_str());
+            MPIX_Comm_set_info(xcomm, info);
+            MPIX_Info_free(&info);
+            const std::string file = prefix + "." + std::to_string(me) + ".jsonl";
+            for (int call = 0; call < 3; ++call) {
+                const std::string what = "node_bruck skew mode, ppn " + std::to_string(ppn) + ", H " +
+                                         std::to_string(hot) + ", call " + std::to_string(call);
+                std::remove(file.c_str());
+                mpixtest::exchange_and_check(xcomm, false, [&](int s, int d) { return d == 0 && s != 0 ? hot : 0; },
+                                             what);
+                std::ifstream in(file);
+                std::string first;
+                std::getline(in, first);
+                // Blocks of 0 bytes send nothing in the direct mode: no trace line then.
+                const bool direct = first.empty() || first.find(";direct\"") != std::string::npos;
+                const bool expected = want_direct && call > 0;
+                MPIX_EXPECT(direct == expected, what + ": ran " + (direct ? "direct" : "the Bruck rounds") +
+                                                    " (" + first.substr(0, 120) + ")");
+            }
             std::remove(file.c_str());
-            mpixtest::exchange_and_check(xcomm, false, [&](int s, int d) { return d == 0 && s != 0 ? hot : 0; }, what);
-            std::ifstream in(file);
-            std::string first;
-            std::getline(in, first);
-            MPIX_EXPECT(!first.empty() && first.find(";direct\"") == std::string::npos,
-                        what + ": expected the Bruck rounds (" + first.substr(0, 120) + ")");
+            MPIX_Comm_set_info(xcomm, nullptr);
+            MPIX_CHECK_ALL(("node_bruck skew mode, ppn " + std::to_string(ppn)).c_str());
         }
-        std::remove(file.c_str());
-        MPIX_Comm_set_info(xcomm, nullptr);
-        MPIX_CHECK_ALL(("node_bruck skew mode, ppn " + std::to_string(ppn)).c_str());
-    }
     MPIX_Comm_free(&xcomm);
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0)

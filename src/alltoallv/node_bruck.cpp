@@ -35,12 +35,24 @@ namespace mpix {
 
 namespace {
 
+// A remote node's part that a rank handles.
+struct Handled {
+    int node, part;
+};
+
+// Local indices m of a node of `size` ranks in part q of `parts`.
+int part_size(int size, int q, int parts) { return size > q ? (size - 1 - q) / parts + 1 : 0; }
+bool in_part(int m, int q, int parts) { return m % parts == q; }
+
 // What this rank's node looks like to node_bruck, cached per communicator.
 struct NodeBruckPlan : CacheEntry {
     const Regions *nodes = nullptr;
     std::vector<int> local;                  // my node's ranks, by local index
-    std::vector<std::vector<int>> handled;   // local index -> nodes it handles, by distance
-    std::vector<std::vector<int>> remote;    // local index -> ranks of those nodes, in that order
+    // Each node's ranks split into `parts` parts (local index m in part m mod
+    // parts); a handler exchanges one remote node's data for one part.
+    int parts = 1;
+    std::vector<std::vector<Handled>> handled;  // local index -> (node, part)s it handles, by distance
+    std::vector<std::vector<int>> remote;       // local index -> ranks of those parts, in that order
     // The node's agreed volume (largest bytes any of its ranks exchanged) of the
     // previous MPIX_Alltoallv: the radix of the next call's first phase (every
     // rank of the node saw the same maximum).
@@ -70,14 +82,20 @@ int get_plan(const Exchange &x, NodeBruckPlan **out)
         const int u = R.my_region, n = R.size_of(u), N = R.count;
         for (int j = 0; j < n; ++j)
             fresh->local.push_back(R.member(u, j));
+        int smallest = n;
+        for (int v = 0; v < N; ++v)
+            smallest = std::min(smallest, R.size_of(v));
+        fresh->parts = node_bruck_parts(N, smallest);
+        const int k = fresh->parts;
         fresh->handled.assign(n, {});
         fresh->remote.assign(n, {});
-        for (int dist = 1; dist < N; ++dist) {
-            int v = (u + dist) % N, j = node_bruck_handler(u, v, N, n);
-            fresh->handled[j].push_back(v);
-            for (int m = 0; m < R.size_of(v); ++m)
-                fresh->remote[j].push_back(R.member(v, m));
-        }
+        for (int dist = 1; dist < N; ++dist)
+            for (int q = 0; q < k; ++q) {
+                int v = (u + dist) % N, j = node_bruck_handler(u, v, q, k, N, n);
+                fresh->handled[j].push_back(Handled{v, q});
+                for (int m = q; m < R.size_of(v); m += k)
+                    fresh->remote[j].push_back(R.member(v, m));
+            }
         plan = fresh.get();
         x.xcomm->cache[key] = std::move(fresh);
     }
@@ -318,8 +336,10 @@ int node_bruck(const Exchange &x)
         return mismatch;
     }
 
-    // Phase B: one message per handled node v, to v's handler of u.
-    const std::vector<int> &handled = plan->handled[i];
+    // Phase B: one message per handled (node v, part q), to v's handler of (u, q):
+    // my node's blocks for v's part q; back, v's blocks for my node's part q.
+    const int k = plan->parts;
+    const std::vector<Handled> &handled = plan->handled[i];
     // Trace rounds: phase B follows the most phase-A rounds of any node (a node's
     // radix and size set its own count), so a message between nodes has one
     // round at both ends; agreed only when tracing (the hint is the same everywhere).
@@ -336,15 +356,15 @@ int node_bruck(const Exchange &x)
         std::vector<char *> addrs;
         std::vector<std::size_t> lens;
         std::vector<long long> ids;
-        std::size_t first = 0;  // v's ranks start at mine[first]
+        std::size_t first = 0;  // the part's ranks start at mine[first]
         for (std::size_t h = 0; h < handled.size(); ++h) {
-            const int v = handled[h], nv = R.size_of(v);
-            const int peer = R.member(v, node_bruck_handler(v, u, N, nv));
+            const int v = handled[h].node, q = handled[h].part, nv = part_size(R.size_of(v), q, k);
+            const int peer = R.member(v, node_bruck_handler(v, u, q, k, N, R.size_of(v)));
             peers.push_back(peer);
             addrs.clear();
             lens.clear();
             ids.clear();
-            if (!uniform) {  // [the node's largest and mean volume] then one total per member of v
+            if (!uniform) {  // [the node's largest and mean volume] then one total per member of the part
                 sizes.assign(2 + nv, 0);
                 sizes[0] = static_cast<std::size_t>(global[0]);
                 sizes[1] = static_cast<std::size_t>(global[1]);
@@ -375,13 +395,13 @@ int node_bruck(const Exchange &x)
             first += nv;
         }
     }
-    // Receives: from v's handler of u, the blocks of all of v for all of u.
+    // Receives: from v's handler of (u, q), the blocks of all of v for u's part q.
     std::vector<char *> in_data(handled.size(), nullptr);
     std::vector<std::size_t> in_bytes(handled.size(), 0);
     std::vector<MPI_Request> recv_reqs(handled.size(), MPI_REQUEST_NULL);
     if (uniform) {
         for (std::size_t h = 0; h < handled.size(); ++h) {
-            in_bytes[h] = B * static_cast<std::size_t>(n) * R.size_of(handled[h]);
+            in_bytes[h] = B * static_cast<std::size_t>(part_size(n, handled[h].part, k)) * R.size_of(handled[h].node);
             if (in_bytes[h] == 0)
                 continue;
             store.emplace_back();
@@ -393,7 +413,8 @@ int node_bruck(const Exchange &x)
     } else {
         MPIX_CHECK(irecv_unknown_sizes(peers, tag_b, x.comm, true, &store, &in_data, &in_bytes, &recv_reqs));
     }
-    // chunk[h][d]: the data of all of node handled[h] for my local index d.
+    // chunk[h][d]: the data of all of node handled[h] for my local index d (in
+    // its part; empty for the others).
     std::vector<std::vector<Piece>> chunk(handled.size(), std::vector<Piece>(n, Piece{nullptr, 0}));
     for (std::size_t h = 0; h < handled.size(); ++h) {
         // Unequal block sizes across ranks (MPIX_Alltoall): reported, phase C
@@ -402,23 +423,23 @@ int node_bruck(const Exchange &x)
             MPIX_CHECK(wait_known_receive(&recv_reqs[h], in_data[h], in_bytes[h], &mismatch));
         else
             MPIX_CHECK(wait_request(&recv_reqs[h], MPI_STATUS_IGNORE));
-        const int v = handled[h], nv = R.size_of(v);
+        const int v = handled[h].node, q = handled[h].part, nv = R.size_of(v), nq = part_size(n, q, k);
         std::size_t at = 0;
         if (uniform) {
-            sizes.assign(2 + n, B * nv);
+            sizes.assign(2 + nq, B * nv);
         } else {
-            if (!decode_sizes(in_data[h], in_bytes[h], 2 + n, &sizes, &at))
+            if (!decode_sizes(in_data[h], in_bytes[h], 2 + nq, &sizes, &at))
                 return MPI_ERR_INTERN;
             global[0] = std::max<std::uint64_t>(global[0], sizes[0]);
             global[1] = std::max<std::uint64_t>(global[1], sizes[1]);
         }
         const std::size_t head = at;
         std::vector<long long> ids;
-        for (int d = 0; d < n; ++d) {
-            if (sizes[2 + d] > in_bytes[h] - at)
+        for (int d = q, z = 0; d < n; d += k, ++z) {
+            if (sizes[2 + z] > in_bytes[h] - at)
                 return MPI_ERR_INTERN;
-            chunk[h][d] = Piece{in_data[h] + at, sizes[2 + d]};
-            at += sizes[2 + d];
+            chunk[h][d] = Piece{in_data[h] + at, sizes[2 + z]};
+            at += sizes[2 + z];
             if (x.trace)
                 for (int m = 0; m < nv; ++m)
                     ids.push_back(static_cast<long long>(R.member(v, m)) * P + plan->local[d]);
@@ -429,12 +450,13 @@ int node_bruck(const Exchange &x)
             x.trace->round(round_b, -1, peers[h], ids, 0, in_bytes[h] - head);
     }
 
-    // Phase C: bundle for local d = the chunks of my handled nodes for d.
-    auto expected_from = [&](int s) {  // bytes handler s sends me: my recvcounts of its nodes
+    // Phase C: bundle for local d = the chunks of my handled parts for d.
+    auto expected_from = [&](int s) {  // bytes handler s sends me: my recvcounts of its nodes, for my part
         std::size_t b = 0;
-        for (int v : plan->handled[s])
-            for (int m = 0; m < R.size_of(v); ++m)
-                b += uniform ? B : x.recvbytes[R.member(v, m)];
+        for (const Handled &hd : plan->handled[s])
+            if (in_part(i, hd.part, plan->parts))
+                for (int m = 0; m < R.size_of(hd.node); ++m)
+                    b += uniform ? B : x.recvbytes[R.member(hd.node, m)];
         return b;
     };
     for (int d = 0; d < n; ++d) {
@@ -442,7 +464,8 @@ int node_bruck(const Exchange &x)
         if (d == i)
             continue;
         for (std::size_t h = 0; h < handled.size(); ++h)
-            bundles[d].push_back(chunk[h][d]);
+            if (in_part(d, handled[h].part, k))
+                bundles[d].push_back(chunk[h][d]);
     }
     const int radix_c = hint > 0 ? hint : node_bruck_radix(volume, n, !uniform);
     {
@@ -454,9 +477,10 @@ int node_bruck(const Exchange &x)
         g.agreed_max = uniform ? nullptr : global;
         g.agreed_count = 2;
         g.block_ids = [&](int s, int d, std::vector<long long> *ids) {
-            for (int v : plan->handled[s])
-                for (int m = 0; m < R.size_of(v); ++m)
-                    ids->push_back(static_cast<long long>(R.member(v, m)) * P + plan->local[d]);
+            for (const Handled &hd : plan->handled[s])
+                if (in_part(d, hd.part, plan->parts))
+                    for (int m = 0; m < R.size_of(hd.node); ++m)
+                        ids->push_back(static_cast<long long>(R.member(hd.node, m)) * P + plan->local[d]);
         };
         int rc = bundle_bruck(g, bundles, &arrived, &store);
         if (rc == MPI_ERR_TRUNCATE || rc == MPI_ERR_COUNT)
@@ -465,33 +489,36 @@ int node_bruck(const Exchange &x)
             MPIX_CHECK(rc);
     }
     // Deliver: from handler s, its nodes' blocks for me in (node, source) order.
-    auto deliver = [&](int s, const std::vector<Piece> &parts) {
+    auto deliver = [&](int s, const std::vector<Piece> &pieces) {
         std::size_t got = 0, want = expected_from(s);
-        for (const Piece &pc : parts)
+        for (const Piece &pc : pieces)
             got += pc.bytes;
         if (got != want) {
             note_mismatch(&mismatch, got > want ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
             return;
         }
-        std::size_t k = 0, at = 0;  // walk the parts as one byte string
+        std::size_t piece = 0, at = 0;  // walk the pieces as one byte string
         LocalWork::CopyRun run(x.work);  // consecutive sources, consecutive blocks: one copy
-        for (int v : plan->handled[s])
-            for (int m = 0; m < R.size_of(v); ++m) {
-                int src = R.member(v, m);
+        for (const Handled &hd : plan->handled[s]) {
+            if (!in_part(i, hd.part, plan->parts))
+                continue;
+            for (int m = 0; m < R.size_of(hd.node); ++m) {
+                int src = R.member(hd.node, m);
                 std::size_t left = uniform ? B : x.recvbytes[src];
                 char *dst = x.recv_block(src);
                 while (left > 0) {
-                    while (parts[k].bytes - at == 0) {
-                        ++k;
+                    while (pieces[piece].bytes - at == 0) {
+                        ++piece;
                         at = 0;
                     }
-                    std::size_t c = std::min(left, parts[k].bytes - at);
-                    run.copy(dst, parts[k].data + at, c);
+                    std::size_t c = std::min(left, pieces[piece].bytes - at);
+                    run.copy(dst, pieces[piece].data + at, c);
                     dst += c;
                     at += c;
                     left -= c;
                 }
             }
+        }
     };
     {
         LocalWork::Batch batch(x.work);
@@ -499,7 +526,8 @@ int node_bruck(const Exchange &x)
             if (s == i) {
                 std::vector<Piece> own;
                 for (std::size_t h = 0; h < handled.size(); ++h)
-                    own.push_back(chunk[h][i]);
+                    if (in_part(i, handled[h].part, k))
+                        own.push_back(chunk[h][i]);
                 deliver(s, own);
             } else if (!plan->handled[s].empty()) {
                 deliver(s, {arrived[s]});

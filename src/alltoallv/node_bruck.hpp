@@ -4,6 +4,7 @@
 #ifndef MPIX_ALLTOALLV_NODE_BRUCK_HPP
 #define MPIX_ALLTOALLV_NODE_BRUCK_HPP
 
+#include <algorithm>
 #include <cstdint>
 
 #include "core/exchange.hpp"
@@ -18,11 +19,23 @@ int node_bruck(const Exchange &x);
 // `probed`: receives are sized by probing (MPIX_Alltoallv).
 int node_bruck_radix(std::uint64_t volume, int n, bool probed);
 
-// The local index of node a's rank that exchanges node a's data with node b
-// (a != b) in a layout of `nodes` nodes where a has `size_a` ranks.
-inline int node_bruck_handler(int a, int b, int nodes, int size_a)
+// How many parts node_bruck splits each node's ranks into: where a node has
+// at least twice as many ranks as there are other nodes (nodes of 64 on 4
+// nodes), one handler per remote node would leave most ranks idle between
+// nodes and copy a whole node pair's data through one rank, so every remote
+// node is handled in `parts` pieces by as many ranks, each for the
+// destinations of one part. 1 (one handler per remote node) otherwise.
+inline int node_bruck_parts(int nodes, int smallest_node)
 {
-    return (((b - a) % nodes + nodes) % nodes - 1) % size_a;
+    return nodes > 1 ? std::max(1, smallest_node / (nodes - 1)) : 1;
+}
+
+// The local index of node a's rank that exchanges node a's data for part q
+// (of `parts`) of node b's ranks with node b (a != b), in a layout of `nodes`
+// nodes where a has `size_a` ranks. Node b's handler of (a, q) is its partner.
+inline int node_bruck_handler(int a, int b, int q, int parts, int nodes, int size_a)
+{
+    return ((((b - a) % nodes + nodes) % nodes - 1) * parts + q) % size_a;
 }
 
 }  // namespace mpix
