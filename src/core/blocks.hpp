@@ -64,34 +64,20 @@ struct UserSide {
     MPI_Datatype type = MPI_DATATYPE_NULL;
     TypeInfo info;
 
+    // Each field set once (every call builds two sides on its path).
     static UserSide uniform(const void *buf, MPI_Count count, MPI_Datatype type)
     {
-        UserSide u;
-        u.buf = static_cast<const char *>(buf);
-        u.uniform_count = count;
-        u.type = type;
-        return u;
+        return UserSide(Form::uniform, buf, nullptr, nullptr, nullptr, nullptr, count, type);
     }
     static UserSide per_peer(const void *buf, const int *counts, const int *displs, MPI_Datatype type)
     {
-        UserSide u;
-        u.buf = static_cast<const char *>(buf);
-        u.form = Form::per_peer;
-        u.counts = counts;
-        u.displs = displs;
-        u.type = type;
-        return u;
+        return UserSide(Form::per_peer, buf, counts, displs, nullptr, nullptr, 0, type);
     }
     static UserSide per_peer(const void *buf, const MPI_Count *counts, const MPI_Aint *displs, MPI_Datatype type)
     {
-        UserSide u;
-        u.buf = static_cast<const char *>(buf);
-        u.form = Form::per_peer_large;
-        u.counts_c = counts;
-        u.displs_c = displs;
-        u.type = type;
-        return u;
+        return UserSide(Form::per_peer_large, buf, nullptr, nullptr, counts, displs, 0, type);
     }
+    UserSide() = default;
 
     // The caller's count for `peer`, as given (may be negative: run_exchange rejects it).
     MPI_Count raw_count(int peer) const
@@ -105,6 +91,14 @@ struct UserSide {
                      : form == Form::per_peer_large ? displs_c[peer]
                                                     : static_cast<MPI_Aint>(peer) * static_cast<MPI_Aint>(uniform_count);
         return d * info.extent;
+    }
+
+private:
+    UserSide(Form f, const void *b, const int *c, const int *d, const MPI_Count *cc, const MPI_Aint *dc,
+             MPI_Count n, MPI_Datatype t)
+        : form(f), buf(static_cast<const char *>(b)), counts(c), displs(d), counts_c(cc), displs_c(dc),
+          uniform_count(n), type(t)
+    {
     }
 };
 

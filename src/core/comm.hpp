@@ -68,7 +68,7 @@ struct MPIX_Comm {
     // `auto`'s pick where it depended only on what does not change between
     // calls (P, the nodes, the hints and tables; MPIX_Alltoall: the block size
     // too), so the next call with the same block size skips the tables
-    // (select/registry.cpp); cleared whenever the hints, tables or nodes change.
+    // (select/registry.hpp, select_algorithm); cleared whenever the hints, tables or nodes change.
     struct AutoMemo {
         bool valid = false;
         std::size_t block_bytes = 0;

@@ -61,10 +61,13 @@ int &library_depth();
 inline bool in_library() { return library_depth() > 0; }
 class LibraryScope {
 public:
-    LibraryScope() { ++library_depth(); }
-    ~LibraryScope() { --library_depth(); }
+    LibraryScope() : depth_(library_depth()) { ++depth_; }  // one thread-local lookup per scope
+    ~LibraryScope() { --depth_; }
     LibraryScope(const LibraryScope &) = delete;
     LibraryScope &operator=(const LibraryScope &) = delete;
+
+private:
+    int &depth_;
 };
 
 // Runs the body of a C entry point. No C++ exception may leave the library

@@ -258,7 +258,7 @@ void progress()
 
 void drain()
 {
-    if (active_tasks() != 0)
+    if (state().count.load(std::memory_order_acquire) != 0)  // active_tasks(), without a call
         progress_until([] { return active_tasks() == 0; });
 }
 

@@ -19,11 +19,29 @@ namespace mpix {
 
 namespace {
 
-// Validates one side's counts and datatype (before its type is described).
-int check_counts(const UserSide &side, int size, const char **why)
+using Form = UserSide::Form;
+
+// The hot checks below take the side's form as a template argument: a call's
+// two sides always share one (both come from one entry point; MPI_IN_PLACE
+// copies the receive side), so run_exchange dispatches on it once and each
+// check compiles to the arithmetic of that form alone.
+template <Form F>
+[[gnu::always_inline]] inline MPI_Count count_as(const UserSide &side, int peer)
 {
-    if (side.form != UserSide::Form::uniform &&
-        (side.form == UserSide::Form::per_peer ? !side.counts || !side.displs : !side.counts_c || !side.displs_c)) {
+    if constexpr (F == Form::per_peer)
+        return side.counts[peer];
+    else if constexpr (F == Form::per_peer_large)
+        return side.counts_c[peer];
+    else
+        return side.uniform_count;
+}
+
+// Validates one side's counts and datatype (before its type is described).
+template <Form F>
+[[gnu::always_inline]] inline int check_counts(const UserSide &side, int size, const char **why)
+{
+    if ((F == Form::per_peer && (!side.counts || !side.displs)) ||
+        (F == Form::per_peer_large && (!side.counts_c || !side.displs_c))) {
         *why = "a count or displacement array is NULL";
         return MPI_ERR_ARG;
     }
@@ -31,9 +49,9 @@ int check_counts(const UserSide &side, int size, const char **why)
         *why = "datatype is MPI_DATATYPE_NULL";
         return MPI_ERR_TYPE;
     }
-    const int peers = side.form == UserSide::Form::uniform ? 1 : size;
+    const int peers = F == Form::uniform ? 1 : size;
     for (int p = 0; p < peers; ++p)
-        if (side.raw_count(p) < 0) {
+        if (count_as<F>(side, p) < 0) {
             *why = "negative count";
             return MPI_ERR_COUNT;
         }
@@ -41,7 +59,7 @@ int check_counts(const UserSide &side, int size, const char **why)
 }
 
 // a * b fits a signed pointer-sized integer (no division on the call's path).
-bool product_fits(MPI_Aint a, MPI_Aint b)
+[[gnu::always_inline]] inline bool product_fits(MPI_Aint a, MPI_Aint b)
 {
     MPI_Aint product;
     return !__builtin_mul_overflow(a, b, &product);
@@ -50,44 +68,42 @@ bool product_fits(MPI_Aint a, MPI_Aint b)
 // Byte sizes and offsets must be representable: counts and displacements of the
 // large-count calls (and P times a uniform block) can overflow them once
 // multiplied by the type's size or extent.
-int check_byte_range(const UserSide &side, int size, const char **why)
+template <Form F>
+[[gnu::always_inline]] inline int check_byte_range(const UserSide &side, int size, const char **why)
 {
-    if (side.form == UserSide::Form::per_peer)
+    if constexpr (F == Form::per_peer) {
+        (void)side, (void)size, (void)why;
         return MPI_SUCCESS;  // int counts and displacements times an int size fit
-    const MPI_Aint type_size = static_cast<MPI_Aint>(side.info.size);
-    if (side.form == UserSide::Form::uniform) {
-        // Block j lies at j * count extents.
-        MPI_Aint span = 0;
-        if (!product_fits(side.uniform_count, type_size) ||
-            __builtin_mul_overflow(static_cast<MPI_Aint>(size), side.uniform_count, &span) ||
-            !product_fits(span, side.info.extent)) {
-            *why = "P times the count times the datatype's size or extent exceeds the address space";
-            return MPI_ERR_COUNT;
+    } else {
+        const MPI_Aint type_size = static_cast<MPI_Aint>(side.info.size);
+        if constexpr (F == Form::uniform) {
+            // Block j lies at j * count extents.
+            MPI_Aint span = 0;
+            if (!product_fits(side.uniform_count, type_size) ||
+                __builtin_mul_overflow(static_cast<MPI_Aint>(size), side.uniform_count, &span) ||
+                !product_fits(span, side.info.extent)) {
+                *why = "P times the count times the datatype's size or extent exceeds the address space";
+                return MPI_ERR_COUNT;
+            }
+            return MPI_SUCCESS;
+        }
+        for (int p = 0; p < size; ++p) {
+            if (!product_fits(side.counts_c[p], type_size)) {
+                *why = "a count times the datatype's size exceeds the address space";
+                return MPI_ERR_COUNT;
+            }
+            if (!product_fits(side.displs_c[p], side.info.extent)) {
+                *why = "a displacement times the datatype's extent exceeds the address space";
+                return MPI_ERR_ARG;
+            }
         }
         return MPI_SUCCESS;
     }
-    for (int p = 0; p < size; ++p) {
-        if (!product_fits(side.counts_c[p], type_size)) {
-            *why = "a count times the datatype's size exceeds the address space";
-            return MPI_ERR_COUNT;
-        }
-        if (!product_fits(side.displs_c[p], side.info.extent)) {
-            *why = "a displacement times the datatype's extent exceeds the address space";
-            return MPI_ERR_ARG;
-        }
-    }
-    return MPI_SUCCESS;
 }
 
-// describe_type, remembering predefined types on the communicator: a call with
-// MPI_DOUBLE then asks MPI nothing about it.
-int describe_type_memo(MPIX_Comm *xcomm, MPI_Datatype type, TypeInfo *out, const char **why)
+// describe_type, keeping a predefined type's description on the communicator.
+[[gnu::noinline]] int describe_type_and_remember(MPIX_Comm *xcomm, MPI_Datatype type, TypeInfo *out, const char **why)
 {
-    for (const auto &n : xcomm->named_types)
-        if (n.type == type && type != MPI_DATATYPE_NULL) {
-            *out = n.info;
-            return MPI_SUCCESS;
-        }
     int rc = describe_type(type, xcomm->comm, out, why);
     if (rc == MPI_SUCCESS && out->predefined) {
         auto &slot = xcomm->named_types[xcomm->next_named_type];
@@ -98,36 +114,45 @@ int describe_type_memo(MPIX_Comm *xcomm, MPI_Datatype type, TypeInfo *out, const
     return rc;
 }
 
-bool fits_int(MPI_Count v) { return v <= INT_MAX; }
+// describe_type, remembering predefined types on the communicator: a call with
+// MPI_DOUBLE then asks MPI nothing about it.
+[[gnu::always_inline]] inline int describe_type_memo(MPIX_Comm *xcomm, MPI_Datatype type, TypeInfo *out, const char **why)
+{
+    for (const auto &n : xcomm->named_types)
+        if (n.type == type && type != MPI_DATATYPE_NULL) {
+            *out = n.info;
+            return MPI_SUCCESS;
+        }
+    return describe_type_and_remember(xcomm, type, out, why);
+}
+
+[[gnu::always_inline]] inline bool fits_int(MPI_Count v) { return v <= INT_MAX; }
 
 // Hands the caller's own arguments to the MPI library's collective. Sets
 // *passed = false, doing nothing, when the MPI library has no call that takes
 // them (large counts where it lacks MPI_Alltoall(v)_c).
-int call_mpi_collective(MPIX_Comm *xcomm, const UserSide &send, const UserSide &recv, bool in_place, bool *passed)
+template <Form F>
+[[gnu::always_inline]] inline int call_mpi_collective(MPIX_Comm *xcomm, const UserSide &send, const UserSide &recv,
+                                                      bool in_place, bool *passed)
 {
     *passed = true;
     const void *sbuf = in_place ? MPI_IN_PLACE : static_cast<const void *>(send.buf);
     void *rbuf = const_cast<char *>(recv.buf);
-    switch (recv.form) {
-    case UserSide::Form::uniform:
+    if constexpr (F == Form::uniform) {
         if (fits_int(send.uniform_count) && fits_int(recv.uniform_count))
             return PMPI_Alltoall(sbuf, static_cast<int>(send.uniform_count), send.type, rbuf,
                                  static_cast<int>(recv.uniform_count), recv.type, xcomm->comm);
 #if MPIX_HAVE_LARGE_COUNT
         return PMPI_Alltoall_c(sbuf, send.uniform_count, send.type, rbuf, recv.uniform_count, recv.type,
                                xcomm->comm);
-#else
-        break;
 #endif
-    case UserSide::Form::per_peer:
+    } else if constexpr (F == Form::per_peer) {
         return PMPI_Alltoallv(sbuf, send.counts, send.displs, send.type, rbuf, recv.counts, recv.displs, recv.type,
                               xcomm->comm);
-    case UserSide::Form::per_peer_large:
+    } else {
 #if MPIX_HAVE_LARGE_COUNT
         return PMPI_Alltoallv_c(sbuf, send.counts_c, send.displs_c, send.type, rbuf, recv.counts_c, recv.displs_c,
                                 recv.type, xcomm->comm);
-#else
-        break;
 #endif
     }
     *passed = false;
@@ -252,13 +277,18 @@ bool has_data(const UserSide &u, int p)
 
 }  // namespace
 
-int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
+namespace {
+
+// check_exchange's body for one form, inlined into run_exchange (every call's path).
+template <Form F>
+[[gnu::always_inline]] inline int check_exchange_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
+                                                    UserSide &recv, bool in_place)
 {
     const int p = xcomm->size;
     const char *why = nullptr;
-    int rc = check_counts(recv, p, &why);
+    int rc = check_counts<F>(recv, p, &why);
     if (rc == MPI_SUCCESS && !in_place)
-        rc = check_counts(send, p, &why);
+        rc = check_counts<F>(send, p, &why);
     if (rc != MPI_SUCCESS)
         return raise(xcomm->user, rc, fn, why);
     if (describe_type_memo(xcomm, recv.type, &recv.info, &why) != MPI_SUCCESS)
@@ -267,13 +297,15 @@ int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &sen
         send.info = recv.info;  // MPI_IN_PLACE: the send side is the receive buffer's current content
     else if (describe_type_memo(xcomm, send.type, &send.info, &why) != MPI_SUCCESS)
         return raise(xcomm->user, MPI_ERR_TYPE, fn, why);
-    rc = check_byte_range(recv, p, &why);
+    rc = check_byte_range<F>(recv, p, &why);
     if (rc == MPI_SUCCESS && !in_place)
-        rc = check_byte_range(send, p, &why);
+        rc = check_byte_range<F>(send, p, &why);
     if (rc != MPI_SUCCESS)
         return raise(xcomm->user, rc, fn, why);
     // MPI_Alltoall requires equal type signatures; every block then has the same size.
-    if (c == Collective::alltoall && send.count(0) * send.info.size != recv.count(0) * recv.info.size)
+    if (c == Collective::alltoall &&
+        static_cast<std::size_t>(count_as<F>(send, 0)) * send.info.size !=
+            static_cast<std::size_t>(count_as<F>(recv, 0)) * recv.info.size)
         return raise(xcomm->user, MPI_ERR_TRUNCATE, fn, "send and receive block sizes differ");
     // MPI_IN_PLACE is a send-side marker; as recvbuf every row would write through it.
     if (static_cast<const void *>(recv.buf) == MPI_IN_PLACE)
@@ -284,29 +316,34 @@ int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &sen
     if (!recv.buf && has_data(recv, p))
         return raise(xcomm->user, MPI_ERR_BUFFER, fn, "recvbuf is NULL");
     const int me = xcomm->rank;
-    if (send.count(me) * send.info.size > recv.count(me) * recv.info.size)
+    if (static_cast<std::size_t>(count_as<F>(send, me)) * send.info.size >
+        static_cast<std::size_t>(count_as<F>(recv, me)) * recv.info.size)
         return raise(xcomm->user, MPI_ERR_TRUNCATE, fn, "the block a rank sends itself exceeds its receive block");
     return MPI_SUCCESS;
 }
 
-int check_and_select(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place,
-                     const Algorithm **algorithm, const RuleHints **rule_hints)
+// check_and_select's body for one form, inlined into run_exchange.
+template <Form F>
+[[gnu::always_inline]] inline int check_and_select_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
+                                                      UserSide &recv, bool in_place, const Algorithm **algorithm,
+                                                      const RuleHints **rule_hints)
 {
-    const int rc = check_exchange(xcomm, c, fn, send, recv, in_place);
+    const int rc = check_exchange_as<F>(xcomm, c, fn, send, recv, in_place);
     if (rc != MPI_SUCCESS)
         return rc;
-    *rule_hints = nullptr;
     *algorithm = select_algorithm(c, xcomm, xcomm->hints, send, false, rule_hints);
     xcomm->last_algorithm[static_cast<int>(c)] = (*algorithm)->name;
     return MPI_SUCCESS;
 }
 
-int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
+// run_exchange for one form.
+template <Form F>
+int run_exchange_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
 {
     sched::drain();  // started exchanges complete first (sched/engine.hpp)
     const Algorithm *algorithm = nullptr;
     const RuleHints *rule_hints = nullptr;
-    int rc = check_and_select(xcomm, c, fn, send, recv, in_place, &algorithm, &rule_hints);
+    int rc = check_and_select_as<F>(xcomm, c, fn, send, recv, in_place, &algorithm, &rule_hints);
     if (rc != MPI_SUCCESS)
         return rc;
     // The MPI library's own collective gets the caller's arguments as they are:
@@ -317,14 +354,60 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
     if (algorithm->pass_through && xcomm->hints.trace.empty() && recv.info.contiguous &&
         (in_place || send.info.contiguous)) {
         bool passed = false;
-        note_working_set(xcomm, send, recv);
-        if (xcomm->work.charged())  // SMPI: what the MPI library copies locally
-            xcomm->work.charge_mpi_self_copy(recv.count(xcomm->rank) * recv.info.size);
-        rc = call_mpi_collective(xcomm, send, recv, in_place, &passed);
+        if (xcomm->work.charged()) {  // SMPI: the working set, and what the MPI library copies locally
+            note_working_set(xcomm, send, recv);
+            xcomm->work.charge_mpi_self_copy(static_cast<std::size_t>(count_as<F>(recv, xcomm->rank)) *
+                                             recv.info.size);
+        }
+        rc = call_mpi_collective<F>(xcomm, send, recv, in_place, &passed);
         if (passed)
             return rc == MPI_SUCCESS ? MPI_SUCCESS : report(xcomm, fn, algorithm, rc);
     }
     return run_byte_path(xcomm, c, fn, algorithm, comm_hints_with_rule(xcomm, rule_hints), send, recv, in_place);
+}
+
+}  // namespace
+
+// The exported entries dispatch on the form once (a call's two sides share it).
+int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
+{
+    switch (recv.form) {
+    case Form::uniform:
+        return check_exchange_as<Form::uniform>(xcomm, c, fn, send, recv, in_place);
+    case Form::per_peer:
+        return check_exchange_as<Form::per_peer>(xcomm, c, fn, send, recv, in_place);
+    case Form::per_peer_large:
+        break;
+    }
+    return check_exchange_as<Form::per_peer_large>(xcomm, c, fn, send, recv, in_place);
+}
+
+int check_and_select(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place,
+                     const Algorithm **algorithm, const RuleHints **rule_hints)
+{
+    *rule_hints = nullptr;
+    switch (recv.form) {
+    case Form::uniform:
+        return check_and_select_as<Form::uniform>(xcomm, c, fn, send, recv, in_place, algorithm, rule_hints);
+    case Form::per_peer:
+        return check_and_select_as<Form::per_peer>(xcomm, c, fn, send, recv, in_place, algorithm, rule_hints);
+    case Form::per_peer_large:
+        break;
+    }
+    return check_and_select_as<Form::per_peer_large>(xcomm, c, fn, send, recv, in_place, algorithm, rule_hints);
+}
+
+int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
+{
+    switch (recv.form) {
+    case Form::uniform:
+        return run_exchange_as<Form::uniform>(xcomm, c, fn, send, recv, in_place);
+    case Form::per_peer:
+        return run_exchange_as<Form::per_peer>(xcomm, c, fn, send, recv, in_place);
+    case Form::per_peer_large:
+        break;
+    }
+    return run_exchange_as<Form::per_peer_large>(xcomm, c, fn, send, recv, in_place);
 }
 
 }  // namespace mpix

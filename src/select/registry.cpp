@@ -368,17 +368,13 @@ void local_blocks(int size, int rank, const UserSide &send, unsigned long long o
 }
 
 // `exact`: a persistent init agrees on this call's own values (one allreduce,
-// paid once for every start) instead of the previous call's.
+// paid once for every start) instead of the previous call's. The memo was
+// tried first (select_algorithm, registry.hpp).
 const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send, bool exact,
                            const RuleHints **rule_hints)
 {
     MPIX_Comm::AutoMemo &memo = xcomm->auto_memo[static_cast<int>(c)];
-    const std::size_t block = c == Collective::alltoall ? send.count(0) * send.info.size : 0;
-    if (memo.valid && memo.block_bytes == block) {
-        if (rule_hints)
-            *rule_hints = memo.rule_hints;
-        return memo.row;
-    }
+    const std::size_t block = auto_memo_block(c, send);
     SelectionFacts facts;
     const bool have_nodes = comm_facts(xcomm, Locality::node, &facts) == MPI_SUCCESS;
     if (!have_nodes)
@@ -576,13 +572,9 @@ int randomized_selection(const Exchange &x)
 
 }  // namespace
 
-const Algorithm *select_algorithm(Collective c, MPIX_Comm *xcomm, const Hints &hints, const UserSide &send,
-                                  bool persistent, const RuleHints **rule_hints)
+const Algorithm *select_auto_algorithm(Collective c, MPIX_Comm *xcomm, const UserSide &send, bool persistent,
+                                       const RuleHints **rule_hints)
 {
-    if (rule_hints)
-        *rule_hints = nullptr;
-    if (const Algorithm *a = hints.row[static_cast<int>(c)])
-        return a;
     return auto_pick(c, xcomm, send, persistent, rule_hints);
 }
 

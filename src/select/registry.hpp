@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "core/blocks.hpp"
+#include "core/comm.hpp"
 #include "core/exchange.hpp"
 #include "core/hints.hpp"
 #include "neighbor/neighbor.hpp"
@@ -88,8 +89,32 @@ const Algorithm *find_algorithm(Collective c, const char *name);
 // statistic, agreed now, rather than the previous call's. `rule_hints`, when
 // given, receives the picked rule's hint values (nullptr: none), which apply to
 // every key the caller did not set.
-const Algorithm *select_algorithm(Collective c, MPIX_Comm *xcomm, const Hints &hints, const UserSide &send,
-                                  bool persistent = false, const RuleHints **rule_hints = nullptr);
+//
+// Inline: on every call's path. A row the hints name, or `auto`'s pick
+// remembered on the comm (MPIX_Comm::auto_memo) for this block size, costs a
+// few loads; otherwise select_auto_algorithm consults the tables.
+const Algorithm *select_auto_algorithm(Collective c, MPIX_Comm *xcomm, const UserSide &send, bool persistent,
+                                       const RuleHints **rule_hints);
+// The block size `auto`'s memo is keyed on: MPIX_Alltoall's block in bytes, 0 otherwise.
+inline std::size_t auto_memo_block(Collective c, const UserSide &send)
+{
+    return c == Collective::alltoall ? send.count(0) * send.info.size : 0;
+}
+inline const Algorithm *select_algorithm(Collective c, MPIX_Comm *xcomm, const Hints &hints, const UserSide &send,
+                                         bool persistent = false, const RuleHints **rule_hints = nullptr)
+{
+    if (rule_hints)
+        *rule_hints = nullptr;
+    if (const Algorithm *a = hints.row[static_cast<int>(c)])
+        return a;
+    const MPIX_Comm::AutoMemo &memo = xcomm->auto_memo[static_cast<int>(c)];
+    if (memo.valid && memo.block_bytes == auto_memo_block(c, send)) {
+        if (rule_hints)
+            *rule_hints = memo.rule_hints;
+        return memo.row;
+    }
+    return select_auto_algorithm(c, xcomm, send, persistent, rule_hints);
+}
 // The comm's hints with a rule's hint values (kept on the comm; `rule_hints`
 // nullptr: the comm's hints).
 const Hints &comm_hints_with_rule(MPIX_Comm *xcomm, const RuleHints *rule_hints);
