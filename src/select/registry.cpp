@@ -212,7 +212,7 @@ const char *local_copies(const Algorithm &a)
         {"hierarchical", "the leader copies the whole node's data about 3 times: 6.3 D at P=16, 24 D at P=64"},
         {"multileader", "each leader copies its group's data: 1.0 D at P=16, 7.6 D at P=64"},
         {"multileader_locality", "as node_aware, among the leaders: 3.4 D at P=16, 12 D at P=64"},
-        {"node_bruck", "about (1 + 2 log_r n + 2) D where nodes outnumber a node's ranks (bundles packed per Bruck hop in both phases, one message per node pair packed, delivery); a handling rank copies n/(N-1) times more: 4.0-4.5 D at P=16, 11-13 D at P=64 on 4 nodes of 16; in the direct mode, the own block"},
+        {"node_bruck", "about (1 + 2 log_r n + 2) D where nodes outnumber a node's ranks (bundles packed per Bruck hop in both phases, one message per node pair packed, delivery); a handling rank copies n/((N-1)k) times more, k = max(1, smallest node / (N-1)) parts per node: 4.0-4.5 D at P=16 (k=1, before parts); in the direct mode, the own block"},
         {"parlinna_coalesced", "about 3.5 D: ParLogNa inside the node, each remote rank's blocks packed into one message (3.3 D at P=16, 3.6 D at P=64)"},
         {"parlinna_staggered", "about 2 D: ParLogNa inside the node, blocks sent as they lie (1.5 D at P=16, 2.1 D at P=64)"},
     };
