@@ -138,15 +138,10 @@ std::string todays_alltoall(int p, int nodes, unsigned long long block)
     return block <= 256 ? "bruck_zero_rotation" : "randomized_sendrecv";
 }
 
-// Few nodes of 32+ ranks (issue 32: 4 nodes of 64), by the agreed mean.
-bool few_big_nodes(int p, int nodes) { return p >= 8 && nodes >= 2 && nodes <= 4 && p / nodes >= 32; }
-
 std::string todays_alltoallv(int p, int nodes, unsigned long long mean)
 {
     if (p < 8)
         return "pmpi";
-    if (few_big_nodes(p, nodes))
-        return mean <= 64 ? "two_phase_bruck" : mean <= 768 ? "parlinna_coalesced" : "node_bruck";
     if (nodes <= 1 || p >= 4 * nodes)
         return "node_bruck";
     return mean <= 32 ? "two_phase_bruck" : mean <= 768 ? "parlogna" : "pmpi";
@@ -168,8 +163,8 @@ void test_builtin_is_todays_rule()
     long checked = 0;
     for (int p = 1; p <= 4096; p = p < 40 ? p + 1 : p * 2 - 1)
         for (int nodes = 1; nodes <= p; nodes = nodes < 8 ? nodes + 1 : nodes * 3)
-            for (unsigned long long b : {0ull, 1ull, 31ull, 32ull, 33ull, 64ull, 65ull, 255ull, 256ull, 257ull, 767ull,
-                                         768ull, 769ull, 4096ull, 1ull << 20}) {
+            for (unsigned long long b : {0ull, 1ull, 31ull, 32ull, 33ull, 255ull, 256ull, 257ull, 767ull, 768ull,
+                                         769ull, 4096ull, 1ull << 20}) {
                 std::string a = mpix::auto_alltoall_rule(p, nodes, b)->name;
                 std::string v = mpix::auto_alltoallv_rule(p, nodes, b)->name;
                 MPIX_EXPECT(a == todays_alltoall(p, nodes, b),
@@ -178,7 +173,7 @@ void test_builtin_is_todays_rule()
                 MPIX_EXPECT(v == todays_alltoallv(p, nodes, b),
                             "alltoallv P=" + std::to_string(p) + " nodes=" + std::to_string(nodes) + " " +
                                 std::to_string(b) + " B: table " + v + ", today " + todays_alltoallv(p, nodes, b));
-                bool needs = (p >= 8 && nodes > 1 && p < 4 * nodes) || few_big_nodes(p, nodes);
+                bool needs = p >= 8 && nodes > 1 && p < 4 * nodes;
                 MPIX_EXPECT(mpix::auto_alltoallv_needs_mean(p, nodes) == needs,
                             "agreement needed at P=" + std::to_string(p) + " nodes=" + std::to_string(nodes));
                 ++checked;
