@@ -101,9 +101,9 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
     for (int t = 1; t < n; ++t)
         held[t] = bundles[mod(me + t, n)];
     const std::size_t stats = static_cast<std::size_t>(std::max(1, g.agreed_count));
-    std::vector<std::uint64_t> agreed(stats, 0);
-    if (g.agreed_max)
-        std::copy(g.agreed_max, g.agreed_max + stats, agreed.begin());
+    std::vector<std::uint64_t> agreed(stats, 0);  // statistics, not data: not a LocalWork copy
+    for (std::size_t k = 0; g.agreed_max && k < stats; ++k)
+        agreed[k] = g.agreed_max[k];
     int mismatch = MPI_SUCCESS;  // a final bundle of unexpected size, reported at the end
     int round_id = g.first_round;
     std::vector<Round> rounds;
@@ -298,8 +298,8 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
     }
     for (int t = 1; t < n; ++t)
         (*arrived)[mod(me - t, n)] = held[t].empty() ? Piece{nullptr, 0} : held[t][0];
-    if (g.agreed_max)
-        std::copy(agreed.begin(), agreed.end(), g.agreed_max);
+    for (std::size_t k = 0; g.agreed_max && k < stats; ++k)
+        g.agreed_max[k] = agreed[k];
     return mismatch;
 }
 
