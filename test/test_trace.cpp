@@ -378,6 +378,35 @@ void test_relay_family()
         rmdir(dir.c_str());
 }
 
+// Hints node_bruck for MPIX_Alltoallv, with direct_above 1200 bytes and a trace
+// under `prefix`; returns this rank's trace file.
+std::string trace_node_bruck_modes(MPIX_Comm *xcomm, const std::string &prefix)
+{
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    MPIX_Info_set(info, "alltoallv_algorithm", "node_bruck");
+    MPIX_Info_set(info, "direct_above", "1200");
+    MPIX_Info_set(info, "trace", prefix.c_str());
+    MPIX_Comm_set_info(xcomm, info);
+    MPIX_Info_free(&info);
+    return prefix + "." + std::to_string(mpixtest::rank()) + ".jsonl";
+}
+
+// The first line a traced node_bruck call wrote to `file` (empty: none; the
+// direct mode sends nothing for blocks of 0 bytes, so it writes no line then).
+std::string first_trace_line(const std::string &file)
+{
+    std::ifstream in(file);
+    std::string first;
+    std::getline(in, first);
+    return first;
+}
+
+bool ran_direct(const std::string &first_line)
+{
+    return first_line.empty() || first_line.find(";direct\"") != std::string::npos;
+}
+
 // node_bruck's MPIX_Alltoallv mode follows the largest volume anywhere of the
 // previous call: learnt inside its Bruck rounds' messages, and in the direct
 // mode agreed on every 8th call only (the mode is kept between). With
@@ -398,26 +427,15 @@ void test_node_bruck_modes()
     CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
     for (int ppn : {0, 2}) {
         MPIX_Comm_update_locality(xcomm, ppn);
-        const std::string prefix = dir + "/modes" + std::to_string(ppn);
-        MPIX_Info *info;
-        MPIX_Info_init(&info);
-        MPIX_Info_set(info, "alltoallv_algorithm", "node_bruck");
-        MPIX_Info_set(info, "direct_above", "1200");
-        MPIX_Info_set(info, "trace", prefix.c_str());
-        MPIX_Comm_set_info(xcomm, info);
-        MPIX_Info_free(&info);
-        const std::string file = prefix + "." + std::to_string(me) + ".jsonl";
+        const std::string file = trace_node_bruck_modes(xcomm, dir + "/modes" + std::to_string(ppn));
         for (int call = 0; call < 18; ++call) {
             const bool large = call < 9;
             const bool want_direct = call >= 1 && call <= 16;
             const std::string what = "node_bruck modes, ppn " + std::to_string(ppn) + ", call " + std::to_string(call);
             std::remove(file.c_str());
             mpixtest::exchange_and_check(xcomm, false, [&](int, int) { return large ? 1600 : 0; }, what);
-            std::ifstream in(file);
-            std::string first;
-            std::getline(in, first);
-            // Empty blocks send nothing in the direct mode: no trace line then.
-            const bool direct = first.empty() || first.find(";direct\"") != std::string::npos;
+            const std::string first = first_trace_line(file);
+            const bool direct = ran_direct(first);
             MPIX_EXPECT(first.empty() ? !large && want_direct : true, what + ": no trace line for a Bruck call");
             MPIX_EXPECT(direct == want_direct, what + ": ran " + (direct ? "direct" : "the Bruck rounds") +
                                                    ", expected " + (want_direct ? "direct" : "the Bruck rounds") +
@@ -465,26 +483,15 @@ void test_node_bruck_skew_mode()
             if (low + 1 >= high)
                 continue;  // no such H at this p and placement
             const int hot = static_cast<int>((low + high) / 2);
-            const std::string prefix = dir + "/skew" + std::to_string(ppn);
-            MPIX_Info *info;
-            MPIX_Info_init(&info);
-            MPIX_Info_set(info, "alltoallv_algorithm", "node_bruck");
-            MPIX_Info_set(info, "direct_above", "1200");
-            MPIX_Info_set(info, "trace", prefix.c_str());
-            MPIX_Comm_set_info(xcomm, info);
-            MPIX_Info_free(&info);
-            const std::string file = prefix + "." + std::to_string(me) + ".jsonl";
+            const std::string file = trace_node_bruck_modes(xcomm, dir + "/skew" + std::to_string(ppn));
             for (int call = 0; call < 3; ++call) {
                 const std::string what = "node_bruck skew mode, ppn " + std::to_string(ppn) + ", H " +
                                          std::to_string(hot) + ", call " + std::to_string(call);
                 std::remove(file.c_str());
                 mpixtest::exchange_and_check(xcomm, false, [&](int s, int d) { return d == 0 && s != 0 ? hot : 0; },
                                              what);
-                std::ifstream in(file);
-                std::string first;
-                std::getline(in, first);
-                // Blocks of 0 bytes send nothing in the direct mode: no trace line then.
-                const bool direct = first.empty() || first.find(";direct\"") != std::string::npos;
+                const std::string first = first_trace_line(file);
+                const bool direct = ran_direct(first);
                 const bool expected = want_direct && call > 0;
                 MPIX_EXPECT(direct == expected, what + ": ran " + (direct ? "direct" : "the Bruck rounds") +
                                                     " (" + first.substr(0, 120) + ")");

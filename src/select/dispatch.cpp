@@ -7,6 +7,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "config.h"
 #include "core/comm.hpp"
@@ -366,48 +367,45 @@ int run_exchange_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &se
     return run_byte_path(xcomm, c, fn, algorithm, comm_hints_with_rule(xcomm, rule_hints), send, recv, in_place);
 }
 
-}  // namespace
-
-// The exported entries dispatch on the form once (a call's two sides share it).
-int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
+// The exported entries dispatch on the form once (a call's two sides share it):
+// with_form calls f with the form as a compile-time constant.
+template <typename Body>
+[[gnu::always_inline]] inline int with_form(Form form, Body &&f)
 {
-    switch (recv.form) {
+    switch (form) {
     case Form::uniform:
-        return check_exchange_as<Form::uniform>(xcomm, c, fn, send, recv, in_place);
+        return f(std::integral_constant<Form, Form::uniform>{});
     case Form::per_peer:
-        return check_exchange_as<Form::per_peer>(xcomm, c, fn, send, recv, in_place);
+        return f(std::integral_constant<Form, Form::per_peer>{});
     case Form::per_peer_large:
         break;
     }
-    return check_exchange_as<Form::per_peer_large>(xcomm, c, fn, send, recv, in_place);
+    return f(std::integral_constant<Form, Form::per_peer_large>{});
+}
+
+}  // namespace
+
+int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
+{
+    return with_form(recv.form, [&](auto form) {
+        return check_exchange_as<decltype(form)::value>(xcomm, c, fn, send, recv, in_place);
+    });
 }
 
 int check_and_select(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place,
                      const Algorithm **algorithm, const RuleHints **rule_hints)
 {
     *rule_hints = nullptr;
-    switch (recv.form) {
-    case Form::uniform:
-        return check_and_select_as<Form::uniform>(xcomm, c, fn, send, recv, in_place, algorithm, rule_hints);
-    case Form::per_peer:
-        return check_and_select_as<Form::per_peer>(xcomm, c, fn, send, recv, in_place, algorithm, rule_hints);
-    case Form::per_peer_large:
-        break;
-    }
-    return check_and_select_as<Form::per_peer_large>(xcomm, c, fn, send, recv, in_place, algorithm, rule_hints);
+    return with_form(recv.form, [&](auto form) {
+        return check_and_select_as<decltype(form)::value>(xcomm, c, fn, send, recv, in_place, algorithm, rule_hints);
+    });
 }
 
 int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
 {
-    switch (recv.form) {
-    case Form::uniform:
-        return run_exchange_as<Form::uniform>(xcomm, c, fn, send, recv, in_place);
-    case Form::per_peer:
-        return run_exchange_as<Form::per_peer>(xcomm, c, fn, send, recv, in_place);
-    case Form::per_peer_large:
-        break;
-    }
-    return run_exchange_as<Form::per_peer_large>(xcomm, c, fn, send, recv, in_place);
+    return with_form(recv.form, [&](auto form) {
+        return run_exchange_as<decltype(form)::value>(xcomm, c, fn, send, recv, in_place);
+    });
 }
 
 }  // namespace mpix
