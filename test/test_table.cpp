@@ -142,7 +142,11 @@ std::string todays_alltoallv(int p, int nodes, unsigned long long mean)
 {
     if (p < 8)
         return "pmpi";
-    if (nodes <= 1 || p >= 4 * nodes)
+    if (nodes <= 1)
+        return "node_bruck";
+    if (nodes <= 16 && p / nodes >= 32)
+        return "node_bruck_adaptive";  // picks by the volumes node_bruck's own messages agree
+    if (p >= 4 * nodes)
         return "node_bruck";
     return mean <= 32 ? "two_phase_bruck" : mean <= 768 ? "parlogna" : "pmpi";
 }

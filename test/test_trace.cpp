@@ -20,6 +20,7 @@
 #include <tuple>
 #include <vector>
 
+#include "alltoallv/node_bruck_adaptive.hpp"
 #include "alltoallv/parlogna.hpp"
 #include "harness.hpp"
 #include "mpix.h"
@@ -506,6 +507,140 @@ void test_node_bruck_skew_mode()
         rmdir(dir.c_str());
 }
 
+// node_bruck_adaptive's rule on hand-made volumes {largest rank, largest node
+// mean}, P=256 (mean block = node mean / 255), direct threshold 2 MiB.
+void test_node_bruck_adaptive_rule()
+{
+    using Pick = mpix::NodeBruckAdaptivePick;
+    const std::uint64_t above = 2u << 20;
+    struct Case {
+        bool known;
+        std::uint64_t largest, node_mean;
+        int nodes, since;
+        Pick want;
+        const char *what;
+    };
+    const Case cases[] = {
+        {false, 0, 0, 4, 0, Pick::node_bruck, "nothing known yet"},
+        {true, 2040, 2040, 4, 7, Pick::node_bruck, "8th call: refresh"},
+        {true, 2040, 2040, 4, 6, Pick::two_phase_bruck, "4 nodes, mean block 8 B"},
+        {true, 64 * 255, 64 * 255, 4, 0, Pick::two_phase_bruck, "4 nodes, mean block 64 B"},
+        {true, 65 * 255, 65 * 255, 4, 0, Pick::parlinna_coalesced, "4 nodes, mean block 65 B"},
+        {true, 3u << 19, 3u << 19, 4, 0, Pick::parlinna_coalesced, "4 nodes, node mean 1.5 MiB"},
+        {true, (3u << 19) + 1, (3u << 19) + 1, 4, 0, Pick::node_bruck, "4 nodes, node mean past 1.5 MiB"},
+        {true, 2 * above, above + 1, 4, 0, Pick::node_bruck, "node mean past direct_above: direct"},
+        {true, 2 * above + 1, 1000, 4, 0, Pick::node_bruck, "one rank past twice direct_above: direct"},
+        {true, 2040, 2040, 16, 0, Pick::node_bruck, "16 nodes, uniform"},
+        {true, 9 * 18360, 18360, 16, 0, Pick::two_phase_bruck, "16 nodes, skewed 9:1, mean block 72 B"},
+        {true, 8 * 18360, 18360, 16, 0, Pick::node_bruck, "16 nodes, 8:1 is not skewed"},
+        {true, 9 * 129 * 255, 129 * 255, 16, 0, Pick::node_bruck, "16 nodes, skewed, mean block 129 B"},
+    };
+    for (const Case &c : cases) {
+        const std::uint64_t volumes[2] = {c.largest, c.node_mean};
+        const Pick got = mpix::node_bruck_adaptive_pick(c.known, volumes, above, 256, c.nodes, c.since);
+        MPIX_EXPECT(got == c.want, std::string(c.what) + ": picked " + mpix::node_bruck_adaptive_pick_name(got) +
+                                       ", expected " + mpix::node_bruck_adaptive_pick_name(c.want));
+    }
+    MPIX_CHECK_ALL("node_bruck_adaptive's rule");
+}
+
+// node_bruck_adaptive's pick per call, against an independent model of its
+// rule: node_bruck when no volumes are known yet, on every 8th call, and where
+// node_bruck's direct mode applies; between, by the mean block node_bruck's last
+// call learnt (stale by design until it runs again): two_phase_bruck up to the
+// first threshold, parlinna_coalesced up to the second, node_bruck beyond.
+// Uniform blocks of one size per phase (each rank's volume (P-1) b, so the mean
+// block is b); the size changes mid-period, so a stale pick shows. On one node
+// and on nodes of 2; every block checked; each call's pick read from its trace.
+void test_node_bruck_adaptive_picks()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    if (p < 2) {
+        MPIX_CHECK_ALL("node_bruck_adaptive picks (needs 2 ranks)");
+        return;
+    }
+    using mpix::kAdaptiveParlinnaMaxVolume;
+    using mpix::kAdaptiveTwoPhaseMaxBlock;
+    // Mean blocks below the first threshold, between, and a volume (P-1) b
+    // just past the second (below 2 MiB, node_bruck's direct mode on nodes of 2).
+    const int small = static_cast<int>(kAdaptiveTwoPhaseMaxBlock / 2);
+    const int medium = static_cast<int>(4 * kAdaptiveTwoPhaseMaxBlock);
+    const int large = static_cast<int>(kAdaptiveParlinnaMaxVolume / (p - 1) + 1000);
+    std::string dir = mpixtest::shared_temp_dir();
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    for (int ppn : {0, 2, 1}) {
+        MPIX_Comm_update_locality(xcomm, ppn);
+        const bool one_node = ppn == 0 || p <= ppn;
+        const int nodes = one_node ? 1 : (p + ppn - 1) / ppn;
+        for (bool low_threshold : {false, true}) {
+            // direct_above: 2 MiB (never reached here) or 1200 bytes, which the
+            // large phase's volume passes (one node: a twelfth of it).
+            const long long above = low_threshold ? 1200 : 2LL << 20;
+            const long long threshold = one_node ? above / 12 : above;
+            const std::string prefix = dir + "/adaptive" + std::to_string(ppn);
+            MPIX_Info *info;
+            MPIX_Info_init(&info);
+            MPIX_Info_set(info, "alltoallv_algorithm", "node_bruck_adaptive");
+            MPIX_Info_set(info, "direct_above", std::to_string(above).c_str());
+            MPIX_Info_set(info, "trace", prefix.c_str());
+            MPIX_Comm_set_info(xcomm, info);
+            MPIX_Info_free(&info);
+            const std::string file = prefix + "." + std::to_string(me) + ".jsonl";
+            // The model: what node_bruck last learnt (a rank's volume) and the
+            // calls since it ran. A fresh comm state per threshold: drop it by
+            // changing the nodes and back.
+            MPIX_Comm_update_locality(xcomm, ppn == 0 ? 1 : 0);
+            MPIX_Comm_update_locality(xcomm, ppn);
+            bool known = false;
+            long long learnt = 0;
+            int since = 0;
+            const int sizes[] = {small, small, small, small, small, medium, medium, medium, medium,
+                                 medium, medium, medium, medium, medium, large, large, large, large,
+                                 large, large, large, large, large, large, small, small};
+            int call = 0;
+            for (int b : sizes) {
+                const long long mean = learnt / (p - 1);
+                std::string want;
+                // Equal blocks: every rank's volume is the node mean, never skewed,
+                // so on more than 4 nodes node_bruck on every call.
+                if (!known || since + 1 >= 8 || learnt > threshold || learnt > 2 * threshold || nodes > 4)
+                    want = "node_bruck";
+                else if (mean <= static_cast<long long>(kAdaptiveTwoPhaseMaxBlock))
+                    want = "two_phase_bruck";
+                else if (learnt <= static_cast<long long>(kAdaptiveParlinnaMaxVolume))
+                    want = "parlinna_coalesced";
+                else
+                    want = "node_bruck";
+                if (want == "node_bruck") {
+                    since = 0;
+                    known = true;
+                    learnt = static_cast<long long>(b) * (p - 1);
+                } else {
+                    ++since;
+                }
+                const std::string what = "node_bruck_adaptive, ppn " + std::to_string(ppn) + ", direct_above " +
+                                         std::to_string(above) + ", call " + std::to_string(call++) + " (" +
+                                         std::to_string(b) + " B blocks)";
+                std::remove(file.c_str());
+                mpixtest::exchange_and_check(xcomm, false, [&](int, int) { return b; }, what);
+                const std::string first = first_trace_line(file);
+                MPIX_EXPECT(first.find("pick=" + want + "\"") != std::string::npos ||
+                                first.find("pick=" + want + ";") != std::string::npos,
+                            what + ": expected " + want + ", trace: " + first.substr(0, 160));
+            }
+            std::remove(file.c_str());
+            MPIX_Comm_set_info(xcomm, nullptr);
+        }
+        MPIX_CHECK_ALL(("node_bruck_adaptive picks, ppn " + std::to_string(ppn)).c_str());
+    }
+    MPIX_Comm_update_locality(xcomm, 0);
+    MPIX_Comm_free(&xcomm);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0)
+        rmdir(dir.c_str());
+}
+
 // ---- Replay: every row of every collective, as a trace viewer replays it ----
 
 // One trace row on rank 0, with the rank that wrote it.
@@ -931,6 +1066,9 @@ const mpixtest::TestCase kTests[] = {
     {"node-aware family and node_bruck traces: each block once, one message per unit pair", test_relay_family},
     {"node_bruck's MPIX_Alltoallv mode follows the agreed volume, every 8th direct call", test_node_bruck_modes},
     {"node_bruck's mode under skew follows the largest node mean, not the largest rank", test_node_bruck_skew_mode},
+    {"node_bruck_adaptive's rule on hand-made volumes", test_node_bruck_adaptive_rule},
+    {"node_bruck_adaptive picks by the mean block node_bruck's last call agreed, node_bruck every 8th call",
+     test_node_bruck_adaptive_picks},
     {"the trace replay rejects broken traces", test_replay_rejects_broken_traces},
     {"every row of every collective: its trace replays, each block ends at its destination", test_replay_every_row},
 };

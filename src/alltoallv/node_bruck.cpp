@@ -161,6 +161,21 @@ bool node_bruck_goes_direct(const std::uint64_t previous[2], std::uint64_t above
     return previous[1] > above || previous[0] > 2 * above;
 }
 
+std::uint64_t node_bruck_direct_threshold(std::uint64_t direct_above, int nodes)
+{
+    return nodes == 1 ? direct_above / 12 : direct_above;
+}
+
+bool node_bruck_agreed_volumes(MPIX_Comm *xcomm, std::uint64_t out[2])
+{
+    const NodeBruckPlan *plan = cached<NodeBruckPlan>(xcomm, "node_bruck");
+    if (!plan || !plan->have_global)
+        return false;
+    out[0] = plan->previous_global[0];
+    out[1] = plan->previous_global[1];
+    return true;
+}
+
 int node_bruck_direct(const Exchange &x, NodeBruckPlan *plan, std::uint64_t own)
 {
     if (x.trace)
@@ -225,7 +240,7 @@ int node_bruck(const Exchange &x)
     // only its n-1 message overheads, so it wins from a twelfth of that (the
     // charged model on flat-16x16, 16 ranks: between 8 and 16 KiB blocks for
     // alltoall, 16 and 32 KiB for alltoallv, i.e. 120-280 KiB a rank).
-    const std::uint64_t above = N == 1 ? x.hints->direct_above / 12 : x.hints->direct_above;
+    const std::uint64_t above = node_bruck_direct_threshold(x.hints->direct_above, N);
     if (above > 0 && (uniform ? own > above : plan->have_global && node_bruck_goes_direct(plan->previous_global, above)))
         return node_bruck_direct(x, plan, own);
     plan->direct_calls = 0;

@@ -14,6 +14,18 @@ namespace mpix {
 // Registry entry (alltoall and alltoallv).
 int node_bruck(const Exchange &x);
 
+// What node_bruck's previous MPIX_Alltoallv on `xcomm` agreed inside its own
+// messages, the same on every rank: [0] the largest volume of any rank, [1] the
+// largest mean volume of any node (a rank's volume: the larger of the bytes it
+// sends to and receives from the other ranks). False before its first
+// MPIX_Alltoallv on the current nodes.
+bool node_bruck_agreed_volumes(MPIX_Comm *xcomm, std::uint64_t out[2]);
+
+// Whether node_bruck's next MPIX_Alltoallv runs its direct mode, from those
+// volumes and the threshold it applies (direct_above; a twelfth of it on one node).
+bool node_bruck_goes_direct(const std::uint64_t previous[2], std::uint64_t above);
+std::uint64_t node_bruck_direct_threshold(std::uint64_t direct_above, int nodes);
+
 // The radix of node_bruck's Bruck rounds inside a node of n ranks when no radix
 // hint is given, for `volume` bytes exchanged per rank (the node's largest);
 // `probed`: receives are sized by probing (MPIX_Alltoallv).

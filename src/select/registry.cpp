@@ -16,6 +16,7 @@
 #include "alltoall/hierarchical.hpp"
 #include "alltoallv/node_aware.hpp"
 #include "alltoallv/node_bruck.hpp"
+#include "alltoallv/node_bruck_adaptive.hpp"
 #include "alltoallv/parlinna.hpp"
 #include "alltoallv/randomized.hpp"
 #include "core/comm.hpp"
@@ -156,6 +157,10 @@ const Algorithm kAlgorithms[] = {
      "pair, radix-r Bruck rounds redistribute; sizes travel inside the messages; from direct_above bytes per rank "
      "(the previous call's, agreed), scattered",
      node_bruck, nullptr},
+    {"node_bruck_adaptive", A2AV, "direct_above", "",
+     "few large nodes: node_bruck every 8th call (its messages agree the node volumes); between, two_phase_bruck "
+     "or parlinna_coalesced (radix 4, batch 8) by the agreed mean block, node_bruck for large ones",
+     node_bruck_adaptive, nullptr},
     {"parlinna_coalesced", A2AV, "radix,batch_size,inner", "",
      "ParLinNa: ParLogNa rounds inside the node (sizes inside each round), then one message per remote rank of "
      "equal local index",
@@ -213,6 +218,7 @@ const char *local_copies(const Algorithm &a)
         {"multileader", "each leader copies its group's data: 1.0 D at P=16, 7.6 D at P=64"},
         {"multileader_locality", "as node_aware, among the leaders: 3.4 D at P=16, 12 D at P=64"},
         {"node_bruck", "about (1 + 2 log_r n + 2) D where nodes outnumber a node's ranks (bundles packed per Bruck hop in both phases, one message per node pair packed, delivery); a handling rank copies n/((N-1)k) times more, k = max(1, smallest node / (N-1)) parts per node: 4.0-4.5 D at P=16 (k=1, before parts); in the direct mode, the own block"},
+        {"node_bruck_adaptive", "its pick's: two_phase_bruck's, parlinna_coalesced's or node_bruck's"},
         {"parlinna_coalesced", "about 3.5 D: ParLogNa inside the node, each remote rank's blocks packed into one message (3.3 D at P=16, 3.6 D at P=64)"},
         {"parlinna_staggered", "about 2 D: ParLogNa inside the node, blocks sent as they lie (1.5 D at P=16, 2.1 D at P=64)"},
     };

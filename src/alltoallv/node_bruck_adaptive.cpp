@@ -1,0 +1,117 @@
+// node_bruck_adaptive: picks a row per MPIX_Alltoallv call by block size on a
+// few large nodes, with no agreement of its own. node_bruck's messages carry
+// every rank's volume, and its last phase leaves the largest node mean on every
+// rank (node_bruck_agreed_volumes). This row runs node_bruck on every
+// kRefreshEvery-th call, to learn the volumes again. Between, it runs the
+// row that was fastest at that mean block.
+//
+// Why not `auto`'s own agreement: an MPI_Iallreduce per call, which under
+// SimGrid SMPI is linear (P messages at rank 0): 510 us at P=256, twenty times
+// the exchange it selects (docs/algorithms.md, "node_bruck on few large nodes").
+#include "alltoallv/node_bruck_adaptive.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "alltoallv/bruck_nonuniform.hpp"
+#include "alltoallv/node_bruck.hpp"
+#include "alltoallv/parlinna.hpp"
+#include "core/comm.hpp"
+#include "core/error.hpp"
+#include "core/trace.hpp"
+#include "topo/topology.hpp"
+
+namespace mpix {
+
+namespace {
+
+// Calls since node_bruck last ran on this communicator. Every rank makes the
+// same calls in the same order (an MPIX_Comm's exchanges run in start order,
+// sched/engine.hpp), so every rank counts the same and picks the same row.
+struct AdaptiveState : CacheEntry {
+    int calls_since_refresh = 0;
+    bool depends_on_topology() const override { return true; }  // node_bruck's volumes go with the nodes
+};
+
+}  // namespace
+
+NodeBruckAdaptivePick node_bruck_adaptive_pick(bool volumes_known, const std::uint64_t volumes[2],
+                                               std::uint64_t direct_threshold, int size, int nodes,
+                                               int calls_since_refresh)
+{
+    if (!volumes_known || calls_since_refresh + 1 >= kNodeBruckRefreshEvery ||
+        (direct_threshold > 0 && node_bruck_goes_direct(volumes, direct_threshold)))
+        return NodeBruckAdaptivePick::node_bruck;
+    const std::uint64_t mean_block = size > 1 ? volumes[1] / static_cast<std::uint64_t>(size - 1) : 0;
+    if (nodes > kAdaptiveFewNodes) {
+        const bool skewed = volumes[0] > kAdaptiveSkewRatio * volumes[1];
+        return skewed && mean_block <= kAdaptiveSkewedTwoPhaseMaxBlock ? NodeBruckAdaptivePick::two_phase_bruck
+                                                                       : NodeBruckAdaptivePick::node_bruck;
+    }
+    if (mean_block <= kAdaptiveTwoPhaseMaxBlock)
+        return NodeBruckAdaptivePick::two_phase_bruck;
+    if (volumes[1] <= kAdaptiveParlinnaMaxVolume)
+        return NodeBruckAdaptivePick::parlinna_coalesced;
+    return NodeBruckAdaptivePick::node_bruck;
+}
+
+const char *node_bruck_adaptive_pick_name(NodeBruckAdaptivePick pick)
+{
+    switch (pick) {
+    case NodeBruckAdaptivePick::two_phase_bruck:
+        return "two_phase_bruck";
+    case NodeBruckAdaptivePick::parlinna_coalesced:
+        return "parlinna_coalesced";
+    case NodeBruckAdaptivePick::node_bruck:
+        break;
+    }
+    return "node_bruck";
+}
+
+int node_bruck_adaptive(const Exchange &x)
+{
+    const std::string key = "node_bruck_adaptive";
+    AdaptiveState *state = cached<AdaptiveState>(x.xcomm, key);
+    if (!state) {
+        std::unique_ptr<AdaptiveState> fresh(new AdaptiveState());
+        state = fresh.get();
+        x.xcomm->cache[key] = std::move(fresh);
+    }
+    const Regions *nodes = nullptr;
+    MPIX_CHECK(get_regions(x.xcomm, Locality::node, &nodes));
+    std::uint64_t volumes[2] = {0, 0};
+    const bool known = node_bruck_agreed_volumes(x.xcomm, volumes);
+    const NodeBruckAdaptivePick pick =
+        node_bruck_adaptive_pick(known, volumes, node_bruck_direct_threshold(x.hints->direct_above, nodes->count),
+                                 x.size, nodes->count, state->calls_since_refresh);
+    int rc = MPI_SUCCESS;
+    switch (pick) {
+    case NodeBruckAdaptivePick::node_bruck:
+        state->calls_since_refresh = 0;
+        rc = node_bruck(x);
+        break;
+    case NodeBruckAdaptivePick::two_phase_bruck:
+        ++state->calls_since_refresh;
+        rc = two_phase_bruck(x);
+        break;
+    case NodeBruckAdaptivePick::parlinna_coalesced: {
+        ++state->calls_since_refresh;
+        // The settings it was measured at (radix 4 inside the node, 8 messages
+        // in flight between nodes), whatever the caller's radix and batch_size.
+        Hints measured = *x.hints;
+        measured.radix = 4;
+        measured.batch_size = 8;
+        Exchange picked = x;
+        picked.hints = &measured;
+        rc = parlinna_coalesced(picked);
+        break;
+    }
+    }
+    if (x.trace)
+        x.trace->set_params(std::string("pick=") + node_bruck_adaptive_pick_name(pick) +
+                            (x.trace->params().empty() ? "" : ";" + x.trace->params()));
+    return rc;
+}
+
+}  // namespace mpix

@@ -1,0 +1,56 @@
+// node_bruck_adaptive: MPIX_Alltoallv on a few large nodes. node_bruck on every
+// kNodeBruckRefreshEvery-th call (its messages agree the node volumes); between,
+// two_phase_bruck or parlinna_coalesced by the mean block those volumes give.
+#ifndef MPIX_ALLTOALLV_NODE_BRUCK_ADAPTIVE_HPP
+#define MPIX_ALLTOALLV_NODE_BRUCK_ADAPTIVE_HPP
+
+#include <cstdint>
+
+#include "core/exchange.hpp"
+
+namespace mpix {
+
+// Registry entry (alltoallv).
+int node_bruck_adaptive(const Exchange &x);
+
+// node_bruck runs on one call in this many: a job whose block size changes gets
+// the matching row within that many calls.
+constexpr int kNodeBruckRefreshEvery = 8;
+
+// The picks, from dragonfly-256x64, P=256 on 4 nodes of 64, copies charged
+// (docs/algorithms.md, "node_bruck on few large nodes"): two_phase_bruck up to a
+// mean block (the largest node mean volume over P-1) of the first;
+// parlinna_coalesced (radix 4, batch 8) up to a node mean volume of the second:
+// 698 us against node_bruck's 896 at 0..8 KiB blocks (1.0-1.1 MiB a rank). A
+// rank's send and receive data then fill its 4 MiB share of the cache (the
+// platforms' EPYC parts, sim/README.md) at about 2 MiB each, past which every copy
+// of parlinna's rounds runs at memory speed (0..16 KiB, 2.1 MiB: 5204 us
+// against node_bruck's 1178); the threshold sits between the two. node_bruck
+// beyond, and wherever its direct mode applies.
+constexpr std::uint64_t kAdaptiveTwoPhaseMaxBlock = 64;
+constexpr std::uint64_t kAdaptiveParlinnaMaxVolume = std::uint64_t(3) << 19;  // 1.5 MiB
+
+// On more than kAdaptiveFewNodes nodes node_bruck leads on uniform blocks (P=1024
+// on 16 nodes of 64, 0..16 B: 51.2 us against two_phase_bruck's 74.4), and the
+// row keeps it unless the traffic is skewed: some rank moves more than
+// kAdaptiveSkewRatio times the largest node mean (SABRE's max-to-mean test) and
+// the mean block is at most kAdaptiveSkewedTwoPhaseMaxBlock. Then two_phase_bruck
+// (moe:64,2 at 16 B, ratio 48, mean block 72 B: 350.5 us against 401.7; the one
+// point measured). `auto` takes the row up to 16 nodes, the largest count measured.
+constexpr int kAdaptiveFewNodes = 4;
+constexpr std::uint64_t kAdaptiveSkewRatio = 8;
+constexpr std::uint64_t kAdaptiveSkewedTwoPhaseMaxBlock = 128;
+
+enum class NodeBruckAdaptivePick { node_bruck, two_phase_bruck, parlinna_coalesced };
+
+// The pick for one call: `volumes` as node_bruck_agreed_volumes gives them (when
+// `volumes_known`), node_bruck's direct threshold on these nodes, P, the node
+// count, and the calls since node_bruck last ran. The same on every rank.
+NodeBruckAdaptivePick node_bruck_adaptive_pick(bool volumes_known, const std::uint64_t volumes[2],
+                                               std::uint64_t direct_threshold, int size, int nodes,
+                                               int calls_since_refresh);
+const char *node_bruck_adaptive_pick_name(NodeBruckAdaptivePick pick);
+
+}  // namespace mpix
+
+#endif
