@@ -108,6 +108,17 @@ if $run --format osu --algo pairwise,linear -m 1:2 >/dev/null 2>&1; then
     echo "--format osu with two algorithms accepted"; exit 1
 fi
 if $run -f --size 16 >/dev/null 2>&1; then echo "-f without --format osu accepted"; exit 1; fi
+# node_bruck where a node's ranks split into parts of unequal size (P=15 on 3 nodes of
+# 5: parts of 3 and 2 ranks; P=14: nodes of 5, 5 and 4). MPIX_Alltoall hung there
+# once: its last phase sized forwarded bundles by the forwarding rank's part.
+# Oversubscribed (15 ranks), so one call per size; a hang fails through the timeout.
+for p in 14 15; do
+    timeout 300 ${MPIEXEC:-mpiexec} -n $p $bench --coll alltoall --algo node_bruck --ppn 5 --size 0,16,1000 \
+        --iters 1 --warmup 0 --baseline none >/dev/null 2>&1 || { echo "node_bruck alltoall at P=$p, nodes of 5"; exit 1; }
+    timeout 300 ${MPIEXEC:-mpiexec} -n $p $bench --coll alltoallv --algo node_bruck,node_bruck_adaptive --ppn 5 \
+        --size 0,16,1000 --iters 2 --warmup 1 --baseline none >/dev/null 2>&1 ||
+        { echo "node_bruck alltoallv at P=$p, nodes of 5"; exit 1; }
+done
 # Bad input is refused with a non-zero exit.
 if $run --dist nosuch >/dev/null 2>&1; then echo "bad --dist accepted"; exit 1; fi
 if $run --dist moe:3,4 >/dev/null 2>&1; then echo "moe with K > E accepted"; exit 1; fi

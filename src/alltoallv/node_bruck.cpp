@@ -466,10 +466,14 @@ int node_bruck(const Exchange &x)
     }
 
     // Phase C: bundle for local d = the chunks of my handled parts for d.
-    auto expected_from = [&](int s) {  // bytes handler s sends me: my recvcounts of its nodes, for my part
+    // Bytes handler s sends local index d: the blocks of its nodes for d's part.
+    // MPIX_Alltoall: B each, for any d (bundle_bruck forwards bundles whose
+    // sizes every rank computes; d's part, not this rank's, decides which of s's
+    // nodes they hold). MPIX_Alltoallv: d's recvcounts, so only d == i is known.
+    auto expected_from = [&](int s, int d) {
         std::size_t b = 0;
         for (const Handled &hd : plan->handled[s])
-            if (in_part(i, hd.part, plan->parts))
+            if (in_part(d, hd.part, plan->parts))
                 for (int m = 0; m < R.size_of(hd.node); ++m)
                     b += uniform ? B : x.recvbytes[R.member(hd.node, m)];
         return b;
@@ -488,7 +492,7 @@ int node_bruck(const Exchange &x)
         // anywhere reaches every rank of the node (agreed_max).
         BundleGroup g = bundle_group(x.comm, x.work, plan->local, i, radix_c, tag_c,
                                      uniform ? SizesKnown::everywhere : SizesKnown::nowhere, x.trace, round_b + 1);
-        g.expected_bytes = [&](int s, int) { return expected_from(s); };
+        g.expected_bytes = [&](int s, int d) { return expected_from(s, d); };
         g.agreed_max = uniform ? nullptr : global;
         g.agreed_count = 2;
         g.block_ids = [&](int s, int d, std::vector<long long> *ids) {
@@ -505,7 +509,7 @@ int node_bruck(const Exchange &x)
     }
     // Deliver: from handler s, its nodes' blocks for me in (node, source) order.
     auto deliver = [&](int s, const std::vector<Piece> &pieces) {
-        std::size_t got = 0, want = expected_from(s);
+        std::size_t got = 0, want = expected_from(s, i);
         for (const Piece &pc : pieces)
             got += pc.bytes;
         if (got != want) {
