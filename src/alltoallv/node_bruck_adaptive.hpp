@@ -1,6 +1,7 @@
 // node_bruck_adaptive: MPIX_Alltoallv on a few large nodes. node_bruck on every
 // kNodeBruckRefreshEvery-th call (its messages agree the node volumes); between,
-// two_phase_bruck or parlinna_coalesced by the mean block those volumes give.
+// on 2-4 nodes two_phase_bruck or parlinna_coalesced by the mean block those
+// volumes give, on more nodes two_phase_bruck where they show skew.
 #ifndef MPIX_ALLTOALLV_NODE_BRUCK_ADAPTIVE_HPP
 #define MPIX_ALLTOALLV_NODE_BRUCK_ADAPTIVE_HPP
 
