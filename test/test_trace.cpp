@@ -551,7 +551,9 @@ void test_node_bruck_adaptive_rule()
 // first threshold, parlinna_coalesced up to the second, node_bruck beyond.
 // Uniform blocks of one size per phase (each rank's volume (P-1) b, so the mean
 // block is b); the size changes mid-period, so a stale pick shows. On one node
-// and on nodes of 2; every block checked; each call's pick read from its trace.
+// and on nodes of 2 and of 1 (more than 4 nodes from P=5: equal blocks are never
+// skewed, so node_bruck every call); every block checked; each call's pick read
+// from its trace.
 void test_node_bruck_adaptive_picks()
 {
     const int p = mpixtest::size(), me = mpixtest::rank();

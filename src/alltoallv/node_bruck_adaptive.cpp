@@ -2,8 +2,8 @@
 // few large nodes, with no agreement of its own. node_bruck's messages carry
 // every rank's volume, and its last phase leaves the largest node mean on every
 // rank (node_bruck_agreed_volumes). This row runs node_bruck on every
-// kRefreshEvery-th call, to learn the volumes again. Between, it runs the
-// row that was fastest at that mean block.
+// kNodeBruckRefreshEvery-th call, to learn the volumes again. Between, it runs
+// the row that was fastest at those volumes (node_bruck_adaptive_pick).
 //
 // Why not `auto`'s own agreement: an MPI_Iallreduce per call, which under
 // SimGrid SMPI is linear (P messages at rank 0): 510 us at P=256, twenty times
