@@ -1,13 +1,15 @@
-// sim/calibrate-native: measures, natively on this machine with two MPI ranks,
-// what the one-node calibration platform needs (sim/calibrate writes it):
+// sim/calibrate-native: measures, natively on one node with two or more MPI
+// ranks, what the one-node calibration platform needs (sim/calibrate writes it).
+// Ranks 0 and 1 exchange the messages; the others only join the barriers and the
+// copying at once, so a node of 16 cores is measured as 16 ranks load it:
 //  - the one-way time of a message of n bytes between the two ranks (ping-pong),
 //    from which the latency and the bandwidth of the intra-node path come;
 //  - the per-message software cost (a stream of small nonblocking messages);
 //  - the time of one memcpy of n bytes (a sweep from 16 B to 4 MiB, warm
 //    buffers, as the library copies), from which the copy model's per-copy cost
 //    and copy bandwidth come.
-//  - both ranks copying at once between buffers of 1-64 MiB, alternating halves
-//    (the copy rate out of the cache: the model's memory rate);
+//  - every rank copying at once between buffers of 1-64 MiB, alternating halves
+//    (the copy rate out of the cache: the model's memory rate; `memcpy_both`);
 //  - MPI_Pack of a datatype of several byte ranges (the MPI library's packing
 //    of a message the library describes by ranges), per range.
 // Prints one line per measurement, `kind bytes seconds` (`pack pieces bytes
@@ -41,7 +43,7 @@ double pingpong(int me, std::size_t n, int reps, int inner, std::vector<char> &b
             if (me == 0) {
                 MPI_Send(buf.data(), static_cast<int>(n), MPI_BYTE, 1, 0, MPI_COMM_WORLD);
                 MPI_Recv(buf.data(), static_cast<int>(n), MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            } else {
+            } else if (me == 1) {
                 MPI_Recv(buf.data(), static_cast<int>(n), MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                 MPI_Send(buf.data(), static_cast<int>(n), MPI_BYTE, 0, 0, MPI_COMM_WORLD);
             }
@@ -70,7 +72,7 @@ double message_rate(int me, int window, int reps)
             MPI_Send(nullptr, 0, MPI_BYTE, 0, 2, MPI_COMM_WORLD);  // receives are posted
             MPI_Waitall(window, req.data(), MPI_STATUSES_IGNORE);
             MPI_Send(nullptr, 0, MPI_BYTE, 0, 3, MPI_COMM_WORLD);
-        } else {
+        } else if (me == 0) {
             MPI_Recv(nullptr, 0, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             t0 = MPI_Wtime();
             for (int i = 0; i < window; ++i)
@@ -146,9 +148,9 @@ int main(int argc, char **argv)
     int me = 0, np = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    if (np != 2) {
+    if (np < 2) {
         if (me == 0)
-            std::fprintf(stderr, "calibrate-native: run with exactly 2 ranks (mpiexec -n 2)\n");
+            std::fprintf(stderr, "calibrate-native: run with 2 or more ranks on one node (mpiexec -n 2)\n");
         MPI_Finalize();
         return 2;
     }
@@ -174,10 +176,10 @@ int main(int argc, char **argv)
         if (me == 0)
             std::printf("stream %d %.9e\n", window, t);
     }
-    // Both ranks copying at once between fresh buffer pairs of n bytes each
+    // Every rank copying at once between fresh buffer pairs of n bytes each
     // (as the ranks of an exchange copy their blocks, each from and to memory
     // it does not reuse at once): where the copy rate falls out of the cache.
-    // Rank 0 prints the slower rank's time per copy.
+    // Rank 0 prints the slowest rank's time per copy.
     for (std::size_t n : {std::size_t(1) << 20, std::size_t(4) << 20, std::size_t(16) << 20, std::size_t(64) << 20}) {
         std::vector<char> a(2 * n, 2), b(2 * n, 3);
         std::vector<double> t;
@@ -194,7 +196,7 @@ int main(int argc, char **argv)
         if (me == 0)
             std::printf("memcpy_both %zu %.9e\n", n, median(t));
     }
-    // Copies on rank 0 only, with rank 1 waiting in a barrier (an idle core).
+    // Copies on rank 0 only, with the other ranks waiting in a barrier (idle cores).
     if (me == 0) {
         std::vector<char> a(largest, 2), b(largest, 3);
         for (std::size_t n = 16; n <= largest; n *= 2)
