@@ -1,7 +1,7 @@
 #!/bin/sh
 # Reproduces every committed file in bench/results/ (run from the top of a built
 # tree: ./configure && make, and `make sim` for the SMPI part).
-#   bench/results/regenerate.sh [native] [smpi] [charged] [skew] [tune] [calibration]
+#   bench/results/regenerate.sh [native] [smpi] [charged] [skew] [tune] [calibration] [calibration-P16]
 #   (tune = tune-dragonfly tune-fattree tune-flat, each runnable alone)
 #                                                  (default: native charged)
 # Environment: NP (native ranks, 8), PLATFORM (dragonfly-64x16), RUNS (names from
@@ -206,6 +206,14 @@ calibration)
     # native beside simulated at 2 ranks (sim/calibrate; an idle machine).
     sim/calibrate --runs 5
     ;;
-*) echo "regenerate: unknown part $part (native, smpi, charged, tune, tune-dragonfly, tune-fattree, tune-flat, calibration)" >&2; exit 2 ;;
+calibration-P16)
+    # The same at 16 ranks on one 16-core node. Its native half was measured on
+    # the device machine (16 cores, see sim/README.md) with
+    #   MPIEXEC="mpiexec -bind-to core" sim/calibrate --np 16 --runs 5 --iters 50 --native-only DIR
+    # and is kept in calibration-P16/raw; this part simulates beside it.
+    sim/calibrate --np 16 --from-native "$out/calibration-P16/raw" --name device-16 \
+        --machine "the device machine's 16 cores (Xeon family 6 model 207, Emerald Rapids, under KVM)" --out "$out/calibration-P16"
+    ;;
+*) echo "regenerate: unknown part $part (native, smpi, charged, tune, tune-dragonfly, tune-fattree, tune-flat, calibration, calibration-P16)" >&2; exit 2 ;;
 esac
 done
