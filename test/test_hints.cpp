@@ -140,7 +140,9 @@ void test_auto_alltoallv_rule()
     const Case cases[] = {
         {7, 1, 16, "pmpi"},                      // fewer than 8 ranks: the MPI library's own
         {7, 7, 1 << 20, "pmpi"},
-        {8, 1, 0, "node_bruck"},                 // one node: node_bruck at every size
+        {8, 1, 0, "randomized_sendrecv"},        // one node of up to 16 ranks: at every size
+        {16, 1, 1 << 30, "randomized_sendrecv"},
+        {17, 1, 0, "node_bruck"},                // one node of more: node_bruck at every size
         {256, 1, 1 << 30, "node_bruck"},
         {256, 16, 0, "node_bruck"},              // nodes of 4+ ranks: node_bruck, no statistic
         {256, 16, 1ULL << 40, "node_bruck"},
@@ -158,7 +160,7 @@ void test_auto_alltoallv_rule()
     for (const Case &c : cases) {
         bool needs = mpix::auto_alltoallv_needs_mean(c.p, c.nodes);
         bool want_needs = std::string(c.want) != "pmpi" && std::string(c.want) != "node_bruck" &&
-                          std::string(c.want) != "nonblocking";
+                          std::string(c.want) != "nonblocking" && std::string(c.want) != "randomized_sendrecv";
         if (c.p >= 8 && std::string(c.want) == "pmpi")
             want_needs = true;
         MPIX_EXPECT(needs == want_needs, "P=" + std::to_string(c.p) + " nodes=" + std::to_string(c.nodes) +

@@ -135,6 +135,8 @@ std::string todays_alltoall(int p, int nodes, unsigned long long block)
         return "pmpi";
     if (nodes >= 3 && nodes <= 4 && p / nodes >= 32 && block <= 128)
         return "bruck_zero_rotation";  // few large nodes, small blocks
+    if (nodes <= 1 && p <= 16)  // one node of up to 16 ranks: measured natively
+        return block <= 1024 ? "bruck_zero_rotation" : block <= 8192 ? "randomized_sendrecv" : "pmpi";
     if (nodes <= 1 || p >= 4 * nodes)
         return "node_bruck";
     return block <= 256 ? "bruck_zero_rotation" : "randomized_sendrecv";
@@ -145,7 +147,7 @@ std::string todays_alltoallv(int p, int nodes, unsigned long long mean)
     if (p < 8)
         return "pmpi";
     if (nodes <= 1)
-        return "node_bruck";
+        return p <= 16 ? "randomized_sendrecv" : "node_bruck";
     if (nodes <= 16 && p / nodes >= 32)
         return "node_bruck_adaptive";  // picks by the volumes node_bruck's own messages agree
     if (p >= 4 * nodes)
@@ -170,7 +172,7 @@ void test_builtin_is_todays_rule()
     for (int p = 1; p <= 4096; p = p < 40 ? p + 1 : p * 2 - 1)
         for (int nodes = 1; nodes <= p; nodes = nodes < 8 ? nodes + 1 : nodes * 3)
             for (unsigned long long b : {0ull, 1ull, 31ull, 32ull, 33ull, 128ull, 129ull, 255ull, 256ull, 257ull, 767ull, 768ull,
-                                         769ull, 4096ull, 1ull << 20}) {
+                                         769ull, 1024ull, 1025ull, 4096ull, 8192ull, 8193ull, 1ull << 20}) {
                 std::string a = mpix::auto_alltoall_rule(p, nodes, b)->name;
                 std::string v = mpix::auto_alltoallv_rule(p, nodes, b)->name;
                 MPIX_EXPECT(a == todays_alltoall(p, nodes, b),
