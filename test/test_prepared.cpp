@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "alltoallv/bruck_nonuniform.hpp"
 #include "core/comm.hpp"
 #include "core/exchange.hpp"
 #include "core/trace.hpp"
@@ -405,6 +406,34 @@ void test_planned_runs()
     MPIX_Comm_free(&xcomm);
 }
 
+// two_phase_bruck_agreeing (node_bruck_adaptive's growth check): the blocks
+// arrive as two_phase_bruck's do, and every rank returns the largest value any
+// rank gave, wherever that rank sits. The value must ride every round, the last
+// too, whose bundles all arrive home and whose messages carry no sizes; a rank
+// it reached only in earlier rounds would return a smaller one.
+void test_two_phase_agreeing()
+{
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    const int p = xcomm->size, me = xcomm->rank;
+    const std::uint64_t top = std::uint64_t(1) << 40;
+    for (int holder = 0; holder < p; ++holder) {
+        auto sizes = [holder](int s, int d) { return block_bytes(s, d, static_cast<unsigned>(holder) + 3); };
+        Buffers b(xcomm, &xcomm->hints, sizes, sizes);
+        b.fill(holder);
+        b.x.tag = mpix::allocate_tags(xcomm);
+        std::uint64_t value = me == holder ? top : 1000 + static_cast<std::uint64_t>(me);
+        const int rc = mpix::two_phase_bruck_agreeing(b.x, &value);
+        const std::string what = "P=" + std::to_string(p) + ", largest on rank " + std::to_string(holder);
+        MPIX_EXPECT(rc == MPI_SUCCESS && b.mismatch == MPI_SUCCESS, what + ": rc " + std::to_string(rc));
+        MPIX_EXPECT(value == top, what + ": rank " + std::to_string(me) + " returned " + std::to_string(value));
+        std::string why;
+        MPIX_EXPECT(b.check(holder, &why), what + ": " + why);
+    }
+    MPIX_CHECK_ALL("two_phase_bruck_agreeing: the largest value on every rank");
+    MPIX_Comm_free(&xcomm);
+}
+
 void test_mismatch()
 {
     MPIX_Comm *xcomm;
@@ -486,6 +515,7 @@ void test_public_persistent()
 const mpixtest::TestCase kTests[] = {
     {"prepare once, 5 planned runs: every byte right, no probe, only block bytes sent", test_planned_runs},
     {"a block longer or shorter than its receive block: reported with a plan as without", test_mismatch},
+    {"two_phase_bruck_agreeing: the blocks, and the largest value on every rank", test_two_phase_agreeing},
     {"MPIX_Alltoallv_init / MPIX_Start / MPIX_Wait on the rows with prepare", test_public_persistent},
 };
 

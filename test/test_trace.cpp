@@ -547,8 +547,10 @@ void test_node_bruck_adaptive_rule()
 // node_bruck_adaptive's pick per call, against an independent model of its
 // rule: node_bruck when no volumes are known yet, on every 8th call, and where
 // node_bruck's direct mode applies; between, by the mean block node_bruck's last
-// call learnt (stale by design until it runs again): two_phase_bruck up to the
-// first threshold, parlinna_coalesced up to the second, node_bruck beyond.
+// call learnt (stale by design until it runs again, or, after a two_phase_bruck
+// call whose agreed largest volume moved more than 2x, until the next call):
+// two_phase_bruck up to the first threshold, parlinna_coalesced up to the
+// second, node_bruck beyond.
 // Uniform blocks of one size per phase (each rank's volume (P-1) b, so the mean
 // block is b); the size changes mid-period, so a stale pick shows. On one node
 // and on nodes of 2 and of 1 (more than 4 nodes from P=5: equal blocks are never
@@ -596,7 +598,7 @@ void test_node_bruck_adaptive_picks()
             MPIX_Comm_update_locality(xcomm, ppn);
             bool known = false;
             long long learnt = 0;
-            int since = 0;
+            int since = 0, direct_calls = 0;
             const int sizes[] = {small, small, small, small, small, medium, medium, medium, medium,
                                  medium, medium, medium, medium, medium, large, large, large, large,
                                  large, large, large, large, large, large, small, small};
@@ -616,10 +618,21 @@ void test_node_bruck_adaptive_picks()
                     want = "node_bruck";
                 if (want == "node_bruck") {
                     since = 0;
+                    // In its direct mode (by the volumes learnt before this call)
+                    // node_bruck agrees them again only on every 8th call in a row.
+                    const bool direct = known && (learnt > threshold || learnt > 2 * threshold);
+                    if (!direct || ++direct_calls == 8) {
+                        direct_calls = 0;
+                        learnt = static_cast<long long>(b) * (p - 1);
+                    }
                     known = true;
-                    learnt = static_cast<long long>(b) * (p - 1);
                 } else {
                     ++since;
+                    // two_phase_bruck agrees the call's largest volume: where it
+                    // moved more than 2x from the learnt one, the next call refreshes.
+                    const long long now = static_cast<long long>(b) * (p - 1);
+                    if (want == "two_phase_bruck" && (now > 2 * learnt || learnt > 2 * now))
+                        since = 7;
                 }
                 const std::string what = "node_bruck_adaptive, ppn " + std::to_string(ppn) + ", direct_above " +
                                          std::to_string(above) + ", call " + std::to_string(call++) + " (" +

@@ -35,6 +35,7 @@ struct Round {
     std::vector<int> positions;      // positions with this digit value, ascending
     bool header = false;             // its messages start with a header
     bool home_check = false;         // all its bundles arrive home, their sizes unsent (at_destination)
+    bool stats_only = false;         // home_check, and the statistics still travel: a header of them alone
     std::vector<std::uint64_t> head;  // the header this rank sends
     MPI_Request send_req = MPI_REQUEST_NULL, recv_req = MPI_REQUEST_NULL;
     bool posted = false;             // receive of known size posted (or known empty)
@@ -128,6 +129,8 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             rd.home_check = g.known == SizesKnown::at_destination && all_final;
             rd.header = sizes_only || (!planned && (g.known == SizesKnown::nowhere ||
                                                     (g.known == SizesKnown::at_destination && !all_final)));
+            // The statistics reach every rank only if every round carries them.
+            rd.stats_only = rd.home_check && !rd.header && !planned && g.agreed_max != nullptr;
         }
         // Round rounds[i] is the group's round `first + i` (planned / recorded sizes).
         const std::size_t first = static_cast<std::size_t>(round_id - g.first_round);
@@ -166,10 +169,11 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
         for (Round &rd : rounds) {
             addrs.clear();
             lens.clear();
-            if (rd.header) {
+            if (rd.header || rd.stats_only) {
                 rd.head = agreed;
-                for (int t : rd.positions)
-                    rd.head.push_back(bundle_bytes(held[t]));
+                if (rd.header)
+                    for (int t : rd.positions)
+                        rd.head.push_back(bundle_bytes(held[t]));
                 addrs.push_back(reinterpret_cast<char *>(rd.head.data()));
                 lens.push_back(rd.head.size() * sizeof(std::uint64_t));
             }
@@ -182,7 +186,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                     lens.push_back(p.bytes);
                     payload += p.bytes;
                 }
-            if (payload == 0 && !rd.header) {
+            if (payload == 0 && !rd.header && !rd.stats_only) {
                 // Known everywhere or planned: the receiver skips it too.
                 // Otherwise the receiver probes for it, so an empty message still goes.
                 if (g.known != SizesKnown::everywhere && !planned)
@@ -225,8 +229,19 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                 MPIX_CHECK(wait_known_receive(&rd.recv_req, rd.in, rd.in_bytes, &mismatch));
             else
                 MPIX_CHECK(wait_request(&rd.recv_req, MPI_STATUS_IGNORE));
-            const std::size_t head = rd.header ? (stats + rd.positions.size()) * sizeof(std::uint64_t) : 0;
+            const std::size_t head = rd.header       ? (stats + rd.positions.size()) * sizeof(std::uint64_t)
+                                     : rd.stats_only ? stats * sizeof(std::uint64_t)
+                                                     : 0;
             const std::size_t round_index = first + (&rd - rounds.data());
+            if (rd.stats_only) {
+                if (rd.in_bytes < head)
+                    return MPI_ERR_INTERN;  // every sender of this round sends them
+                std::uint64_t v;
+                for (std::size_t k = 0; k < stats; ++k) {
+                    std::memcpy(&v, rd.in + k * sizeof v, sizeof v);
+                    agreed[k] = std::max(agreed[k], v);
+                }
+            }
             if (rd.header) {
                 if (rd.in_bytes < head || (sizes_only && rd.in_bytes != head))
                     return MPI_ERR_INTERN;
@@ -274,9 +289,9 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                     std::fill(sizes.begin(), sizes.end(), 0);
                     rd.in_bytes = 0;
                 }
-            } else if (expected(rd, &sizes) != rd.in_bytes) {
+            } else if (expected(rd, &sizes) != rd.in_bytes - head) {
                 // Some final bundle does not have the size its receiver expects.
-                note_mismatch(&mismatch, rd.in_bytes > std::accumulate(sizes.begin(), sizes.end(), std::size_t(0))
+                note_mismatch(&mismatch, rd.in_bytes - head > std::accumulate(sizes.begin(), sizes.end(), std::size_t(0))
                                              ? MPI_ERR_TRUNCATE
                                              : MPI_ERR_COUNT);
                 std::fill(sizes.begin(), sizes.end(), 0);

@@ -61,8 +61,10 @@ struct BundleGroup {
     // is everywhere, only for d == me when it is at_destination.
     std::function<std::size_t(int s, int d)> expected_bytes;
     // Statistics spread by maximum (agreed_count of them, 1 unless set): in,
-    // this rank's values; out, the largest of each over the group. Complete
-    // only when every message has a header (`known` nowhere). May be null.
+    // this rank's values; out, the largest of each over the group. Every message
+    // carries them (at_destination: the rounds whose bundles all arrive home carry
+    // a header of the statistics alone), so they are complete, except with
+    // `known` everywhere, which sends no header. May be null.
     std::uint64_t *agreed_max;
     int agreed_count;
     // Tracing (null: off): one record per message, rounds numbered from

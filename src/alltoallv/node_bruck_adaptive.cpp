@@ -3,13 +3,17 @@
 // every rank's volume, and its last phase leaves the largest node mean on every
 // rank (node_bruck_agreed_volumes). This row runs node_bruck on every
 // kNodeBruckRefreshEvery-th call, to learn the volumes again. Between, it runs
-// the row that was fastest at those volumes (node_bruck_adaptive_pick).
+// the row that was fastest at those volumes (node_bruck_adaptive_pick), and
+// after a two_phase_bruck call whose messages agreed a largest rank volume
+// kAdaptiveVolumeChange times away from the learnt one, it refreshes at once.
+// parlinna_coalesced agrees nothing: after it a change waits for the period.
 //
 // Why not `auto`'s own agreement: an MPI_Iallreduce per call, which under
 // SimGrid SMPI is linear (P messages at rank 0): 510 us at P=256, twenty times
 // the exchange it selects (docs/algorithms.md, "node_bruck on few large nodes").
 #include "alltoallv/node_bruck_adaptive.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -34,7 +38,25 @@ struct AdaptiveState : CacheEntry {
     bool depends_on_topology() const override { return true; }  // node_bruck's volumes go with the nodes
 };
 
+// The bytes this rank exchanges with the others, as node_bruck counts a rank's
+// volume: the larger of what it sends and what it receives, its own block aside.
+std::uint64_t rank_volume(const Exchange &x)
+{
+    std::uint64_t sent = 0, received = 0;
+    for (int q = 0; q < x.size; ++q)
+        if (q != x.rank) {
+            sent += x.sendbytes[q];
+            received += x.recvbytes[q];
+        }
+    return std::max(sent, received);
+}
+
 }  // namespace
+
+bool node_bruck_adaptive_volume_moved(std::uint64_t learnt, std::uint64_t now)
+{
+    return now > kAdaptiveVolumeChange * learnt || learnt > kAdaptiveVolumeChange * now;
+}
 
 NodeBruckAdaptivePick node_bruck_adaptive_pick(bool volumes_known, const std::uint64_t volumes[2],
                                                std::uint64_t direct_threshold, int size, int nodes,
@@ -91,10 +113,17 @@ int node_bruck_adaptive(const Exchange &x)
         state->calls_since_refresh = 0;
         rc = node_bruck(x);
         break;
-    case NodeBruckAdaptivePick::two_phase_bruck:
+    case NodeBruckAdaptivePick::two_phase_bruck: {
         ++state->calls_since_refresh;
-        rc = two_phase_bruck(x);
+        std::uint64_t largest = rank_volume(x);
+        rc = two_phase_bruck_agreeing(x, &largest);
+        // Every rank completed every round (a block of the wrong size is
+        // reported, yet the rounds go on), so every rank holds the same value.
+        const bool agreed = rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE || rc == MPI_ERR_COUNT;
+        if (agreed && node_bruck_adaptive_volume_moved(volumes[0], largest))
+            state->calls_since_refresh = kNodeBruckRefreshEvery - 1;  // the next call refreshes
         break;
+    }
     case NodeBruckAdaptivePick::parlinna_coalesced: {
         ++state->calls_since_refresh;
         // The settings it was measured at (radix 4 inside the node, 8 messages

@@ -18,6 +18,15 @@ int node_bruck_adaptive(const Exchange &x);
 // the matching row within that many calls.
 constexpr int kNodeBruckRefreshEvery = 8;
 
+// Sooner where the volumes moved: two_phase_bruck's messages agree the call's
+// largest rank volume (8 bytes each), and where it is more than this factor
+// above or below the one node_bruck last learnt, the next call refreshes. A
+// job whose blocks grow from 16 B to 16 KiB then runs two_phase_bruck once at
+// the new size, not up to 7 times (5.6x node_bruck there, P=256 on 4 nodes of 64).
+constexpr std::uint64_t kAdaptiveVolumeChange = 2;
+// Whether a call's agreed largest rank volume moved that far from the learnt one.
+bool node_bruck_adaptive_volume_moved(std::uint64_t learnt, std::uint64_t now);
+
 // The picks, from dragonfly-256x64, P=256 on 4 nodes of 64, copies charged
 // (docs/algorithms.md, "node_bruck on few large nodes"): two_phase_bruck up to a
 // mean block (the largest node mean volume over P-1) of the first;
