@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "alltoallv/bruck_nonuniform.hpp"
+#include "alltoallv/parlinna.hpp"
 #include "core/comm.hpp"
 #include "core/exchange.hpp"
 #include "core/trace.hpp"
@@ -406,31 +407,48 @@ void test_planned_runs()
     MPIX_Comm_free(&xcomm);
 }
 
-// two_phase_bruck_agreeing (node_bruck_adaptive's growth check): the blocks
-// arrive as two_phase_bruck's do, and every rank returns the largest value any
-// rank gave, wherever that rank sits. The value must ride every round, the last
-// too, whose bundles all arrive home and whose messages carry no sizes; a rank
-// it reached only in earlier rounds would return a smaller one.
-void test_two_phase_agreeing()
+// The agreeing forms of two_phase_bruck and parlinna_coalesced
+// (node_bruck_adaptive's growth check): the blocks arrive as the rows' own do,
+// and every rank returns the largest value any rank gave, wherever that rank
+// sits. two_phase_bruck: the value must ride every round, the last too, whose
+// bundles all arrive home and whose messages carry no sizes. parlinna_coalesced:
+// phase 1 spreads it inside the node, the messages between nodes carry each
+// node's; on one node, nodes of 2 and of 3 (a rank reached only inside its node,
+// or only in early rounds, would return a smaller value).
+void test_agreeing_rows()
 {
     MPIX_Comm *xcomm;
     CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
     const int p = xcomm->size, me = xcomm->rank;
     const std::uint64_t top = std::uint64_t(1) << 40;
-    for (int holder = 0; holder < p; ++holder) {
-        auto sizes = [holder](int s, int d) { return block_bytes(s, d, static_cast<unsigned>(holder) + 3); };
-        Buffers b(xcomm, &xcomm->hints, sizes, sizes);
-        b.fill(holder);
-        b.x.tag = mpix::allocate_tags(xcomm);
-        std::uint64_t value = me == holder ? top : 1000 + static_cast<std::uint64_t>(me);
-        const int rc = mpix::two_phase_bruck_agreeing(b.x, &value);
-        const std::string what = "P=" + std::to_string(p) + ", largest on rank " + std::to_string(holder);
-        MPIX_EXPECT(rc == MPI_SUCCESS && b.mismatch == MPI_SUCCESS, what + ": rc " + std::to_string(rc));
-        MPIX_EXPECT(value == top, what + ": rank " + std::to_string(me) + " returned " + std::to_string(value));
-        std::string why;
-        MPIX_EXPECT(b.check(holder, &why), what + ": " + why);
+    struct Case {
+        const char *row;
+        int ppn;
+        int (*run)(const mpix::Exchange &, std::uint64_t *);
+    };
+    const Case cases[] = {{"two_phase_bruck", 0, mpix::two_phase_bruck_agreeing},
+                          {"parlinna_coalesced", 0, mpix::parlinna_coalesced_agreeing},
+                          {"parlinna_coalesced", 2, mpix::parlinna_coalesced_agreeing},
+                          {"parlinna_coalesced", 3, mpix::parlinna_coalesced_agreeing}};
+    for (const Case &c : cases) {
+        MPIX_Comm_update_locality(xcomm, c.ppn);
+        for (int holder = 0; holder < p; ++holder) {
+            auto sizes = [holder](int s, int d) { return block_bytes(s, d, static_cast<unsigned>(holder) + 3); };
+            Buffers b(xcomm, &xcomm->hints, sizes, sizes);
+            b.fill(holder);
+            b.x.tag = mpix::allocate_tags(xcomm);
+            std::uint64_t value = me == holder ? top : 1000 + static_cast<std::uint64_t>(me);
+            const int rc = c.run(b.x, &value);
+            const std::string what = std::string(c.row) + ", ppn " + std::to_string(c.ppn) + ", P=" +
+                                     std::to_string(p) + ", largest on rank " + std::to_string(holder);
+            MPIX_EXPECT(rc == MPI_SUCCESS && b.mismatch == MPI_SUCCESS, what + ": rc " + std::to_string(rc));
+            MPIX_EXPECT(value == top, what + ": rank " + std::to_string(me) + " returned " + std::to_string(value));
+            std::string why;
+            MPIX_EXPECT(b.check(holder, &why), what + ": " + why);
+        }
+        MPIX_CHECK_ALL((std::string(c.row) + " agreeing, ppn " + std::to_string(c.ppn)).c_str());
     }
-    MPIX_CHECK_ALL("two_phase_bruck_agreeing: the largest value on every rank");
+    MPIX_Comm_update_locality(xcomm, 0);
     MPIX_Comm_free(&xcomm);
 }
 
@@ -515,7 +533,8 @@ void test_public_persistent()
 const mpixtest::TestCase kTests[] = {
     {"prepare once, 5 planned runs: every byte right, no probe, only block bytes sent", test_planned_runs},
     {"a block longer or shorter than its receive block: reported with a plan as without", test_mismatch},
-    {"two_phase_bruck_agreeing: the blocks, and the largest value on every rank", test_two_phase_agreeing},
+    {"two_phase_bruck and parlinna_coalesced agreeing: the blocks, and the largest value on every rank",
+     test_agreeing_rows},
     {"MPIX_Alltoallv_init / MPIX_Start / MPIX_Wait on the rows with prepare", test_public_persistent},
 };
 

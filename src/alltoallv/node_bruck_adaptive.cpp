@@ -4,9 +4,9 @@
 // rank (node_bruck_agreed_volumes). This row runs node_bruck on every
 // kNodeBruckRefreshEvery-th call, to learn the volumes again. Between, it runs
 // the row that was fastest at those volumes (node_bruck_adaptive_pick), and
-// after a two_phase_bruck call whose messages agreed a largest rank volume
-// kAdaptiveVolumeChange times away from the learnt one, it refreshes at once.
-// parlinna_coalesced agrees nothing: after it a change waits for the period.
+// after a call whose messages agreed a largest rank volume kAdaptiveVolumeChange
+// times away from the learnt one (two_phase_bruck and parlinna_coalesced carry
+// it, 8 bytes a message), the next call refreshes.
 //
 // Why not `auto`'s own agreement: an MPI_Iallreduce per call, which under
 // SimGrid SMPI is linear (P messages at rank 0): 510 us at P=256, twenty times
@@ -49,6 +49,17 @@ std::uint64_t rank_volume(const Exchange &x)
             received += x.recvbytes[q];
         }
     return std::max(sent, received);
+}
+
+// After a picked row agreed the call's largest rank volume: where it moved far
+// from the learnt one, the next call refreshes. Every rank completed every
+// message when the row returns success or a wrong block length (reported, yet
+// the exchange goes on), so every rank holds the same value and decides alike.
+void refresh_if_moved(AdaptiveState *state, int rc, std::uint64_t learnt, std::uint64_t largest)
+{
+    const bool agreed = rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE || rc == MPI_ERR_COUNT;
+    if (agreed && node_bruck_adaptive_volume_moved(learnt, largest))
+        state->calls_since_refresh = kNodeBruckRefreshEvery - 1;
 }
 
 }  // namespace
@@ -117,11 +128,7 @@ int node_bruck_adaptive(const Exchange &x)
         ++state->calls_since_refresh;
         std::uint64_t largest = rank_volume(x);
         rc = two_phase_bruck_agreeing(x, &largest);
-        // Every rank completed every round (a block of the wrong size is
-        // reported, yet the rounds go on), so every rank holds the same value.
-        const bool agreed = rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE || rc == MPI_ERR_COUNT;
-        if (agreed && node_bruck_adaptive_volume_moved(volumes[0], largest))
-            state->calls_since_refresh = kNodeBruckRefreshEvery - 1;  // the next call refreshes
+        refresh_if_moved(state, rc, volumes[0], largest);
         break;
     }
     case NodeBruckAdaptivePick::parlinna_coalesced: {
@@ -133,7 +140,9 @@ int node_bruck_adaptive(const Exchange &x)
         measured.batch_size = 8;
         Exchange picked = x;
         picked.hints = &measured;
-        rc = parlinna_coalesced(picked);
+        std::uint64_t largest = rank_volume(x);
+        rc = parlinna_coalesced_agreeing(picked, &largest);
+        refresh_if_moved(state, rc, volumes[0], largest);
         break;
     }
     }

@@ -18,11 +18,12 @@ int node_bruck_adaptive(const Exchange &x);
 // the matching row within that many calls.
 constexpr int kNodeBruckRefreshEvery = 8;
 
-// Sooner where the volumes moved: two_phase_bruck's messages agree the call's
-// largest rank volume (8 bytes each), and where it is more than this factor
-// above or below the one node_bruck last learnt, the next call refreshes. A
-// job whose blocks grow from 16 B to 16 KiB then runs two_phase_bruck once at
-// the new size, not up to 7 times (5.6x node_bruck there, P=256 on 4 nodes of 64).
+// Sooner where the volumes moved: the messages of the rows picked between
+// (two_phase_bruck, parlinna_coalesced) agree the call's largest rank volume
+// (8 bytes each), and where it is more than this factor above or below the one
+// node_bruck last learnt, the next call refreshes. A job whose blocks grow from
+// 16 B to 16 KiB then runs two_phase_bruck once at the new size, not up to 7
+// times (5.6x node_bruck there, P=256 on 4 nodes of 64).
 constexpr std::uint64_t kAdaptiveVolumeChange = 2;
 // Whether a call's agreed largest rank volume moved that far from the learnt one.
 bool node_bruck_adaptive_volume_moved(std::uint64_t learnt, std::uint64_t now);

@@ -40,8 +40,13 @@ struct Pending {
     bool is_recv;
 };
 
-int parlinna(const Exchange &x, bool coalesced)
+// `largest` (coalesced, MPIX_Alltoallv): a maximum agreed in the messages.
+int parlinna(const Exchange &x, bool coalesced, std::uint64_t *largest = nullptr)
 {
+    if (largest && (!coalesced || x.uniform))
+        return MPI_ERR_INTERN;  // only phase 1's headers and the coalesced messages carry it
+    // Every message between nodes starts with the sender's node maximum.
+    const std::size_t head = largest ? sizeof(std::uint64_t) : 0;
     const Regions *R = nullptr;
     MPIX_CHECK(get_regions(x.xcomm, Locality::node, &R));
     const int g = R->my_region, me_i = R->my_index, n = R->size_of(g), N = R->count;
@@ -99,8 +104,10 @@ int parlinna(const Exchange &x, bool coalesced)
             for (int r : dests[d])
                 ids->push_back(static_cast<long long>(local[s]) * x.size + r);
         };
+        bg.agreed_max = largest;  // the node's largest, on every rank of the node
         MPIX_CHECK(bundle_bruck(bg, bundles, &arrived, &store));
     }
+    const std::uint64_t node_largest = largest ? *largest : 0;
     std::vector<std::vector<std::uint64_t>> sizes(n, std::vector<std::uint64_t>(mine.size(), x.block_bytes));
     std::vector<std::vector<const char *>> where(n, std::vector<const char *>(mine.size(), nullptr));
     for (int s = 0; s < n; ++s) {
@@ -165,13 +172,15 @@ int parlinna(const Exchange &x, bool coalesced)
             continue;
         long long step = dist(g, v) - 1;
         if (coalesced) {
-            std::size_t bytes = 0;
+            std::size_t bytes = head;
             for (int s = 0; s < n; ++s)
                 bytes += sizes[s][k];
             packs.emplace_back();
             if (bytes && !packs.back().resize(bytes))  // nothing of phase 2 is posted yet
                 return MPI_ERR_NO_MEM;
-            std::size_t at = 0;
+            if (head)
+                std::memcpy(packs.back().data(), &node_largest, head);  // a statistic, not data
+            std::size_t at = head;
             for (int s = 0; s < n; ++s) {
                 x.work->copy(packs.back().data() + at, where[s][k], sizes[s][k]);
                 at += sizes[s][k];
@@ -190,11 +199,11 @@ int parlinna(const Exchange &x, bool coalesced)
         int relay = R->member(v, me_i % nv);
         long long step = dist(v, g) - 1;
         if (coalesced) {
-            std::size_t bytes = 0;
+            std::size_t bytes = head;
             for (int s = 0; s < nv; ++s)
                 bytes += x.recvbytes[R->member(v, s)];
             char *into;
-            if (nv == 1 || bytes == 0) {
+            if (!head && (nv == 1 || bytes == 0)) {
                 into = x.recv_block(R->member(v, 0));
             } else {
                 if (!stages[v].resize(bytes))
@@ -242,7 +251,7 @@ int parlinna(const Exchange &x, bool coalesced)
                             ids.push_back(R->member(o.node, s) * P + me);
                 }
                 x.trace->round(static_cast<int>(rounds_1 + o.window), !o.is_recv ? o.peer : -1, o.is_recv ? o.peer : -1,
-                               ids, !o.is_recv ? o.bytes : 0, o.is_recv ? o.bytes : 0);
+                               ids, !o.is_recv ? o.bytes - head : 0, o.is_recv ? o.bytes - head : 0);  // block bytes
             }
         }
         MPIX_CHECK(wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch));
@@ -250,10 +259,19 @@ int parlinna(const Exchange &x, bool coalesced)
     }
     // Coalesced messages from nodes of several ranks: scatter to rdispls.
     LocalWork::Batch scatter_copies(x.work);
+    if (largest)
+        *largest = node_largest;
     for (int v = 0; v < N; ++v) {
         if (stages[v].size() == 0)
             continue;
-        std::size_t at = 0;
+        if (head) {
+            // Its sender's node maximum; a message of the wrong length keeps it
+            // (the header comes first), so every rank reads every node's.
+            std::uint64_t theirs;
+            std::memcpy(&theirs, stages[v].data(), head);
+            *largest = std::max(*largest, theirs);
+        }
+        std::size_t at = head;
         for (int s = 0; s < R->size_of(v); ++s) {
             int src = R->member(v, s);
             x.work->copy(x.recv_block(src), stages[v].data() + at, x.recvbytes[src]);
@@ -266,6 +284,7 @@ int parlinna(const Exchange &x, bool coalesced)
 }  // namespace
 
 int parlinna_coalesced(const Exchange &x) { return parlinna(x, true); }
+int parlinna_coalesced_agreeing(const Exchange &x, std::uint64_t *largest) { return parlinna(x, true, largest); }
 int parlinna_staggered(const Exchange &x) { return parlinna(x, false); }
 
 }  // namespace mpix
