@@ -1085,7 +1085,7 @@ const mpixtest::TestCase kTests[] = {
     {"node_bruck's MPIX_Alltoallv mode follows the agreed volume, every 8th direct call", test_node_bruck_modes},
     {"node_bruck's mode under skew follows the largest node mean, not the largest rank", test_node_bruck_skew_mode},
     {"node_bruck_adaptive's rule on hand-made volumes", test_node_bruck_adaptive_rule},
-    {"node_bruck_adaptive picks by the mean block node_bruck's last call agreed, node_bruck every 8th call",
+    {"node_bruck_adaptive picks by the mean block node_bruck's last call agreed, node_bruck every 8th call and after a 2x volume change",
      test_node_bruck_adaptive_picks},
     {"the trace replay rejects broken traces", test_replay_rejects_broken_traces},
     {"every row of every collective: its trace replays, each block ends at its destination", test_replay_every_row},
