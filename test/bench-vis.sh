@@ -12,7 +12,9 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/mpix-bench-vis.XXXXXX")" || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 
 # (a) --auto-map: one process, no mpiexec; picks against the documented rule:
-# below 8 ranks pmpi; from 8, one node or nodes of 4+ ranks: node_bruck; on
+# below 8 ranks pmpi; one node of 8-16 ranks: alltoall bruck_zero_rotation up to
+# 1 KiB, randomized_sendrecv up to 8 KiB, pmpi above, alltoallv
+# randomized_sendrecv; from 8, a larger node or nodes of 4+ ranks: node_bruck; on
 # nodes of 1-3 ranks alltoall takes bruck_zero_rotation up to 256 B, then
 # randomized_sendrecv; alltoallv (agreed mean) two_phase_bruck up to 32 B,
 # parlogna up to 768 B, pmpi above.
@@ -42,7 +44,12 @@ for coll, c in cs.items():
         for p in (2, 4):
             for b in (1, 1024, 1048576):
                 assert pick(coll, ppn, p, b) == "pmpi", (coll, ppn, p, b)
-    for ppn, p in ((16, 8), (16, 16), (4, 64), (16, 4096)):  # one node, or nodes of 4+ ranks
+    for b in (1, 256, 1024, 2048, 8192, 16384, 1048576):  # one node of 8-16 ranks
+        want = ("randomized_sendrecv" if coll == "alltoallv" else
+                "bruck_zero_rotation" if b <= 1024 else "randomized_sendrecv" if b <= 8192 else "pmpi")
+        for p in (8, 16):
+            assert pick(coll, 16, p, b) == want, (coll, p, b, pick(coll, 16, p, b), want)
+    for ppn, p in ((4, 64), (16, 4096)):  # nodes of 4+ ranks
         for b in (1, 256, 4096, 1048576):
             assert pick(coll, ppn, p, b) == "node_bruck", (coll, ppn, p, b)
 expect = {("alltoall", 16): "bruck_zero_rotation", ("alltoall", 256): "bruck_zero_rotation",
@@ -56,7 +63,7 @@ for (coll, b), want in expect.items():
         assert got == want, (coll, p, b, got, want)
 assert sorted(cs["alltoall"]["algorithms"]) == ["bruck_zero_rotation", "node_bruck", "pmpi",
                                                 "randomized_sendrecv"], cs["alltoall"]["algorithms"]
-assert sorted(cs["alltoallv"]["algorithms"]) == ["node_bruck", "parlogna", "pmpi",
+assert sorted(cs["alltoallv"]["algorithms"]) == ["node_bruck", "parlogna", "pmpi", "randomized_sendrecv",
                                                  "two_phase_bruck"], cs["alltoallv"]["algorithms"]
 # A given grid: sorted, duplicates dropped; ppn 2 at P=64 is 32 nodes of 2.
 s = json.load(open(sys.argv[2]))["collectives"]

@@ -179,7 +179,7 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *largest = nullptr
             if (bytes && !packs.back().resize(bytes))  // nothing of phase 2 is posted yet
                 return MPI_ERR_NO_MEM;
             if (head)
-                std::memcpy(packs.back().data(), &node_largest, head);  // a statistic, not data
+                std::memcpy(packs.back().data(), &node_largest, sizeof node_largest);  // a statistic, not data
             std::size_t at = head;
             for (int s = 0; s < n; ++s) {
                 x.work->copy(packs.back().data() + at, where[s][k], sizes[s][k]);
@@ -268,7 +268,7 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *largest = nullptr
             // Its sender's node maximum; a message of the wrong length keeps it
             // (the header comes first), so every rank reads every node's.
             std::uint64_t theirs;
-            std::memcpy(&theirs, stages[v].data(), head);
+            std::memcpy(&theirs, stages[v].data(), sizeof theirs);
             *largest = std::max(*largest, theirs);
         }
         std::size_t at = head;
