@@ -233,23 +233,16 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                                      : rd.stats_only ? stats * sizeof(std::uint64_t)
                                                      : 0;
             const std::size_t round_index = first + (&rd - rounds.data());
-            if (rd.stats_only) {
-                if (rd.in_bytes < head)
-                    return MPI_ERR_INTERN;  // every sender of this round sends them
-                std::uint64_t v;
+            std::uint64_t v;
+            if (rd.header || rd.stats_only) {  // the statistics lead every header
+                if (rd.in_bytes < head || (sizes_only && rd.in_bytes != head))
+                    return MPI_ERR_INTERN;
                 for (std::size_t k = 0; k < stats; ++k) {
                     std::memcpy(&v, rd.in + k * sizeof v, sizeof v);
                     agreed[k] = std::max(agreed[k], v);
                 }
             }
             if (rd.header) {
-                if (rd.in_bytes < head || (sizes_only && rd.in_bytes != head))
-                    return MPI_ERR_INTERN;
-                std::uint64_t v;
-                for (std::size_t k = 0; k < stats; ++k) {
-                    std::memcpy(&v, rd.in + k * sizeof v, sizeof v);
-                    agreed[k] = std::max(agreed[k], v);
-                }
                 sizes.clear();
                 std::size_t total = head;
                 for (std::size_t k = 0; k < rd.positions.size(); ++k) {

@@ -166,6 +166,17 @@ std::uint64_t node_bruck_direct_threshold(std::uint64_t direct_above, int nodes)
     return nodes == 1 ? direct_above / 12 : direct_above;
 }
 
+std::uint64_t node_bruck_rank_volume(const Exchange &x)
+{
+    std::uint64_t sent = 0, received = 0;
+    for (int p = 0; p < x.size; ++p)
+        if (p != x.rank) {
+            sent += x.sendbytes[p];
+            received += x.recvbytes[p];
+        }
+    return std::max(sent, received);
+}
+
 bool node_bruck_agreed_volumes(MPIX_Comm *xcomm, std::uint64_t out[2])
 {
     const NodeBruckPlan *plan = cached<NodeBruckPlan>(xcomm, "node_bruck");
@@ -223,16 +234,8 @@ int node_bruck(const Exchange &x)
     // for alltoall; for alltoallv the largest of any rank of the node, which the
     // previous call agreed (phase A spreads each rank's value in its headers), so
     // every rank of the node picks the same radix; radix 2 on the first call.
-    std::uint64_t volume = static_cast<std::uint64_t>(B) * static_cast<std::uint64_t>(P - 1);
-    if (!uniform) {
-        std::uint64_t sent = 0, received = 0;
-        for (int p = 0; p < P; ++p)
-            if (p != x.rank) {
-                sent += x.sendbytes[p];
-                received += x.recvbytes[p];
-            }
-        volume = std::max(sent, received);
-    }
+    std::uint64_t volume =
+        uniform ? static_cast<std::uint64_t>(B) * static_cast<std::uint64_t>(P - 1) : node_bruck_rank_volume(x);
     const std::uint64_t own = volume;
     // Beyond direct_above (this call's volume, the same everywhere, for alltoall;
     // for alltoallv, the previous call's volumes: node_bruck_goes_direct): the direct mode. On one

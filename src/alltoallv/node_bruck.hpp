@@ -20,6 +20,8 @@ int node_bruck(const Exchange &x);
 // sends to and receives from the other ranks). False before its first
 // MPIX_Alltoallv on the current nodes.
 bool node_bruck_agreed_volumes(MPIX_Comm *xcomm, std::uint64_t out[2]);
+// This rank's volume in an MPIX_Alltoallv call, as those count it.
+std::uint64_t node_bruck_rank_volume(const Exchange &x);
 
 // Whether node_bruck's next MPIX_Alltoallv runs its direct mode, from those
 // volumes and the threshold it applies (direct_above; a twelfth of it on one node).

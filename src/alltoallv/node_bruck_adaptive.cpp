@@ -13,7 +13,6 @@
 // the exchange it selects (docs/algorithms.md, "node_bruck on few large nodes").
 #include "alltoallv/node_bruck_adaptive.hpp"
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -38,19 +37,6 @@ struct AdaptiveState : CacheEntry {
     bool depends_on_topology() const override { return true; }  // node_bruck's volumes go with the nodes
 };
 
-// The bytes this rank exchanges with the others, as node_bruck counts a rank's
-// volume: the larger of what it sends and what it receives, its own block aside.
-std::uint64_t rank_volume(const Exchange &x)
-{
-    std::uint64_t sent = 0, received = 0;
-    for (int q = 0; q < x.size; ++q)
-        if (q != x.rank) {
-            sent += x.sendbytes[q];
-            received += x.recvbytes[q];
-        }
-    return std::max(sent, received);
-}
-
 // After a picked row agreed the call's largest rank volume: where it moved far
 // from the learnt one, the next call refreshes. Every rank completed every
 // message when the row returns success or a wrong block length (reported, yet
@@ -58,16 +44,11 @@ std::uint64_t rank_volume(const Exchange &x)
 void refresh_if_moved(AdaptiveState *state, int rc, std::uint64_t learnt, std::uint64_t largest)
 {
     const bool agreed = rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE || rc == MPI_ERR_COUNT;
-    if (agreed && node_bruck_adaptive_volume_moved(learnt, largest))
+    if (agreed && (largest > kAdaptiveVolumeChange * learnt || learnt > kAdaptiveVolumeChange * largest))
         state->calls_since_refresh = kNodeBruckRefreshEvery - 1;
 }
 
 }  // namespace
-
-bool node_bruck_adaptive_volume_moved(std::uint64_t learnt, std::uint64_t now)
-{
-    return now > kAdaptiveVolumeChange * learnt || learnt > kAdaptiveVolumeChange * now;
-}
 
 NodeBruckAdaptivePick node_bruck_adaptive_pick(bool volumes_known, const std::uint64_t volumes[2],
                                                std::uint64_t direct_threshold, int size, int nodes,
@@ -126,7 +107,7 @@ int node_bruck_adaptive(const Exchange &x)
         break;
     case NodeBruckAdaptivePick::two_phase_bruck: {
         ++state->calls_since_refresh;
-        std::uint64_t largest = rank_volume(x);
+        std::uint64_t largest = node_bruck_rank_volume(x);
         rc = two_phase_bruck_agreeing(x, &largest);
         refresh_if_moved(state, rc, volumes[0], largest);
         break;
@@ -140,7 +121,7 @@ int node_bruck_adaptive(const Exchange &x)
         measured.batch_size = 8;
         Exchange picked = x;
         picked.hints = &measured;
-        std::uint64_t largest = rank_volume(x);
+        std::uint64_t largest = node_bruck_rank_volume(x);
         rc = parlinna_coalesced_agreeing(picked, &largest);
         refresh_if_moved(state, rc, volumes[0], largest);
         break;

@@ -25,8 +25,6 @@ constexpr int kNodeBruckRefreshEvery = 8;
 // 16 B to 16 KiB then runs two_phase_bruck once at the new size, not up to 7
 // times (5.6x node_bruck there, P=256 on 4 nodes of 64).
 constexpr std::uint64_t kAdaptiveVolumeChange = 2;
-// Whether a call's agreed largest rank volume moved that far from the learnt one.
-bool node_bruck_adaptive_volume_moved(std::uint64_t learnt, std::uint64_t now);
 
 // The picks, from dragonfly-256x64, P=256 on 4 nodes of 64, copies charged
 // (docs/algorithms.md, "node_bruck on few large nodes"): two_phase_bruck up to a

@@ -259,8 +259,6 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *largest = nullptr
     }
     // Coalesced messages from nodes of several ranks: scatter to rdispls.
     LocalWork::Batch scatter_copies(x.work);
-    if (largest)
-        *largest = node_largest;
     for (int v = 0; v < N; ++v) {
         if (stages[v].size() == 0)
             continue;
