@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -157,21 +158,22 @@ void test_alltoall_errors()
 using mpixtest::select_row;
 
 // Runs body(xcomm, row, where) for every registry row of `coll`, on one node and
-// on emulated nodes of 2 ranks, through a user communicator whose errors return
+// on emulated nodes of each of `ppns` ranks (0: one node; 2 unless given), through a user communicator whose errors return
 // (MPI_COMM_WORLD's handler is left as the caller set it).
-void on_every_row(const char *coll, const std::function<void(MPIX_Comm *, const char *, const std::string &)> &body)
+void on_every_row(const char *coll, const std::function<void(MPIX_Comm *, const char *, const std::string &)> &body,
+                  std::initializer_list<int> ppns = {0, 2})
 {
     MPI_Comm user;
     MPI_Comm_dup(MPI_COMM_WORLD, &user);
     MPI_Comm_set_errhandler(user, MPI_ERRORS_RETURN);
-    for (int ppn : {0, 2}) {
+    for (int ppn : ppns) {
         MPIX_Comm *xcomm;
         MPIX_Comm_init(&xcomm, user);
         if (ppn)
             MPIX_Comm_update_locality(xcomm, ppn);
         for (int i = 0; const char *row = MPIX_Algorithm_name(coll, i); ++i) {
             select_row(xcomm, coll, row);
-            body(xcomm, row, ppn ? ", nodes of 2 ranks" : ", one node");
+            body(xcomm, row, ppn ? ", nodes of " + std::to_string(ppn) + " ranks" : std::string(", one node"));
         }
         MPIX_Comm_free(&xcomm);
     }
@@ -669,11 +671,14 @@ void test_segmented_mismatch()
 }
 
 // MPIX_Alltoall with rank 0 passing a block one int longer (shorter) than the
-// others, on every row, MPI_COMM_WORLD fatal: no abort, no hang, nothing written
-// past a receive buffer, and the mismatch is reported (MPI_ERR_TRUNCATE or
-// MPI_ERR_COUNT) by at least one rank. Multi-hop rows re-pack blocks at their
-// own size, so only the ranks exchanging with rank 0 directly can see it
-// without an extra collective (docs/errors.md).
+// others, on every row, on one node and on nodes of 2 and 3 ranks, MPI_COMM_WORLD
+// fatal: no abort, no hang, nothing written past a receive buffer, and no rank
+// returns success with a wrong block. Every rank gets a block from rank 0, so
+// every rank must report it (MPI_ERR_TRUNCATE or MPI_ERR_COUNT): multi-hop rows
+// relay an error by sending the receiver-known messages that follow it empty
+// (relay_length in core/p2p.hpp). `pmpi` is the MPI library's own collective,
+// which does not check the lengths it receives: there only no overrun and no
+// hang are asserted (docs/errors.md).
 void test_uniform_size_mismatch()
 {
     const int p = mpixtest::size(), me = mpixtest::rank();
@@ -681,10 +686,13 @@ void test_uniform_size_mismatch()
         MPIX_CHECK_ALL("uniform block size mismatch (needs 2 ranks)");
         return;
     }
-    on_every_row("alltoall", [p, me](MPIX_Comm *xcomm, const char *algo, const std::string &where) {
+    auto body = [p, me](MPIX_Comm *xcomm, const char *algo, const std::string &where) {
         for (int delta : {1, -1}) {
             const int n = 3 + (me == 0 ? delta : 0);
-            std::vector<int> sb(n * p, me), rb(n * p + 4, -7);
+            std::vector<int> sb(n * p), rb(n * p + 4, -7);
+            for (int d = 0; d < p; ++d)
+                for (int k = 0; k < n; ++k)
+                    sb[d * n + k] = me * 10000 + d * 100 + k;
             std::string what =
                 std::string(algo) + (delta > 0 ? ": rank 0's blocks longer" : ": rank 0's blocks shorter") + where;
             if (std::getenv("MPIX_TEST_VERBOSE") && me == 0)
@@ -694,11 +702,19 @@ void test_uniform_size_mismatch()
             MPIX_EXPECT(cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE || cls == MPI_ERR_COUNT,
                         what + ": class " + std::to_string(cls));
             MPIX_EXPECT(rb[n * p] == -7 && rb[n * p + 3] == -7, what + ": wrote past the receive buffer");
+            if (cls == MPI_SUCCESS && std::strcmp(algo, "pmpi") != 0) {
+                bool right = true;
+                for (int q = 0; q < p; ++q)
+                    for (int k = 0; k < n; ++k)
+                        right = right && rb[q * n + k] == q * 10000 + me * 100 + k;
+                MPIX_EXPECT(right, what + ": rank " + std::to_string(me) + " returned success with a wrong block");
+            }
             int reported = cls != MPI_SUCCESS, any = 0;
             MPI_Allreduce(&reported, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
             MPIX_EXPECT(any, what + ": no rank reported the mismatch");
         }
-    });
+    };
+    on_every_row("alltoall", body, {0, 2, 3});
     MPIX_CHECK_ALL("MPIX_Alltoall with unequal block sizes: reported, no abort, hang or overrun");
 }
 

@@ -140,7 +140,8 @@ int packed_bruck(const Exchange &x, int radix, bool rotate_first)
             }
             int to = mod(me + z * w, p), from = mod(me - z * w, p);
             std::size_t n = ts.size() * b;
-            MPIX_CHECK(sendrecv_bytes(sbuf.data(), n, to, rbuf.data(), n, from, x.tag, x.comm, x.mismatch));
+            MPIX_CHECK(sendrecv_bytes(sbuf.data(), relay_length(n, x.mismatch), to, rbuf.data(), n, from, x.tag, x.comm,
+                                      x.mismatch));
             LocalWork::Batch batch(x.work);
             LocalWork::CopyRun run(x.work);  // blocks that follow each other: one copy
             for (std::size_t i = 0; i < ts.size(); ++i) {
@@ -179,7 +180,10 @@ int datatype_rounds(const Exchange &x, bool use_struct, Place place, Landed land
         int to = mod(me + k, p), from = mod(me - k, p);
         MPI_Request reqs[2];
         MPIX_CHECK(irecv_ranges_datatype(raddr, lens, use_struct, from, x.tag, x.comm, x.work, &reqs[0]));
-        MPIX_CHECK(isend_ranges_datatype(saddr, lens, use_struct, to, x.tag, x.comm, x.work, &reqs[1]));
+        if (relay_length(b, x.mismatch) == 0 && b > 0)  // see relay_length
+            MPIX_CHECK(isend_bytes(nullptr, 0, to, x.tag, x.comm, &reqs[1]));
+        else
+            MPIX_CHECK(isend_ranges_datatype(saddr, lens, use_struct, to, x.tag, x.comm, x.work, &reqs[1]));
         const std::size_t expected[2] = {ts.size() * b, kNotChecked};
         MPIX_CHECK(wait_all(2, reqs, expected, x.mismatch));
         LocalWork::Batch batch(x.work);
@@ -247,7 +251,8 @@ int bruck_basic(const Exchange &x)
         }
         int to = mod(me + k, p), from = mod(me - k, p);
         std::size_t n = ts.size() * b;
-        MPIX_CHECK(sendrecv_bytes(sbuf.data(), n, to, rbuf.data(), n, from, x.tag, x.comm, x.mismatch));
+        MPIX_CHECK(sendrecv_bytes(sbuf.data(), relay_length(n, x.mismatch), to, rbuf.data(), n, from, x.tag, x.comm,
+                                      x.mismatch));
         {
             LocalWork::Batch batch(x.work);
             LocalWork::CopyRun run(x.work);  // blocks that follow each other: one copy

@@ -192,7 +192,12 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                 if (g.known != SizesKnown::everywhere && !planned)
                     MPIX_CHECK(isend_bytes(nullptr, 0, g.ranks[rd.to], tag, g.comm, &rd.send_req));
             } else {
-                MPIX_CHECK(isend_ranges(addrs, lens, g.ranks[rd.to], tag, g.comm, g.work, &packed, &rd.send_req));
+                // The receiver knows the length: after a mismatch here or upstream the message goes empty.
+                const bool receiver_knows = !rd.header && !rd.stats_only && (planned || g.known == SizesKnown::everywhere);
+                const int poison =
+                    mismatch != MPI_SUCCESS ? mismatch : g.upstream_mismatch ? *g.upstream_mismatch : MPI_SUCCESS;
+                MPIX_CHECK(isend_ranges(addrs, lens, g.ranks[rd.to], tag, g.comm, g.work, &packed, &rd.send_req,
+                                        receiver_knows ? &poison : nullptr));
             }
             if (g.trace && !sizes_only)
                 trace_message(g, round_id + static_cast<int>(&rd - rounds.data()), true, rd.to, rd.positions, leaving_from, payload);

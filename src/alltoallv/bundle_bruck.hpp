@@ -80,6 +80,10 @@ struct BundleGroup {
     // in either mode.
     BundleSizes *record;
     const BundleSizes *planned;
+    // A mismatch the caller noted before this exchange (null: none), e.g. in an
+    // earlier phase: the messages whose length the receiver knows then go empty,
+    // as they do after one noted here (see relay_length in core/p2p.hpp).
+    const int *upstream_mismatch = nullptr;
 };
 
 // A group over `ranks` (by group index; `me` this rank's index) with everything

@@ -213,7 +213,8 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
             if (total == 0 && !with_header)  // the receiver probes: send it empty
                 MPIX_CHECK(isend_bytes(nullptr, 0, m.peer, tag, x.comm, &reqs.back()));
             else
-                MPIX_CHECK(isend_ranges(addrs, lens, m.peer, tag, x.comm, x.work, &packed, &reqs.back()));
+                MPIX_CHECK(isend_ranges(addrs, lens, m.peer, tag, x.comm, x.work, &packed, &reqs.back(),
+                                        exact ? mismatch : nullptr));
             trace_message(x, hop_id, m.peer, -1, m.items, total);
         }
         // Receives: exact ones posted, probed ones found.

@@ -406,7 +406,8 @@ int node_bruck(const Exchange &x)
             if (uniform && payload == 0) {
                 // the receiver computes the same zero and posts nothing
             } else {
-                MPIX_CHECK(isend_ranges(addrs, lens, peer, tag_b, x.comm, x.work, &store, &send_reqs[h]));
+                MPIX_CHECK(isend_ranges(addrs, lens, peer, tag_b, x.comm, x.work, &store, &send_reqs[h],
+                                        uniform ? &mismatch : nullptr));
             }
             if (x.trace)
                 x.trace->round(round_b, peer, -1, ids, payload, 0);
@@ -498,6 +499,7 @@ int node_bruck(const Exchange &x)
         g.expected_bytes = [&](int s, int d) { return expected_from(s, d); };
         g.agreed_max = uniform ? nullptr : global;
         g.agreed_count = 2;
+        g.upstream_mismatch = uniform ? &mismatch : nullptr;  // phases A and B's
         g.block_ids = [&](int s, int d, std::vector<long long> *ids) {
             for (const Handled &hd : plan->handled[s])
                 if (in_part(d, hd.part, plan->parts))

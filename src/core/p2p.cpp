@@ -138,13 +138,16 @@ int datatype_ranges_op(bool send, const std::vector<char *> &addrs, const std::v
 }  // namespace
 
 int isend_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, int peer, int tag,
-                 MPI_Comm comm, LocalWork *work, std::vector<ScratchBytes> *store, MPI_Request *req)
+                 MPI_Comm comm, LocalWork *work, std::vector<ScratchBytes> *store, MPI_Request *req,
+                 const int *relay_mismatch)
 {
     *req = MPI_REQUEST_NULL;
     std::size_t only, total;
     const std::size_t nonzero = nonzero_ranges(lens, &only, &total);
     if (nonzero == 0)
         return MPI_SUCCESS;
+    if (relay_length(total, relay_mismatch) == 0)  // still posted: the receiver waits for it
+        return isend_bytes(nullptr, 0, peer, tag, comm, req);
     if (nonzero == 1)
         return isend_bytes(addrs[only], lens[only], peer, tag, comm, req);
     store->emplace_back();

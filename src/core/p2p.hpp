@@ -39,8 +39,24 @@ int byte_ranges_type(const std::vector<char *> &addrs, const std::vector<std::si
 // datatype of ranges: MPICH 4.0 packs such a datatype (hindexed of MPI_BYTE)
 // at 2-3 GB/s on the project's machine, 15x below memcpy (sim/README.md,
 // "Calibration"), and every MPI packs a non-contiguous message at least once.
+//
+// `relay_mismatch`: for a message that forwards received blocks to a receiver
+// who knows its length (sizes known everywhere), the exchange's mismatch slot;
+// see relay_length.
 int isend_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, int peer, int tag,
-                 MPI_Comm comm, LocalWork *work, std::vector<ScratchBytes> *store, MPI_Request *req);
+                 MPI_Comm comm, LocalWork *work, std::vector<ScratchBytes> *store, MPI_Request *req,
+                 const int *relay_mismatch = nullptr);
+
+// The length to send of a message of `bytes` that forwards received blocks to a
+// receiver who knows its length: 0 once *relay_mismatch holds an error. A block
+// that came with the wrong length (the ranks passed different block sizes) was
+// zeroed; forwarded as it is, it would reach a rank that saw nothing wrong and
+// returns success with zeros. Sent empty, the message makes its receiver note a
+// mismatch too, so the error reaches every rank the data would have.
+inline std::size_t relay_length(std::size_t bytes, const int *relay_mismatch)
+{
+    return relay_mismatch && *relay_mismatch != MPI_SUCCESS ? 0 : bytes;
+}
 // The derived-datatype variants (bruck_*_dt): the ranges as one datatype that
 // the MPI library packs (unpacks), counted and charged on `work` as a copy of
 // each range.
