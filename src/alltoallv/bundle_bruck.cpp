@@ -106,6 +106,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
     for (std::size_t k = 0; g.agreed_max && k < stats; ++k)
         agreed[k] = g.agreed_max[k];
     int mismatch = MPI_SUCCESS;  // a final bundle of unexpected size, reported at the end
+    int relayed_wrong = MPI_SUCCESS;  // a whole message of unexpected size (see relay_length)
     int round_id = g.first_round;
     std::vector<Round> rounds;
     std::vector<ScratchBytes> packed;  // a digit's packed sends, until they complete
@@ -192,10 +193,12 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                 if (g.known != SizesKnown::everywhere && !planned)
                     MPIX_CHECK(isend_bytes(nullptr, 0, g.ranks[rd.to], tag, g.comm, &rd.send_req));
             } else {
-                // The receiver knows the length: after a mismatch here or upstream the message goes empty.
+                // The receiver knows the length: after a message of the wrong
+                // length here (its bundles zeroed) or a mismatch upstream, it goes empty.
                 const bool receiver_knows = !rd.header && !rd.stats_only && (planned || g.known == SizesKnown::everywhere);
-                const int poison =
-                    mismatch != MPI_SUCCESS ? mismatch : g.upstream_mismatch ? *g.upstream_mismatch : MPI_SUCCESS;
+                const int poison = relayed_wrong != MPI_SUCCESS ? relayed_wrong
+                                   : g.upstream_mismatch        ? *g.upstream_mismatch
+                                                                : MPI_SUCCESS;
                 MPIX_CHECK(isend_ranges(addrs, lens, g.ranks[rd.to], tag, g.comm, g.work, &packed, &rd.send_req,
                                         receiver_knows ? &poison : nullptr));
             }
@@ -230,10 +233,12 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
         for (Round &rd : rounds) {
             // Sizes known everywhere yet a sender's differ (MPIX_Alltoall with
             // unequal block sizes across ranks): reported, the round goes on.
-            if (rd.posted && rd.in_bytes > 0)
-                MPIX_CHECK(wait_known_receive(&rd.recv_req, rd.in, rd.in_bytes, &mismatch));
-            else
+            if (rd.posted && rd.in_bytes > 0) {
+                MPIX_CHECK(wait_known_receive(&rd.recv_req, rd.in, rd.in_bytes, &relayed_wrong));
+                note_mismatch(&mismatch, relayed_wrong);
+            } else {
                 MPIX_CHECK(wait_request(&rd.recv_req, MPI_STATUS_IGNORE));
+            }
             const std::size_t head = rd.header       ? (stats + rd.positions.size()) * sizeof(std::uint64_t)
                                      : rd.stats_only ? stats * sizeof(std::uint64_t)
                                                      : 0;

@@ -106,6 +106,9 @@ void trace_message(const Exchange &x, int hop, int to, int from, const std::vect
 
 struct HopIo {
     std::vector<ScratchBytes> storage;  // received payloads (kept for the next hops)
+    // A message of a length its receiver knew came with another: the items it
+    // brought were zeroed, so what this rank forwards later goes empty (relay_length).
+    int relayed_wrong = MPI_SUCCESS;
 };
 
 // What one incoming message of a hop brings, agreed at a persistent request's
@@ -214,7 +217,7 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
                 MPIX_CHECK(isend_bytes(nullptr, 0, m.peer, tag, x.comm, &reqs.back()));
             else
                 MPIX_CHECK(isend_ranges(addrs, lens, m.peer, tag, x.comm, x.work, &packed, &reqs.back(),
-                                        exact ? mismatch : nullptr));
+                                        exact ? &io->relayed_wrong : nullptr));
             trace_message(x, hop_id, m.peer, -1, m.items, total);
         }
         // Receives: exact ones posted, probed ones found.
@@ -324,6 +327,7 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
         MPIX_CHECK(wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), &wrong));
         if (wrong != MPI_SUCCESS) {
             note_mismatch(mismatch, wrong);
+            note_mismatch(&io->relayed_wrong, wrong);
             for (const KnownRecv &r : known_recvs)
                 std::memset(r.data, 0, r.bytes);
         }
