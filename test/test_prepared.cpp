@@ -409,8 +409,8 @@ void test_planned_runs()
 
 // The agreeing forms of two_phase_bruck and parlinna_coalesced
 // (node_bruck_adaptive's growth check): the blocks arrive as the rows' own do,
-// and every rank returns the largest value any rank gave, wherever that rank
-// sits. two_phase_bruck: the value must ride every round, the last too, whose
+// and every rank returns the largest of each of two values any rank gave,
+// wherever those ranks sit (the second's on another rank than the first's). two_phase_bruck: the value must ride every round, the last too, whose
 // bundles all arrive home and whose messages carry no sizes. parlinna_coalesced:
 // phase 1 spreads it inside the node, the messages between nodes carry each
 // node's; on one node, nodes of 2 and of 3 (a rank reached only inside its node,
@@ -424,7 +424,7 @@ void test_agreeing_rows()
     struct Case {
         const char *row;
         int ppn;
-        int (*run)(const mpix::Exchange &, std::uint64_t *);
+        int (*run)(const mpix::Exchange &, std::uint64_t *, int);
     };
     const Case cases[] = {{"two_phase_bruck", 0, mpix::two_phase_bruck_agreeing},
                           {"parlinna_coalesced", 0, mpix::parlinna_coalesced_agreeing},
@@ -437,12 +437,16 @@ void test_agreeing_rows()
             Buffers b(xcomm, &xcomm->hints, sizes, sizes);
             b.fill(holder);
             b.x.tag = mpix::allocate_tags(xcomm);
-            std::uint64_t value = me == holder ? top : 1000 + static_cast<std::uint64_t>(me);
-            const int rc = c.run(b.x, &value);
+            const int second = (holder + p / 2 + 1) % p;
+            std::uint64_t values[2] = {me == holder ? top : 1000 + static_cast<std::uint64_t>(me),
+                                       me == second ? top + 1 : 7 + static_cast<std::uint64_t>(me)};
+            const int rc = c.run(b.x, values, 2);
             const std::string what = std::string(c.row) + ", ppn " + std::to_string(c.ppn) + ", P=" +
                                      std::to_string(p) + ", largest on rank " + std::to_string(holder);
             MPIX_EXPECT(rc == MPI_SUCCESS && b.mismatch == MPI_SUCCESS, what + ": rc " + std::to_string(rc));
-            MPIX_EXPECT(value == top, what + ": rank " + std::to_string(me) + " returned " + std::to_string(value));
+            MPIX_EXPECT(values[0] == top && values[1] == top + 1,
+                        what + ": rank " + std::to_string(me) + " returned " + std::to_string(values[0]) + ", " +
+                            std::to_string(values[1]));
             std::string why;
             MPIX_EXPECT(b.check(holder, &why), what + ": " + why);
         }

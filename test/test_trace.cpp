@@ -596,8 +596,11 @@ void test_node_bruck_adaptive_picks()
             // changing the nodes and back.
             MPIX_Comm_update_locality(xcomm, ppn == 0 ? 1 : 0);
             MPIX_Comm_update_locality(xcomm, ppn);
+            // learnt: node_bruck's [1], the node mean; largest: its [0]. A growth
+            // check of the rows picked between sets both (equal blocks: the
+            // midpoint of the largest and smallest volume is the mean).
             bool known = false;
-            long long learnt = 0;
+            long long learnt = 0, largest = 0;
             int since = 0, direct_calls = 0;
             // Each size change mid-period: the medium calls start on the 6th call
             // (two_phase_bruck's growth check), the large ones 6 calls after the
@@ -609,9 +612,10 @@ void test_node_bruck_adaptive_picks()
             for (int b : sizes) {
                 const long long mean = learnt / (p - 1);
                 std::string want;
+                bool direct = false;
                 // Equal blocks: every rank's volume is the node mean, never skewed,
                 // so on more than 4 nodes node_bruck on every call.
-                if (!known || since + 1 >= 8 || learnt > threshold || learnt > 2 * threshold || nodes > 4)
+                if (!known || since + 1 >= 8 || learnt > threshold || largest > 2 * threshold || nodes > 4)
                     want = "node_bruck";
                 else if (mean <= static_cast<long long>(kAdaptiveTwoPhaseMaxBlock))
                     want = "two_phase_bruck";
@@ -623,19 +627,23 @@ void test_node_bruck_adaptive_picks()
                     since = 0;
                     // In its direct mode (by the volumes learnt before this call)
                     // node_bruck agrees them again only on every 8th call in a row.
-                    const bool direct = known && (learnt > threshold || learnt > 2 * threshold);
+                    direct = known && (learnt > threshold || largest > 2 * threshold);
                     if (!direct || ++direct_calls == 8) {
                         direct_calls = 0;
-                        learnt = static_cast<long long>(b) * (p - 1);
+                        learnt = largest = static_cast<long long>(b) * (p - 1);
                     }
                     known = true;
                 } else {
                     ++since;
                     // Both rows picked between agree the call's largest volume: where
-                    // it moved more than 2x from the learnt one, the next call refreshes.
+                    // it moved more than 2x from the learnt one, the next call refreshes,
+                    // node_bruck taking the new volumes, and a direct call agrees them.
                     const long long now = static_cast<long long>(b) * (p - 1);
-                    if (now > 2 * learnt || learnt > 2 * now)
+                    if (now > 2 * largest || largest > 2 * now) {
                         since = 7;
+                        learnt = largest = now;
+                        direct_calls = 7;
+                    }
                 }
                 const std::string what = "node_bruck_adaptive, ppn " + std::to_string(ppn) + ", direct_above " +
                                          std::to_string(above) + ", call " + std::to_string(call++) + " (" +
@@ -646,6 +654,9 @@ void test_node_bruck_adaptive_picks()
                 MPIX_EXPECT(first.find("pick=" + want + "\"") != std::string::npos ||
                                 first.find("pick=" + want + ";") != std::string::npos,
                             what + ": expected " + want + ", trace: " + first.substr(0, 160));
+                MPIX_EXPECT(want != "node_bruck" || direct == (first.find(";direct") != std::string::npos),
+                            what + ": expected node_bruck " + (direct ? "direct" : "in rounds") +
+                                ", trace: " + first.substr(0, 160));
             }
             std::remove(file.c_str());
             MPIX_Comm_set_info(xcomm, nullptr);

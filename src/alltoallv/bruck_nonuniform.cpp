@@ -135,9 +135,10 @@ public:
 // no sizes: the receivers know them). Blocks never rotate: they are sent from the
 // send buffer and from where they arrived, and copied into their receive blocks.
 // With `record` (prepare) only the sizes travel and are kept there; with
-// `planned` (a start) only the blocks travel. `largest`: a maximum agreed in the
-// messages (one-off calls only).
-int two_phase(const Exchange &x, BundleSizes *record, const BundleSizes *planned, std::uint64_t *largest = nullptr)
+// `planned` (a start) only the blocks travel. `maxima`: `count` maxima agreed in
+// the messages (one-off calls only).
+int two_phase(const Exchange &x, BundleSizes *record, const BundleSizes *planned, std::uint64_t *maxima = nullptr,
+              int count = 1)
 {
     const int p = x.size, me = x.rank;
     if (!record)
@@ -156,7 +157,8 @@ int two_phase(const Exchange &x, BundleSizes *record, const BundleSizes *planned
     g.block_ids = [&](int s, int d, std::vector<long long> *ids) { ids->push_back(static_cast<long long>(s) * p + d); };
     g.record = record;
     g.planned = planned;
-    g.agreed_max = record || planned ? nullptr : largest;
+    g.agreed_max = record || planned ? nullptr : maxima;
+    g.agreed_count = count;
     std::vector<Piece> arrived;
     std::vector<ScratchBytes> store;
     int rc = bundle_bruck(g, bundles, &arrived, &store);
@@ -187,9 +189,9 @@ int two_phase_bruck(const Exchange &x)
     return two_phase(x, nullptr, plan ? &plan->steps : nullptr);
 }
 
-int two_phase_bruck_agreeing(const Exchange &x, std::uint64_t *largest)
+int two_phase_bruck_agreeing(const Exchange &x, std::uint64_t *maxima, int count)
 {
-    return two_phase(x, nullptr, nullptr, largest);
+    return two_phase(x, nullptr, nullptr, maxima, count);
 }
 
 int two_phase_bruck_prepare(const Exchange &x, std::unique_ptr<ExchangePlan> *out)

@@ -187,6 +187,16 @@ bool node_bruck_agreed_volumes(MPIX_Comm *xcomm, std::uint64_t out[2])
     return true;
 }
 
+void node_bruck_learn_volumes(MPIX_Comm *xcomm, std::uint64_t largest, std::uint64_t smallest)
+{
+    NodeBruckPlan *plan = cached<NodeBruckPlan>(xcomm, "node_bruck");
+    if (!plan || !plan->have_global)
+        return;
+    plan->previous_global[0] = largest;
+    plan->previous_global[1] = smallest <= largest ? smallest + (largest - smallest) / 2 : largest;
+    plan->direct_calls = kDirectAgreeEvery - 1;  // a direct call agrees the node means too
+}
+
 int node_bruck_direct(const Exchange &x, NodeBruckPlan *plan, std::uint64_t own)
 {
     if (x.trace)

@@ -20,6 +20,14 @@ int node_bruck(const Exchange &x);
 // sends to and receives from the other ranks). False before its first
 // MPIX_Alltoallv on the current nodes.
 bool node_bruck_agreed_volumes(MPIX_Comm *xcomm, std::uint64_t out[2]);
+// Another row agreed the largest and the smallest rank volume of a call on
+// `xcomm` (the same on every rank): node_bruck's next MPIX_Alltoallv takes the
+// largest as the previous call's and their midpoint for its largest node mean,
+// which only node_bruck's own messages agree (random block sizes: near it;
+// skewed: below it), so it goes direct where they say so
+// (node_bruck_goes_direct), and then agrees both volumes in that call. No
+// effect before node_bruck's first MPIX_Alltoallv on the current nodes.
+void node_bruck_learn_volumes(MPIX_Comm *xcomm, std::uint64_t largest, std::uint64_t smallest);
 // This rank's volume in an MPIX_Alltoallv call, as those count it.
 std::uint64_t node_bruck_rank_volume(const Exchange &x);
 

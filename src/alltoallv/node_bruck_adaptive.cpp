@@ -6,7 +6,7 @@
 // the row that was fastest at those volumes (node_bruck_adaptive_pick), and
 // after a call whose messages agreed a largest rank volume kAdaptiveVolumeChange
 // times away from the learnt one (two_phase_bruck and parlinna_coalesced carry
-// it, 8 bytes a message), the next call refreshes.
+// it and the smallest, 16 bytes a message), the next call refreshes.
 //
 // Why not `auto`'s own agreement: an MPI_Iallreduce per call, which under
 // SimGrid SMPI is linear (P messages at rank 0): 510 us at P=256, twenty times
@@ -41,11 +41,28 @@ struct AdaptiveState : CacheEntry {
 // from the learnt one, the next call refreshes. Every rank completed every
 // message when the row returns success or a wrong block length (reported, yet
 // the exchange goes on), so every rank holds the same value and decides alike.
-void refresh_if_moved(AdaptiveState *state, int rc, std::uint64_t learnt, std::uint64_t largest)
+// node_bruck learns the new volumes too (the largest, and the midpoint of the
+// largest and smallest for the node means): where they send node_bruck direct, the refresh is a
+// direct call that agrees the volumes, not Bruck rounds sized for the old ones
+// (dragonfly-256x64, P=256, 16 B -> 16 KiB: the refresh call took 7084 us in
+// rounds; see docs/algorithms.md).
+void refresh_if_moved(const Exchange &x, AdaptiveState *state, int rc, std::uint64_t learnt,
+                      const std::uint64_t agreed_volumes[2])
 {
     const bool agreed = rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE || rc == MPI_ERR_COUNT;
-    if (agreed && (largest > kAdaptiveVolumeChange * learnt || learnt > kAdaptiveVolumeChange * largest))
+    const std::uint64_t largest = agreed_volumes[0], smallest = ~agreed_volumes[1];
+    if (agreed && (largest > kAdaptiveVolumeChange * learnt || learnt > kAdaptiveVolumeChange * largest)) {
         state->calls_since_refresh = kNodeBruckRefreshEvery - 1;
+        node_bruck_learn_volumes(x.xcomm, largest, smallest);
+    }
+}
+
+// This rank's values for the rows that agree maxima: its volume, and its
+// complement (the largest complement is the smallest volume's).
+void own_volumes(const Exchange &x, std::uint64_t out[2])
+{
+    out[0] = node_bruck_rank_volume(x);
+    out[1] = ~out[0];
 }
 
 }  // namespace
@@ -107,9 +124,10 @@ int node_bruck_adaptive(const Exchange &x)
         break;
     case NodeBruckAdaptivePick::two_phase_bruck: {
         ++state->calls_since_refresh;
-        std::uint64_t largest = node_bruck_rank_volume(x);
-        rc = two_phase_bruck_agreeing(x, &largest);
-        refresh_if_moved(state, rc, volumes[0], largest);
+        std::uint64_t agreed[2];
+        own_volumes(x, agreed);
+        rc = two_phase_bruck_agreeing(x, agreed, 2);
+        refresh_if_moved(x, state, rc, volumes[0], agreed);
         break;
     }
     case NodeBruckAdaptivePick::parlinna_coalesced: {
@@ -121,9 +139,10 @@ int node_bruck_adaptive(const Exchange &x)
         measured.batch_size = 8;
         Exchange picked = x;
         picked.hints = &measured;
-        std::uint64_t largest = node_bruck_rank_volume(x);
-        rc = parlinna_coalesced_agreeing(picked, &largest);
-        refresh_if_moved(state, rc, volumes[0], largest);
+        std::uint64_t agreed[2];
+        own_volumes(x, agreed);
+        rc = parlinna_coalesced_agreeing(picked, agreed, 2);
+        refresh_if_moved(x, state, rc, volumes[0], agreed);
         break;
     }
     }

@@ -40,13 +40,13 @@ struct Pending {
     bool is_recv;
 };
 
-// `largest` (coalesced, MPIX_Alltoallv): a maximum agreed in the messages.
-int parlinna(const Exchange &x, bool coalesced, std::uint64_t *largest = nullptr)
+// `maxima` (coalesced, MPIX_Alltoallv): `count` maxima agreed in the messages.
+int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr, int count = 0)
 {
-    if (largest && (!coalesced || x.uniform))
-        return MPI_ERR_INTERN;  // only phase 1's headers and the coalesced messages carry it
-    // Every message between nodes starts with the sender's node maximum.
-    const std::size_t head = largest ? sizeof(std::uint64_t) : 0;
+    if (maxima && (!coalesced || x.uniform || count < 1))
+        return MPI_ERR_INTERN;  // only phase 1's headers and the coalesced messages carry them
+    // Every message between nodes starts with the sender's node maxima.
+    const std::size_t head = maxima ? static_cast<std::size_t>(count) * sizeof(std::uint64_t) : 0;
     const Regions *R = nullptr;
     MPIX_CHECK(get_regions(x.xcomm, Locality::node, &R));
     const int g = R->my_region, me_i = R->my_index, n = R->size_of(g), N = R->count;
@@ -104,10 +104,11 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *largest = nullptr
             for (int r : dests[d])
                 ids->push_back(static_cast<long long>(local[s]) * x.size + r);
         };
-        bg.agreed_max = largest;  // the node's largest, on every rank of the node
+        bg.agreed_max = maxima;  // the node's maxima, on every rank of the node
+        bg.agreed_count = std::max(count, 1);
         MPIX_CHECK(bundle_bruck(bg, bundles, &arrived, &store));
     }
-    const std::uint64_t node_largest = largest ? *largest : 0;
+    const std::vector<std::uint64_t> node_maxima(maxima, maxima ? maxima + count : maxima);
     std::vector<std::vector<std::uint64_t>> sizes(n, std::vector<std::uint64_t>(mine.size(), x.block_bytes));
     std::vector<std::vector<const char *>> where(n, std::vector<const char *>(mine.size(), nullptr));
     for (int s = 0; s < n; ++s) {
@@ -178,8 +179,8 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *largest = nullptr
             packs.emplace_back();
             if (bytes && !packs.back().resize(bytes))  // nothing of phase 2 is posted yet
                 return MPI_ERR_NO_MEM;
-            if (head)
-                std::memcpy(packs.back().data(), &node_largest, sizeof node_largest);  // a statistic, not data
+            for (int m = 0; m < count; ++m)  // statistics, not data
+                std::memcpy(packs.back().data() + m * sizeof(std::uint64_t), &node_maxima[m], sizeof(std::uint64_t));
             std::size_t at = head;
             for (int s = 0; s < n; ++s) {
                 x.work->copy(packs.back().data() + at, where[s][k], sizes[s][k]);
@@ -263,11 +264,13 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *largest = nullptr
         if (stages[v].size() == 0)
             continue;
         if (head) {
-            // Its sender's node maximum; a message of the wrong length keeps it
+            // Its sender's node maxima; a message of the wrong length keeps them
             // (the header comes first), so every rank reads every node's.
-            std::uint64_t theirs;
-            std::memcpy(&theirs, stages[v].data(), sizeof theirs);
-            *largest = std::max(*largest, theirs);
+            for (int k = 0; k < count; ++k) {
+                std::uint64_t theirs;
+                std::memcpy(&theirs, stages[v].data() + k * sizeof theirs, sizeof theirs);
+                maxima[k] = std::max(maxima[k], theirs);
+            }
         }
         std::size_t at = head;
         for (int s = 0; s < R->size_of(v); ++s) {
@@ -282,7 +285,10 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *largest = nullptr
 }  // namespace
 
 int parlinna_coalesced(const Exchange &x) { return parlinna(x, true); }
-int parlinna_coalesced_agreeing(const Exchange &x, std::uint64_t *largest) { return parlinna(x, true, largest); }
+int parlinna_coalesced_agreeing(const Exchange &x, std::uint64_t *maxima, int count)
+{
+    return parlinna(x, true, maxima, count);
+}
 int parlinna_staggered(const Exchange &x) { return parlinna(x, false); }
 
 }  // namespace mpix

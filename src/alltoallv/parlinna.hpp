@@ -14,12 +14,12 @@ namespace mpix {
 // of hint batch_size over node distances.
 int parlinna_coalesced(const Exchange &x);
 int parlinna_staggered(const Exchange &x);
-// parlinna_coalesced that also agrees a maximum (MPIX_Alltoallv only): phase 1's
-// headers spread it inside each node, and every message between nodes starts with
-// its node's (8 bytes; its receives are then staged, its own blocks too). *largest
-// is this rank's value on entry and the largest of every rank's on return
-// (node_bruck_adaptive: the largest rank volume of the call).
-int parlinna_coalesced_agreeing(const Exchange &x, std::uint64_t *largest);
+// parlinna_coalesced that also agrees `count` maxima (MPIX_Alltoallv only): phase
+// 1's headers spread them inside each node, and every message between nodes
+// starts with its node's (8 bytes each; its receives are then staged, its own
+// blocks too). maxima[k] is this rank's value on entry and the largest of every
+// rank's on return (node_bruck_adaptive: the call's largest and smallest rank volume).
+int parlinna_coalesced_agreeing(const Exchange &x, std::uint64_t *maxima, int count);
 
 }  // namespace mpix
 
