@@ -70,14 +70,9 @@ int padded(const Exchange &x, int (*uniform)(const Exchange &))
     const std::size_t m = sizeof(Length) + static_cast<std::size_t>(largest);
     const std::size_t n = static_cast<std::size_t>(p) * m;
     const std::string key = "padded:scratch";
-    PaddedScratch *scratch = cached<PaddedScratch>(x.xcomm, key);
-    if (!scratch) {
-        std::unique_ptr<PaddedScratch> fresh(new (std::nothrow) PaddedScratch());
-        if (!fresh)
-            return MPI_ERR_NO_MEM;
-        scratch = fresh.get();
-        x.xcomm->cache[key] = std::move(fresh);
-    }
+    PaddedScratch *scratch = cached_or_make<PaddedScratch>(x.xcomm, key);
+    if (!scratch)
+        return MPI_ERR_NO_MEM;
     if (!padded_buffer(&scratch->send, n, x.work) || !padded_buffer(&scratch->recv, n, x.work))
         return MPI_ERR_NO_MEM;
     char *spad = scratch->send.data(), *rpad = scratch->recv.data();

@@ -103,12 +103,9 @@ const char *node_bruck_adaptive_pick_name(NodeBruckAdaptivePick pick)
 int node_bruck_adaptive(const Exchange &x)
 {
     const std::string key = "node_bruck_adaptive";
-    AdaptiveState *state = cached<AdaptiveState>(x.xcomm, key);
-    if (!state) {
-        std::unique_ptr<AdaptiveState> fresh(new AdaptiveState());
-        state = fresh.get();
-        x.xcomm->cache[key] = std::move(fresh);
-    }
+    AdaptiveState *state = cached_or_make<AdaptiveState>(x.xcomm, key);
+    if (!state)
+        return MPI_ERR_NO_MEM;
     const Regions *nodes = nullptr;
     MPIX_CHECK(get_regions(x.xcomm, Locality::node, &nodes));
     std::uint64_t volumes[2] = {0, 0};

@@ -7,6 +7,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -136,6 +137,21 @@ T *cached(MPIX_Comm *xcomm, const std::string &key)
 {
     auto it = xcomm->cache.find(key);
     return it == xcomm->cache.end() ? nullptr : static_cast<T *>(it->second.get());
+}
+
+// The same, made (value-initialized) and cached where absent; nullptr only when
+// no memory could be had. For entries whose making cannot fail otherwise.
+template <class T>
+T *cached_or_make(MPIX_Comm *xcomm, const std::string &key)
+{
+    if (T *found = cached<T>(xcomm, key))
+        return found;
+    std::unique_ptr<T> fresh(new (std::nothrow) T());
+    if (!fresh)
+        return nullptr;
+    T *made = fresh.get();
+    xcomm->cache[key] = std::move(fresh);
+    return made;
 }
 
 // Drops the topology and everything derived from it (collective).

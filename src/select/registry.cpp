@@ -339,12 +339,9 @@ struct AgreedBlocks : CacheEntry {
 int agreed_blocks(MPIX_Comm *xcomm, const unsigned long long mine[2], unsigned long long out[2])
 {
     const std::string key = "auto:alltoallv:agreed_blocks";
-    AgreedBlocks *a = cached<AgreedBlocks>(xcomm, key);
-    if (!a) {
-        std::unique_ptr<AgreedBlocks> fresh(new AgreedBlocks());
-        a = fresh.get();
-        xcomm->cache[key] = std::move(fresh);
-    }
+    AgreedBlocks *a = cached_or_make<AgreedBlocks>(xcomm, key);
+    if (!a)
+        return MPI_ERR_NO_MEM;
     if (a->pending != MPI_REQUEST_NULL) {
         MPIX_CHECK(MPI_Wait(&a->pending, MPI_STATUS_IGNORE));
         a->have = true;
