@@ -227,18 +227,52 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
     home_batch.end();
     std::vector<MPI_Request> reqs;
     std::vector<std::size_t> expected;
+    // With maxima, a message of another length than its receiver expects must
+    // still bring its header: every rank decides its next pick from the agreed
+    // values, so a header lost to a truncated receive would split the ranks'
+    // picks. Those receives are probed (after the window's sends are posted) and
+    // one of another length lands in a buffer of its own; its header is kept.
+    struct OddSized {
+        ScratchBytes bytes;
+        char *stage;
+    };
+    std::vector<OddSized> odd;
+    const int tag_2 = x.tag + kBundleBruckTags;
     for (std::size_t first = 0; first < ops.size();) {
         std::size_t last = first;
         reqs.clear();
         expected.clear();
-        for (; last < ops.size() && ops[last].window == ops[first].window; ++last) {
-            const Pending &o = ops[last];
+        odd.clear();
+        while (last < ops.size() && ops[last].window == ops[first].window)
+            ++last;
+        if (head)  // sends first: the probes below wait for the peers' sends of this window
+            std::stable_partition(ops.begin() + static_cast<std::ptrdiff_t>(first),
+                                  ops.begin() + static_cast<std::ptrdiff_t>(last),
+                                  [](const Pending &o) { return !o.is_recv; });
+        odd.reserve(last - first);
+        for (std::size_t i = first; i < last; ++i) {
+            const Pending &o = ops[i];
             reqs.emplace_back();
             expected.push_back(o.is_recv ? o.bytes : kNotChecked);
-            if (o.is_recv)
-                MPIX_CHECK(irecv_bytes(o.recv, o.bytes, o.peer, x.tag + kBundleBruckTags, x.comm, &reqs.back()));
-            else
-                MPIX_CHECK(isend_bytes(o.send, o.bytes, o.peer, x.tag + kBundleBruckTags, x.comm, &reqs.back()));
+            if (o.is_recv && head) {
+                ProbedMessage m;
+                bool found = false;
+                MPIX_CHECK(probe_message(o.peer, tag_2, x.comm, true, &m, &found));
+                if (m.bytes == o.bytes) {
+                    MPIX_CHECK(irecv_probed(&m, o.recv, tag_2, x.comm, &reqs.back()));
+                } else {
+                    note_mismatch(x.mismatch, m.bytes > o.bytes ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
+                    odd.push_back(OddSized{ScratchBytes(), o.recv});
+                    if (!odd.back().bytes.resize(m.bytes))
+                        return MPI_ERR_NO_MEM;
+                    MPIX_CHECK(irecv_probed(&m, odd.back().bytes.data(), tag_2, x.comm, &reqs.back()));
+                    expected.back() = kNotChecked;
+                }
+            } else if (o.is_recv) {
+                MPIX_CHECK(irecv_bytes(o.recv, o.bytes, o.peer, tag_2, x.comm, &reqs.back()));
+            } else {
+                MPIX_CHECK(isend_bytes(o.send, o.bytes, o.peer, tag_2, x.comm, &reqs.back()));
+            }
             if (x.trace) {  // one record per message; rounds after phase 1's
                 std::vector<long long> ids;
                 const long long P = x.size;
@@ -256,6 +290,10 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
             }
         }
         MPIX_CHECK(wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch));
+        for (OddSized &o : odd)  // the header alone: the blocks are reported, not delivered
+            for (int k = 0; k < count && o.bytes.size() >= head; ++k)
+                std::memcpy(o.stage + k * sizeof(std::uint64_t), o.bytes.data() + k * sizeof(std::uint64_t),
+                            sizeof(std::uint64_t));
         first = last;
     }
     // Coalesced messages from nodes of several ranks: scatter to rdispls.
