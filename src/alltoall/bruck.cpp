@@ -180,10 +180,7 @@ int datatype_rounds(const Exchange &x, bool use_struct, Place place, Landed land
         int to = mod(me + k, p), from = mod(me - k, p);
         MPI_Request reqs[2];
         MPIX_CHECK(irecv_ranges_datatype(raddr, lens, use_struct, from, x.tag, x.comm, x.work, &reqs[0]));
-        if (relay_length(b, x.mismatch) == 0 && b > 0)  // see relay_length
-            MPIX_CHECK(isend_bytes(nullptr, 0, to, x.tag, x.comm, &reqs[1]));
-        else
-            MPIX_CHECK(isend_ranges_datatype(saddr, lens, use_struct, to, x.tag, x.comm, x.work, &reqs[1]));
+        MPIX_CHECK(isend_ranges_datatype(saddr, lens, use_struct, to, x.tag, x.comm, x.work, &reqs[1], x.mismatch));
         const std::size_t expected[2] = {ts.size() * b, kNotChecked};
         MPIX_CHECK(wait_all(2, reqs, expected, x.mismatch));
         LocalWork::Batch batch(x.work);

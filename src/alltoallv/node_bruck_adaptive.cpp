@@ -37,15 +37,15 @@ struct AdaptiveState : CacheEntry {
     bool depends_on_topology() const override { return true; }  // node_bruck's volumes go with the nodes
 };
 
-// After a picked row agreed the call's largest rank volume: where it moved far
-// from the learnt one, the next call refreshes. Every rank completed every
-// message when the row returns success or a wrong block length (reported, yet
-// the exchange goes on), so every rank holds the same value and decides alike.
-// node_bruck learns the new volumes too (the largest, and the midpoint of the
-// largest and smallest for the node means): where they send node_bruck direct, the refresh is a
-// direct call that agrees the volumes, not Bruck rounds sized for the old ones
-// (dragonfly-256x64, P=256, 16 B -> 16 KiB: the refresh call took 7084 us in
-// rounds; see docs/algorithms.md).
+// After a picked row agreed the call's largest and smallest rank volume: where
+// the largest moved far from the learnt one, the next call refreshes. Every rank
+// completed every message, and read every header, when the row returns success
+// or a wrong block length (reported, yet the exchange goes on), so every rank
+// holds the same values and decides alike. node_bruck learns them too (the
+// largest, and their midpoint for the node means): where they send node_bruck
+// direct, the refresh is a direct call that agrees the volumes, not Bruck rounds
+// sized for the old ones (dragonfly-256x64, P=256, 16 B -> 16 KiB: the refresh
+// call took 7084 us in rounds; see docs/algorithms.md).
 void refresh_if_moved(const Exchange &x, AdaptiveState *state, int rc, std::uint64_t learnt,
                       const std::uint64_t agreed_volumes[2])
 {

@@ -302,8 +302,8 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
         if (stages[v].size() == 0)
             continue;
         if (head) {
-            // Its sender's node maxima; a message of the wrong length keeps them
-            // (the header comes first), so every rank reads every node's.
+            // Its sender's node maxima (a message of the wrong length was probed
+            // and its header kept, above), so every rank reads every node's.
             for (int k = 0; k < count; ++k) {
                 std::uint64_t theirs;
                 std::memcpy(&theirs, stages[v].data() + k * sizeof theirs, sizeof theirs);

@@ -112,13 +112,16 @@ std::size_t nonzero_ranges(const std::vector<std::size_t> &lens, std::size_t *on
 
 // isend_ranges_datatype (send) or irecv_ranges_datatype.
 int datatype_ranges_op(bool send, const std::vector<char *> &addrs, const std::vector<std::size_t> &lens,
-                       bool use_struct, int peer, int tag, MPI_Comm comm, LocalWork *work, MPI_Request *req)
+                       bool use_struct, int peer, int tag, MPI_Comm comm, LocalWork *work, MPI_Request *req,
+                       const int *relay_mismatch = nullptr)
 {
     *req = MPI_REQUEST_NULL;
     std::size_t only, total;
     const std::size_t nonzero = nonzero_ranges(lens, &only, &total);
     if (nonzero == 0)
         return MPI_SUCCESS;
+    if (send && relay_length(total, relay_mismatch) == 0)  // still posted: the receiver waits for it
+        return isend_bytes(nullptr, 0, peer, tag, comm, req);
     if (nonzero == 1)  // one range: no datatype needed
         return send ? isend_bytes(addrs[only], lens[only], peer, tag, comm, req)
                     : irecv_bytes(addrs[only], lens[only], peer, tag, comm, req);
@@ -167,9 +170,10 @@ int isend_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t
 }
 
 int isend_ranges_datatype(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
-                          int peer, int tag, MPI_Comm comm, LocalWork *work, MPI_Request *req)
+                          int peer, int tag, MPI_Comm comm, LocalWork *work, MPI_Request *req,
+                          const int *relay_mismatch)
 {
-    return datatype_ranges_op(true, addrs, lens, use_struct, peer, tag, comm, work, req);
+    return datatype_ranges_op(true, addrs, lens, use_struct, peer, tag, comm, work, req, relay_mismatch);
 }
 
 int irecv_ranges_datatype(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,

@@ -59,9 +59,10 @@ inline std::size_t relay_length(std::size_t bytes, const int *relay_mismatch)
 }
 // The derived-datatype variants (bruck_*_dt): the ranges as one datatype that
 // the MPI library packs (unpacks), counted and charged on `work` as a copy of
-// each range.
+// each range. `relay_mismatch` as isend_ranges'.
 int isend_ranges_datatype(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
-                          int peer, int tag, MPI_Comm comm, LocalWork *work, MPI_Request *req);
+                          int peer, int tag, MPI_Comm comm, LocalWork *work, MPI_Request *req,
+                          const int *relay_mismatch = nullptr);
 int irecv_ranges_datatype(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
                           int peer, int tag, MPI_Comm comm, LocalWork *work, MPI_Request *req);
 
