@@ -18,6 +18,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "alltoallv/node_bruck_adaptive.hpp"
@@ -541,21 +542,58 @@ void test_node_bruck_adaptive_rule()
         MPIX_EXPECT(got == c.want, std::string(c.what) + ": picked " + mpix::node_bruck_adaptive_pick_name(got) +
                                        ", expected " + mpix::node_bruck_adaptive_pick_name(c.want));
     }
+    // The bracket: the largest and smallest rank volume a call agreed; the pick
+    // where every node mean between gives the same row, none where it does not.
+    struct Bracketed {
+        std::uint64_t largest, smallest;
+        int nodes;
+        bool decides;
+        Pick want;
+        const char *what;
+    };
+    const Bracketed bracketed[] = {
+        {2040, 2040, 4, true, Pick::two_phase_bruck, "4 nodes, equal volumes, mean block 8 B"},
+        {64 * 255 + 254, 0, 4, true, Pick::two_phase_bruck, "4 nodes, mean block at most 64 B anywhere"},
+        {64 * 255 + 255, 1000, 4, false, Pick::node_bruck, "4 nodes, mean block 4-65 B"},
+        {3u << 19, 65 * 255, 4, true, Pick::parlinna_coalesced, "4 nodes, 65 B to 1.5 MiB"},
+        {(3u << 19) + 1, 65 * 255, 4, false, Pick::node_bruck, "4 nodes, up to just past 1.5 MiB"},
+        {2 * above + 1, 0, 4, true, Pick::node_bruck, "one rank past twice direct_above"},
+        {2 * above, 1000, 4, false, Pick::node_bruck, "4 nodes, up to twice direct_above"},
+        {2040, 2040, 16, true, Pick::node_bruck, "16 nodes, equal volumes"},
+        {9 * 18360, 18360, 16, false, Pick::node_bruck, "16 nodes, 9:1, node means anywhere between"},
+        {9 * 18360, 9 * 18360 / 8, 16, true, Pick::node_bruck, "16 nodes, never 8:1"},
+    };
+    for (const Bracketed &c : bracketed) {
+        const std::uint64_t bracket[2] = {c.largest, c.smallest};
+        Pick got = Pick::node_bruck;
+        const bool decides = mpix::node_bruck_adaptive_pick_bracketed(bracket, above, 256, c.nodes, &got);
+        MPIX_EXPECT(decides == c.decides && (!decides || got == c.want),
+                    std::string(c.what) + ": " + (decides ? "decided " : "left undecided") +
+                        (decides ? mpix::node_bruck_adaptive_pick_name(got) : "") + ", expected " +
+                        (c.decides ? mpix::node_bruck_adaptive_pick_name(c.want) : "no decision"));
+    }
     MPIX_CHECK_ALL("node_bruck_adaptive's rule");
 }
 
 // node_bruck_adaptive's pick per call, against an independent model of its
-// rule: node_bruck when no volumes are known yet, on every 8th call, and where
-// node_bruck's direct mode applies; between, by the mean block node_bruck's last
-// call learnt (stale by design until it runs again, or, after a call whose
-// agreed largest volume moved more than 2x, until the next call):
-// two_phase_bruck up to the first threshold, parlinna_coalesced up to the
-// second, node_bruck beyond.
-// Uniform blocks of one size per phase (each rank's volume (P-1) b, so the mean
-// block is b); the size changes mid-period, so a stale pick shows. On one node
-// and on nodes of 2 and of 1 (more than 4 nodes from P=5: equal blocks are never
-// skewed, so node_bruck every call); every block checked; each call's pick read
-// from its trace.
+// rule. The rows picked between node_bruck calls (two_phase_bruck,
+// parlinna_coalesced) agree the call's largest and smallest rank volume; where
+// the rule gives the same row for a node mean at either end, every node mean
+// between gives it too (the rule's rows follow each other as the node mean
+// grows), and the next call takes it. Otherwise the rule runs on the volumes
+// node_bruck last learnt: node_bruck when none are known yet, on every 8th call,
+// and where its direct mode applies; between, by the mean block (stale by design
+// until node_bruck runs again, or, after a call whose agreed largest volume moved
+// more than 2x from the learnt one, until the next call): two_phase_bruck up to
+// the first threshold, parlinna_coalesced up to the second, node_bruck beyond.
+// First equal blocks of one size per phase (each rank's volume (P-1) b, so the
+// mean block is b), the size changing mid-period; then rank 0 sends rank 1 a
+// large block and every other block is small, so the smallest rank volume asks
+// for two_phase_bruck and the largest for parlinna_coalesced: there the node
+// means decide, as node_bruck learnt them. On one node and on nodes of 2 and of 1
+// (more than 4 nodes from P=5: node means as large as the largest rank volume
+// are never skewed, so node_bruck every call); every block checked; each call's
+// pick read from its trace.
 void test_node_bruck_adaptive_picks()
 {
     const int p = mpixtest::size(), me = mpixtest::rank();
@@ -570,12 +608,16 @@ void test_node_bruck_adaptive_picks()
     const int small = static_cast<int>(kAdaptiveTwoPhaseMaxBlock / 2);
     const int medium = static_cast<int>(4 * kAdaptiveTwoPhaseMaxBlock);
     const int large = static_cast<int>(kAdaptiveParlinnaMaxVolume / (p - 1) + 1000);
+    // The one large block of the last phase: rank 1 then receives more than the
+    // first threshold's volume, 64 (P-1) bytes.
+    const int heavy = static_cast<int>(4 * kAdaptiveTwoPhaseMaxBlock) * (p - 1);
     std::string dir = mpixtest::shared_temp_dir();
     MPIX_Comm *xcomm;
     CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
     for (int ppn : {0, 2, 1}) {
         MPIX_Comm_update_locality(xcomm, ppn);
         const bool one_node = ppn == 0 || p <= ppn;
+        const int per_node = one_node ? p : ppn;
         const int nodes = one_node ? 1 : (p + ppn - 1) / ppn;
         for (bool low_threshold : {false, true}) {
             // direct_above: 2 MiB (never reached here) or 1200 bytes, which the
@@ -591,65 +633,102 @@ void test_node_bruck_adaptive_picks()
             MPIX_Comm_set_info(xcomm, info);
             MPIX_Info_free(&info);
             const std::string file = prefix + "." + std::to_string(me) + ".jsonl";
-            // The model: what node_bruck last learnt (a rank's volume) and the
-            // calls since it ran. A fresh comm state per threshold: drop it by
-            // changing the nodes and back.
+            // A fresh comm state per threshold: drop it by changing the nodes and back.
             MPIX_Comm_update_locality(xcomm, ppn == 0 ? 1 : 0);
             MPIX_Comm_update_locality(xcomm, ppn);
-            // learnt: node_bruck's [1], the node mean; largest: its [0]. A growth
-            // check of the rows picked between sets both (equal blocks: the
-            // midpoint of the largest and smallest volume is the mean).
-            bool known = false;
-            long long learnt = 0, largest = 0;
+            // The rule on volumes {largest rank, largest node mean}.
+            auto rule = [&](long long largest_rank, long long node_mean, int since_refresh) -> std::string {
+                if (node_mean > threshold || largest_rank > 2 * threshold || since_refresh + 1 >= 8)
+                    return "node_bruck";
+                if (nodes > 4)
+                    return largest_rank > 8 * node_mean && node_mean / (p - 1) <= 128 ? "two_phase_bruck"
+                                                                                      : "node_bruck";
+                if (node_mean / (p - 1) <= static_cast<long long>(kAdaptiveTwoPhaseMaxBlock))
+                    return "two_phase_bruck";
+                if (node_mean <= static_cast<long long>(kAdaptiveParlinnaMaxVolume))
+                    return "parlinna_coalesced";
+                return "node_bruck";
+            };
+            // The model's state: what node_bruck last learnt (learnt: its node
+            // mean, largest: its largest rank volume), the calls since it ran, and
+            // the last agreed largest and smallest rank volume.
+            bool known = false, bracketed = false;
+            long long learnt = 0, largest = 0, bracket_largest = 0, bracket_smallest = 0;
             int since = 0, direct_calls = 0;
-            // Each size change mid-period: the medium calls start on the 6th call
-            // (two_phase_bruck's growth check), the large ones 6 calls after the
-            // refresh that follows (parlinna_coalesced's).
-            const int sizes[] = {small, small, small, small, small, medium, medium, medium, medium,
-                                 medium, medium, medium, large, large, large, large, large, large,
-                                 large, large, large, large, small, small};
+            // {b, h}: every block b bytes, and rank 0's to rank 1 h (h < 0: b).
+            // The equal phases: the medium calls start on the 6th call (two_phase_bruck's
+            // growth check), the large ones on the 13th (parlinna_coalesced's).
+            std::vector<std::pair<int, int>> calls;
+            for (int b : {small, small, small, small, small, medium, medium, medium, medium, medium, medium, medium,
+                          large, large, large, large, large, large, large, large, large, large, small, small})
+                calls.push_back({b, -1});
+            for (int k = 0; k < 10; ++k)
+                calls.push_back({small, heavy});
             int call = 0;
-            for (int b : sizes) {
-                const long long mean = learnt / (p - 1);
+            for (const auto &c : calls) {
+                auto bytes = [&](int src, int dst) { return src == 0 && dst == 1 && c.second >= 0 ? c.second : c.first; };
+                // Every rank's volume: the larger of what it sends and receives.
+                std::vector<long long> volume(static_cast<std::size_t>(p));
+                for (int r = 0; r < p; ++r) {
+                    long long sent = 0, received = 0;
+                    for (int q = 0; q < p; ++q)
+                        if (q != r) {
+                            sent += bytes(r, q);
+                            received += bytes(q, r);
+                        }
+                    volume[static_cast<std::size_t>(r)] = std::max(sent, received);
+                }
+                const long long rank_max = *std::max_element(volume.begin(), volume.end());
+                const long long rank_min = *std::min_element(volume.begin(), volume.end());
+                long long node_max = 0;
+                for (int first = 0; first < p; first += per_node) {
+                    const int last = std::min(p, first + per_node);
+                    long long sum = 0;
+                    for (int r = first; r < last; ++r)
+                        sum += volume[static_cast<std::size_t>(r)];
+                    node_max = std::max(node_max, sum / (last - first));
+                }
                 std::string want;
-                bool direct = false;
-                // Equal blocks: every rank's volume is the node mean, never skewed,
-                // so on more than 4 nodes node_bruck on every call.
-                if (!known || since + 1 >= 8 || learnt > threshold || largest > 2 * threshold || nodes > 4)
-                    want = "node_bruck";
-                else if (mean <= static_cast<long long>(kAdaptiveTwoPhaseMaxBlock))
-                    want = "two_phase_bruck";
-                else if (learnt <= static_cast<long long>(kAdaptiveParlinnaMaxVolume))
-                    want = "parlinna_coalesced";
+                if (known && bracketed && rule(bracket_largest, bracket_smallest, 0) == rule(bracket_largest, bracket_largest, 0))
+                    want = rule(bracket_largest, bracket_largest, 0);
                 else
-                    want = "node_bruck";
+                    want = known ? rule(largest, learnt, since) : "node_bruck";
+                bool direct = false;
                 if (want == "node_bruck") {
                     since = 0;
+                    bracketed = false;
                     // In its direct mode (by the volumes learnt before this call)
                     // node_bruck agrees them again only on every 8th call in a row.
                     direct = known && (learnt > threshold || largest > 2 * threshold);
                     if (!direct || ++direct_calls == 8) {
                         direct_calls = 0;
-                        learnt = largest = static_cast<long long>(b) * (p - 1);
+                        learnt = node_max;
+                        largest = rank_max;
                     }
                     known = true;
                 } else {
                     ++since;
-                    // Both rows picked between agree the call's largest volume: where
-                    // it moved more than 2x from the learnt one, the next call refreshes,
-                    // node_bruck taking the new volumes, and a direct call agrees them.
-                    const long long now = static_cast<long long>(b) * (p - 1);
-                    if (now > 2 * largest || largest > 2 * now) {
+                    bracketed = true;
+                    bracket_largest = rank_max;
+                    bracket_smallest = rank_min;
+                    // Where the agreed largest volume moved more than 2x from the
+                    // learnt one, node_bruck takes the new volumes (the node mean
+                    // as their midpoint), a direct call agrees them, and the next
+                    // call refreshes unless the bracket decides.
+                    if (rank_max > 2 * largest || largest > 2 * rank_max) {
                         since = 7;
-                        learnt = largest = now;
+                        largest = rank_max;
+                        learnt = rank_min + (rank_max - rank_min) / 2;
                         direct_calls = 7;
                     }
                 }
                 const std::string what = "node_bruck_adaptive, ppn " + std::to_string(ppn) + ", direct_above " +
                                          std::to_string(above) + ", call " + std::to_string(call++) + " (" +
-                                         std::to_string(b) + " B blocks)";
+                                         std::to_string(c.first) + " B blocks" +
+                                         (c.second >= 0 ? ", one of " + std::to_string(c.second) : std::string()) +
+                                         ")";
                 std::remove(file.c_str());
-                mpixtest::exchange_and_check(xcomm, false, [&](int, int) { return b; }, what);
+                mpixtest::exchange_and_check(xcomm, false, bytes, what);
                 const std::string first = first_trace_line(file);
                 MPIX_EXPECT(first.find("pick=" + want + "\"") != std::string::npos ||
                                 first.find("pick=" + want + ";") != std::string::npos,
@@ -1096,7 +1175,7 @@ const mpixtest::TestCase kTests[] = {
     {"node_bruck's MPIX_Alltoallv mode follows the agreed volume, every 8th direct call", test_node_bruck_modes},
     {"node_bruck's mode under skew follows the largest node mean, not the largest rank", test_node_bruck_skew_mode},
     {"node_bruck_adaptive's rule on hand-made volumes", test_node_bruck_adaptive_rule},
-    {"node_bruck_adaptive picks by the mean block node_bruck's last call agreed, node_bruck every 8th call and after a 2x volume change",
+    {"node_bruck_adaptive picks by the agreed rank volumes where they decide, else by node_bruck's node means, refreshed every 8th call and after a 2x volume change",
      test_node_bruck_adaptive_picks},
     {"the trace replay rejects broken traces", test_replay_rejects_broken_traces},
     {"every row of every collective: its trace replays, each block ends at its destination", test_replay_every_row},

@@ -1,12 +1,14 @@
 // node_bruck_adaptive: picks a row per MPIX_Alltoallv call by block size on a
 // few large nodes, with no agreement of its own. node_bruck's messages carry
-// every rank's volume, and its last phase leaves the largest node mean on every
-// rank (node_bruck_agreed_volumes). This row runs node_bruck on every
-// kNodeBruckRefreshEvery-th call, to learn the volumes again. Between, it runs
-// the row that was fastest at those volumes (node_bruck_adaptive_pick), and
-// after a call whose messages agreed a largest rank volume kAdaptiveVolumeChange
-// times away from the learnt one (two_phase_bruck and parlinna_coalesced carry
-// it and the smallest, 16 bytes a message), the next call refreshes.
+// every rank's volume, and its last phase leaves the largest rank volume and the
+// largest node mean on every rank (node_bruck_agreed_volumes). The rows picked
+// between (two_phase_bruck and parlinna_coalesced) agree the call's largest and
+// smallest rank volume in their messages (16 bytes a message). Every node mean
+// lies between those two, so where every node mean there gives the same pick
+// (node_bruck_adaptive_pick_bracketed), the next call takes it with no node_bruck
+// call at all. Where the pick depends on the node means, node_bruck runs on every
+// kNodeBruckRefreshEvery-th call to learn them again, and after a call whose
+// largest rank volume moved kAdaptiveVolumeChange times away from the learnt one.
 //
 // Why not `auto`'s own agreement: an MPI_Iallreduce per call, which under
 // SimGrid SMPI is linear (P messages at rank 0): 510 us at P=256, twenty times
@@ -16,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "alltoallv/bruck_nonuniform.hpp"
 #include "alltoallv/node_bruck.hpp"
@@ -34,6 +37,10 @@ namespace {
 // sched/engine.hpp), so every rank counts the same and picks the same row.
 struct AdaptiveState : CacheEntry {
     int calls_since_refresh = 0;
+    // The largest and smallest rank volume the last call agreed, where it ran a
+    // row that agrees them (and completed its messages).
+    bool bracketed = false;
+    std::uint64_t bracket[2] = {0, 0};
     bool depends_on_topology() const override { return true; }  // node_bruck's volumes go with the nodes
 };
 
@@ -51,6 +58,9 @@ void refresh_if_moved(const Exchange &x, AdaptiveState *state, int rc, std::uint
 {
     const bool agreed = rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE || rc == MPI_ERR_COUNT;
     const std::uint64_t largest = agreed_volumes[0], smallest = ~agreed_volumes[1];
+    state->bracketed = agreed;
+    state->bracket[0] = largest;
+    state->bracket[1] = smallest;
     if (agreed && (largest > kAdaptiveVolumeChange * learnt || learnt > kAdaptiveVolumeChange * largest)) {
         state->calls_since_refresh = kNodeBruckRefreshEvery - 1;
         node_bruck_learn_volumes(x.xcomm, largest, smallest);
@@ -87,6 +97,40 @@ NodeBruckAdaptivePick node_bruck_adaptive_pick(bool volumes_known, const std::ui
     return NodeBruckAdaptivePick::node_bruck;
 }
 
+bool node_bruck_adaptive_pick_bracketed(const std::uint64_t bracket[2], std::uint64_t direct_threshold, int size,
+                                        int nodes, NodeBruckAdaptivePick *pick)
+{
+    const std::uint64_t largest = bracket[0], smallest = bracket[1];
+    if (smallest > largest)
+        return false;
+    // The pick is constant between the node means where one of its tests flips,
+    // so it is constant over [smallest, largest] when it is the same at both ends
+    // and on both sides of every such point inside.
+    const std::uint64_t gaps = size > 1 ? static_cast<std::uint64_t>(size - 1) : 1;
+    const std::uint64_t flips[] = {
+        kAdaptiveTwoPhaseMaxBlock * gaps + (gaps - 1),        // mean block <= kAdaptiveTwoPhaseMaxBlock
+        kAdaptiveSkewedTwoPhaseMaxBlock * gaps + (gaps - 1),  // ... <= kAdaptiveSkewedTwoPhaseMaxBlock
+        kAdaptiveParlinnaMaxVolume,
+        direct_threshold,                                       // node_bruck_goes_direct
+        largest > 0 ? (largest - 1) / kAdaptiveSkewRatio : 0,  // largest > ratio x node mean
+    };
+    std::vector<std::uint64_t> means = {smallest, largest};
+    for (std::uint64_t f : flips)
+        for (std::uint64_t m : {f, f + 1})
+            if (m > smallest && m < largest)
+                means.push_back(m);
+    bool first = true;
+    for (std::uint64_t m : means) {
+        const std::uint64_t volumes[2] = {largest, m};
+        const NodeBruckAdaptivePick here = node_bruck_adaptive_pick(true, volumes, direct_threshold, size, nodes, 0);
+        if (!first && here != *pick)
+            return false;
+        *pick = here;
+        first = false;
+    }
+    return true;
+}
+
 const char *node_bruck_adaptive_pick_name(NodeBruckAdaptivePick pick)
 {
     switch (pick) {
@@ -110,13 +154,17 @@ int node_bruck_adaptive(const Exchange &x)
     MPIX_CHECK(get_regions(x.xcomm, Locality::node, &nodes));
     std::uint64_t volumes[2] = {0, 0};
     const bool known = node_bruck_agreed_volumes(x.xcomm, volumes);
-    const NodeBruckAdaptivePick pick =
-        node_bruck_adaptive_pick(known, volumes, node_bruck_direct_threshold(x.hints->direct_above, nodes->count),
-                                 x.size, nodes->count, state->calls_since_refresh);
+    const std::uint64_t threshold = node_bruck_direct_threshold(x.hints->direct_above, nodes->count);
+    NodeBruckAdaptivePick pick = NodeBruckAdaptivePick::node_bruck;
+    const bool certain = known && state->bracketed &&
+                         node_bruck_adaptive_pick_bracketed(state->bracket, threshold, x.size, nodes->count, &pick);
+    if (!certain)
+        pick = node_bruck_adaptive_pick(known, volumes, threshold, x.size, nodes->count, state->calls_since_refresh);
     int rc = MPI_SUCCESS;
     switch (pick) {
     case NodeBruckAdaptivePick::node_bruck:
         state->calls_since_refresh = 0;
+        state->bracketed = false;  // node_bruck learns the node means themselves
         rc = node_bruck(x);
         break;
     case NodeBruckAdaptivePick::two_phase_bruck: {

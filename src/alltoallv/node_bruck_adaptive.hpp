@@ -1,7 +1,10 @@
-// node_bruck_adaptive: MPIX_Alltoallv on a few large nodes. node_bruck on every
-// kNodeBruckRefreshEvery-th call (its messages agree the node volumes); between,
-// on 2-4 nodes two_phase_bruck or parlinna_coalesced by the mean block those
-// volumes give, on more nodes two_phase_bruck where they show skew.
+// node_bruck_adaptive: MPIX_Alltoallv on a few large nodes. On 2-4 nodes
+// two_phase_bruck or parlinna_coalesced by the mean block, on more nodes
+// two_phase_bruck where the volumes show skew, else node_bruck. The volumes: the
+// largest and smallest rank volume the rows agree in their messages, and, where
+// the pick depends on where the node means lie between those, the node means
+// node_bruck's messages agree (node_bruck then runs on every
+// kNodeBruckRefreshEvery-th call).
 #ifndef MPIX_ALLTOALLV_NODE_BRUCK_ADAPTIVE_HPP
 #define MPIX_ALLTOALLV_NODE_BRUCK_ADAPTIVE_HPP
 
@@ -14,8 +17,9 @@ namespace mpix {
 // Registry entry (alltoallv).
 int node_bruck_adaptive(const Exchange &x);
 
-// node_bruck runs on one call in this many: a job whose block size changes gets
-// the matching row within that many calls.
+// Where the pick depends on the node means, node_bruck runs on one call in this
+// many to learn them: a job whose block size changes gets the matching row
+// within that many calls.
 constexpr int kNodeBruckRefreshEvery = 8;
 
 // Sooner where the volumes moved: the messages of the rows picked between
@@ -58,6 +62,14 @@ enum class NodeBruckAdaptivePick { node_bruck, two_phase_bruck, parlinna_coalesc
 NodeBruckAdaptivePick node_bruck_adaptive_pick(bool volumes_known, const std::uint64_t volumes[2],
                                                std::uint64_t direct_threshold, int size, int nodes,
                                                int calls_since_refresh);
+
+// The pick for one call from the largest and smallest rank volume a row agreed
+// (`bracket`), where it is the same for every node mean between the two (each
+// node's mean volume lies there): true and *pick set; false where the pick
+// depends on the node means (node_bruck_adaptive_pick then decides, by the
+// node means node_bruck learnt). The same on every rank.
+bool node_bruck_adaptive_pick_bracketed(const std::uint64_t bracket[2], std::uint64_t direct_threshold, int size,
+                                        int nodes, NodeBruckAdaptivePick *pick);
 const char *node_bruck_adaptive_pick_name(NodeBruckAdaptivePick pick);
 
 }  // namespace mpix
