@@ -410,13 +410,17 @@ bool ran_direct(const std::string &first_line)
 }
 
 // node_bruck's MPIX_Alltoallv mode follows the largest volume anywhere of the
-// previous call: learnt inside its Bruck rounds' messages, and in the direct
-// mode agreed on every 8th call only (the mode is kept between). With
-// direct_above 1200 bytes (100 on one node): a first call of 1600-byte blocks
-// runs the Bruck rounds; the next 8 run direct (the 8th agrees: large); 8 calls
-// of empty blocks still run direct (the 8th agrees: nothing); the next runs the
-// Bruck rounds again. On one node and on nodes of 2, every rank the same mode
-// (a rank in the wrong mode would hang or lose blocks), every block checked.
+// previous call: learnt inside its Bruck rounds' messages; in the direct mode
+// on one node agreed on every 8th call only (the mode is kept between), and
+// between nodes the range of rank volumes agreed in the exchange's windows on
+// every call (where they leave at most one of its rounds after them: up to
+// 4 ranks here, from 256 at scale). With direct_above 1200 bytes (100 on one node): a first call of
+// 1600-byte blocks runs the Bruck rounds; the next 8 run direct (on one node the
+// 8th agrees: large); then empty blocks: on one node 8 calls still run direct
+// (the 8th agrees: nothing) and the next runs the Bruck rounds again; between
+// nodes the first empty call runs direct and agrees nothing, and the next runs
+// the Bruck rounds. On one node and on nodes of 2, every rank the same mode (a
+// rank in the wrong mode would hang or lose blocks), every block checked.
 void test_node_bruck_modes()
 {
     const int p = mpixtest::size(), me = mpixtest::rank();
@@ -430,15 +434,29 @@ void test_node_bruck_modes()
     for (int ppn : {0, 2}) {
         MPIX_Comm_update_locality(xcomm, ppn);
         const std::string file = trace_node_bruck_modes(xcomm, dir + "/modes" + std::to_string(ppn));
-        for (int call = 0; call < 18; ++call) {
-            const bool large = call < 9;
-            const bool want_direct = call >= 1 && call <= 16;
+        // Between nodes the windows (32 peers each) carry the range's rounds
+        // (ceil(log2 p)) where at most one is left after them: here up to 4 ranks.
+        const bool between_nodes = ppn == 2 && p > 2 && p <= 4;
+        // Between nodes of 2, from 4 ranks, then a range that does not decide:
+        // large calls again (the rounds learn them, then direct), then only rank 0
+        // sends rank 2 1300 bytes. The largest rank volume (1300) lies between
+        // direct_above and twice it, the smallest is 0, so the mode depends on the
+        // node means (650): 8 calls direct, the 8th agreeing them, then the rounds.
+        const bool undecided_range = between_nodes && p >= 4;
+        const int calls = undecided_range ? 29 : 18;
+        for (int call = 0; call < calls; ++call) {
+            const bool large = call < 9 || call == 18 || call == 19;
+            const bool lopsided = call >= 20;
+            const bool want_direct = (call >= 1 && call <= (between_nodes ? 9 : 16)) || call == 19 ||
+                                     (call >= 20 && call <= 27);
             const std::string what = "node_bruck modes, ppn " + std::to_string(ppn) + ", call " + std::to_string(call);
             std::remove(file.c_str());
-            mpixtest::exchange_and_check(xcomm, false, [&](int, int) { return large ? 1600 : 0; }, what);
+            mpixtest::exchange_and_check(
+                xcomm, false,
+                [&](int src, int dst) { return large ? 1600 : lopsided && src == 0 && dst == 2 ? 1300 : 0; }, what);
             const std::string first = first_trace_line(file);
             const bool direct = ran_direct(first);
-            MPIX_EXPECT(first.empty() ? !large && want_direct : true, what + ": no trace line for a Bruck call");
+            MPIX_EXPECT(first.empty() ? want_direct : true, what + ": no trace line for a Bruck call");
             MPIX_EXPECT(direct == want_direct, what + ": ran " + (direct ? "direct" : "the Bruck rounds") +
                                                    ", expected " + (want_direct ? "direct" : "the Bruck rounds") +
                                                    " (" + first.substr(0, 120) + ")");
@@ -698,9 +716,18 @@ void test_node_bruck_adaptive_picks()
                     since = 0;
                     bracketed = false;
                     // In its direct mode (by the volumes learnt before this call)
-                    // node_bruck agrees them again only on every 8th call in a row.
+                    // node_bruck agrees them again only on every 8th call in a
+                    // row, unless (between nodes, up to 4 ranks: its windows of 32
+                    // carry the rounds) the range of rank volumes its windows
+                    // agree gives the mode for any node mean.
                     direct = known && (learnt > threshold || largest > 2 * threshold);
-                    if (!direct || ++direct_calls == 8) {
+                    if (direct && nodes > 1 && p <= 4 &&
+                        (rank_max > 2 * threshold || rank_min > threshold || rank_max <= threshold)) {
+                        largest = rank_max;
+                        if (learnt < rank_min || learnt > rank_max)
+                            learnt = rank_min + (rank_max - rank_min) / 2;
+                        direct_calls = 0;
+                    } else if (!direct || ++direct_calls == 8) {
                         direct_calls = 0;
                         learnt = node_max;
                         largest = rank_max;
@@ -1172,7 +1199,7 @@ const mpixtest::TestCase kTests[] = {
     {"ParLogNa K against an independent digit count, P <= 64", test_round_count_formula},
     {"ParLogNa traces: K, D, temporary bound, each block once", test_parlogna_every_radix},
     {"node-aware family and node_bruck traces: each block once, one message per unit pair", test_relay_family},
-    {"node_bruck's MPIX_Alltoallv mode follows the agreed volume, every 8th direct call", test_node_bruck_modes},
+    {"node_bruck's MPIX_Alltoallv mode follows the agreed volume: every 8th direct call on one node, every call between nodes", test_node_bruck_modes},
     {"node_bruck's mode under skew follows the largest node mean, not the largest rank", test_node_bruck_skew_mode},
     {"node_bruck_adaptive's rule on hand-made volumes", test_node_bruck_adaptive_rule},
     {"node_bruck_adaptive picks by the agreed rank volumes where they decide, else by node_bruck's node means, refreshed every 8th call and after a 2x volume change",

@@ -42,12 +42,15 @@ void trace_step(const Exchange &x, int step, int to, int from)
     trace_direct_step(x, step, to, from, x.sendbytes[to], x.recvbytes[from]);
 }
 
-// Posts steps [first, last) of the spread-out order and waits for them.
+// Posts steps [first, last) of the spread-out order (and a round of `rider`,
+// if any) and waits for them.
 int post_window(const Exchange &x, int first, int last, std::vector<MPI_Request> &reqs,
-                std::vector<std::size_t> &expected)
+                std::vector<std::size_t> &expected, RidingMax *rider = nullptr)
 {
     reqs.clear();
     expected.clear();
+    if (rider)  // its round's small messages ahead of the window's blocks
+        MPIX_CHECK(rider->post(&reqs, &expected));
     for (int k = first; k < last; ++k) {
         int from = recv_peer(x, k);
         reqs.emplace_back();
@@ -61,7 +64,10 @@ int post_window(const Exchange &x, int first, int last, std::vector<MPI_Request>
         MPIX_CHECK(isend_bytes(x.send_block(to), x.sendbytes[to], to, x.tag, x.comm, &reqs.back()));
         trace_step(x, k, to, recv_peer(x, k));
     }
-    return wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch);
+    const int rc = wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch);
+    if (rider)
+        rider->fold();
+    return rc;
 }
 
 // A persistent request's direct exchange: every receive and send a persistent
@@ -255,17 +261,26 @@ int direct_nonblocking(const Exchange &x)
 
 int direct_scattered(const Exchange &x)
 {
+    return direct_scattered_riding(x, nullptr);
+}
+
+int direct_scattered_riding(const Exchange &x, RidingMax *rider)
+{
     copy_self_block(x);
     int batch = x.hints->batch_size > 0 ? x.hints->batch_size : 32;
     std::vector<MPI_Request> reqs;
     std::vector<std::size_t> expected;
     // Steps in windows of `batch` (any int: the window is clamped to the P - 1 steps).
-    for (int first = 1; first < x.size;) {
+    int rc = MPI_SUCCESS;
+    for (int first = 1; first < x.size && rc == MPI_SUCCESS;) {
         int last = batch >= x.size - first ? x.size : first + batch;
-        MPIX_CHECK(post_window(x, first, last, reqs, expected));
+        rc = post_window(x, first, last, reqs, expected, rider);
         first = last;
     }
-    return MPI_SUCCESS;
+    // The agreement completes even after a failed window: the other ranks wait
+    // for this rank's rounds.
+    const int agreed = rider ? rider->finish() : MPI_SUCCESS;
+    return rc != MPI_SUCCESS ? rc : agreed;
 }
 
 }  // namespace mpix

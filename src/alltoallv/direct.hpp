@@ -10,6 +10,8 @@
 
 namespace mpix {
 
+class RidingMax;  // core/p2p.hpp
+
 int copy_self_block(const Exchange &x);
 // One trace record of a direct step: the block rank -> to, bytes each way.
 void trace_direct_step(const Exchange &x, int step, int to, int from, std::size_t sent, std::size_t received);
@@ -23,6 +25,9 @@ int direct_linear(const Exchange &x);
 int direct_pairwise(const Exchange &x);
 int direct_nonblocking(const Exchange &x);
 int direct_scattered(const Exchange &x);
+// The same with an agreement riding its windows: a round of `rider` in each
+// window, the rounds left after the last one (node_bruck's direct mode).
+int direct_scattered_riding(const Exchange &x, RidingMax *rider);
 
 // Persistent requests of direct_linear / direct_nonblocking: persistent
 // point-to-point requests in the row's order, started together at MPIX_Start.

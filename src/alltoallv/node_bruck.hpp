@@ -25,7 +25,7 @@ bool node_bruck_agreed_volumes(MPIX_Comm *xcomm, std::uint64_t out[2]);
 // largest as the previous call's and their midpoint for its largest node mean,
 // which only node_bruck's own messages agree (random block sizes: near it;
 // skewed: below it), so it goes direct where they say so
-// (node_bruck_goes_direct), and then agrees both volumes in that call. No
+// (node_bruck_goes_direct), and then agrees the volumes in that call. No
 // effect before node_bruck's first MPIX_Alltoallv on the current nodes.
 void node_bruck_learn_volumes(MPIX_Comm *xcomm, std::uint64_t largest, std::uint64_t smallest);
 // This rank's volume in an MPIX_Alltoallv call, as those count it.
@@ -35,6 +35,9 @@ std::uint64_t node_bruck_rank_volume(const Exchange &x);
 // volumes and the threshold it applies (direct_above; a twelfth of it on one node).
 bool node_bruck_goes_direct(const std::uint64_t previous[2], std::uint64_t above);
 std::uint64_t node_bruck_direct_threshold(std::uint64_t direct_above, int nodes);
+// Whether the direct mode's windows between nodes agree the range of rank
+// volumes on every MPIX_Alltoallv call of P ranks (else every 8th call agrees).
+bool node_bruck_direct_rides(int size);
 
 // The radix of node_bruck's Bruck rounds inside a node of n ranks when no radix
 // hint is given, for `volume` bytes exchanged per rank (the node's largest);

@@ -219,22 +219,58 @@ int recv_bytes(void *buf, std::size_t bytes, int peer, int tag, MPI_Comm comm)
     });
 }
 
-int agree_max(std::uint64_t *value, int tag, MPI_Comm comm, int count)
+RidingMax::RidingMax(std::uint64_t *value, int count, int tag, MPI_Comm comm)
+    : value_(value), count_(count), tag_(tag), comm_(comm), in_(static_cast<std::size_t>(count)),
+      out_(static_cast<std::size_t>(count))
 {
-    int p = 0, me = 0;
-    MPIX_CHECK(MPI_Comm_size(comm, &p));
-    MPIX_CHECK(MPI_Comm_rank(comm, &me));
-    std::vector<std::uint64_t> in(count), out(count);
-    for (int k = 1; k < p; k *= 2) {
-        std::copy(value, value + count, out.begin());
-        MPI_Request reqs[2];
-        MPIX_CHECK(MPI_Irecv(in.data(), count, MPI_UINT64_T, (me - k + p) % p, tag, comm, &reqs[0]));
-        MPIX_CHECK(MPI_Isend(out.data(), count, MPI_UINT64_T, (me + k) % p, tag, comm, &reqs[1]));
-        MPIX_CHECK(wait_requests(2, reqs, MPI_STATUSES_IGNORE));
-        for (int i = 0; i < count; ++i)
-            value[i] = std::max(value[i], in[i]);
+    MPI_Comm_size(comm, &size_);
+    MPI_Comm_rank(comm, &rank_);
+}
+
+int RidingMax::post(std::vector<MPI_Request> *reqs, std::vector<std::size_t> *expected)
+{
+    if (posted_ || distance_ >= size_)
+        return MPI_SUCCESS;
+    std::copy(value_, value_ + count_, out_.begin());
+    reqs->emplace_back();
+    expected->push_back(kNotChecked);
+    MPIX_CHECK(MPI_Irecv(in_.data(), count_, MPI_UINT64_T, (rank_ - distance_ + size_) % size_, tag_, comm_,
+                         &reqs->back()));
+    reqs->emplace_back();
+    expected->push_back(kNotChecked);
+    MPIX_CHECK(MPI_Isend(out_.data(), count_, MPI_UINT64_T, (rank_ + distance_) % size_, tag_, comm_, &reqs->back()));
+    posted_ = true;
+    return MPI_SUCCESS;
+}
+
+void RidingMax::fold()
+{
+    if (!posted_)
+        return;
+    for (int i = 0; i < count_; ++i)
+        value_[i] = std::max(value_[i], in_[static_cast<std::size_t>(i)]);
+    posted_ = false;
+    distance_ *= 2;
+}
+
+int RidingMax::finish()
+{
+    std::vector<MPI_Request> reqs;
+    std::vector<std::size_t> expected;
+    while (distance_ < size_) {
+        reqs.clear();
+        expected.clear();
+        MPIX_CHECK(post(&reqs, &expected));
+        MPIX_CHECK(wait_requests(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE));
+        fold();
     }
     return MPI_SUCCESS;
+}
+
+int agree_max(std::uint64_t *value, int tag, MPI_Comm comm, int count)
+{
+    RidingMax rounds(value, count, tag, comm);  // every round on its own
+    return rounds.finish();
 }
 
 int agree_sum(std::uint64_t *value, int tag, MPI_Comm comm, const std::vector<int> &group, int me)
