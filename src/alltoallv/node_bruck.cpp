@@ -217,7 +217,8 @@ void node_bruck_learn_volumes(MPIX_Comm *xcomm, std::uint64_t largest, std::uint
         return;
     plan->previous_global[0] = largest;
     plan->previous_global[1] = smallest <= largest ? smallest + (largest - smallest) / 2 : largest;
-    plan->direct_calls = kDirectAgreeEvery - 1;  // a direct call agrees the node means (unless its windows' range decides)
+    // A direct call agrees the node means, unless its windows' range decides.
+    plan->direct_calls = kDirectAgreeEvery - 1;
 }
 
 int node_bruck_direct(const Exchange &x, NodeBruckPlan *plan, std::uint64_t own)
@@ -247,10 +248,10 @@ int node_bruck_direct(const Exchange &x, NodeBruckPlan *plan, std::uint64_t own)
             MPIX_CHECK(direct_scattered_riding(direct, &rider));
             const std::uint64_t largest = range[0], smallest = ~range[1];
             const std::uint64_t above = node_bruck_direct_threshold(x.hints->direct_above, plan->nodes->count);
-            // The mode for every node mean in [smallest, largest] (node_bruck_goes_direct).
-            const bool direct_for_all = largest > 2 * above || smallest > above;
-            const bool rounds_for_all = largest <= above;
-            if (direct_for_all || rounds_for_all) {
+            // The mode is the same for every node mean in [smallest, largest] when
+            // it is at both ends (node_bruck_goes_direct grows with the node mean).
+            const std::uint64_t at_smallest[2] = {largest, smallest}, at_largest[2] = {largest, largest};
+            if (node_bruck_goes_direct(at_smallest, above) == node_bruck_goes_direct(at_largest, above)) {
                 plan->previous_global[0] = largest;
                 // A node mean within the range: the one known, else the midpoint.
                 std::uint64_t &mean = plan->previous_global[1];

@@ -44,8 +44,9 @@ struct AdaptiveState : CacheEntry {
     bool depends_on_topology() const override { return true; }  // node_bruck's volumes go with the nodes
 };
 
-// After a picked row agreed the call's largest and smallest rank volume: where
-// the largest moved far from the learnt one, the next call refreshes. Every rank
+// After a picked row agreed the call's largest and smallest rank volume: they
+// are the next call's range (node_bruck_adaptive_pick_bracketed), and where the
+// largest moved far from the learnt one, the next call refreshes. Every rank
 // completed every message, and read every header, when the row returns success
 // or a wrong block length (reported, yet the exchange goes on), so every rank
 // holds the same values and decides alike. node_bruck learns them too (the
@@ -53,8 +54,8 @@ struct AdaptiveState : CacheEntry {
 // direct, the refresh is a direct call that agrees the volumes, not Bruck rounds
 // sized for the old ones (dragonfly-256x64, P=256, 16 B -> 16 KiB: the refresh
 // call took 7084 us in rounds; see docs/algorithms.md).
-void refresh_if_moved(const Exchange &x, AdaptiveState *state, int rc, std::uint64_t learnt,
-                      const std::uint64_t agreed_volumes[2])
+void take_agreed_volumes(const Exchange &x, AdaptiveState *state, int rc, std::uint64_t learnt,
+                         const std::uint64_t agreed_volumes[2])
 {
     const bool agreed = rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE || rc == MPI_ERR_COUNT;
     const std::uint64_t largest = agreed_volumes[0], smallest = ~agreed_volumes[1];
@@ -172,7 +173,7 @@ int node_bruck_adaptive(const Exchange &x)
         std::uint64_t agreed[2];
         own_volumes(x, agreed);
         rc = two_phase_bruck_agreeing(x, agreed, 2);
-        refresh_if_moved(x, state, rc, volumes[0], agreed);
+        take_agreed_volumes(x, state, rc, volumes[0], agreed);
         break;
     }
     case NodeBruckAdaptivePick::parlinna_coalesced: {
@@ -187,7 +188,7 @@ int node_bruck_adaptive(const Exchange &x)
         std::uint64_t agreed[2];
         own_volumes(x, agreed);
         rc = parlinna_coalesced_agreeing(picked, agreed, 2);
-        refresh_if_moved(x, state, rc, volumes[0], agreed);
+        take_agreed_volumes(x, state, rc, volumes[0], agreed);
         break;
     }
     }

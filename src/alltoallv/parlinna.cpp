@@ -108,7 +108,6 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
         bg.agreed_count = std::max(count, 1);
         MPIX_CHECK(bundle_bruck(bg, bundles, &arrived, &store));
     }
-    const std::vector<std::uint64_t> node_maxima(maxima, maxima ? maxima + count : maxima);
     std::vector<std::vector<std::uint64_t>> sizes(n, std::vector<std::uint64_t>(mine.size(), x.block_bytes));
     std::vector<std::vector<const char *>> where(n, std::vector<const char *>(mine.size(), nullptr));
     for (int s = 0; s < n; ++s) {
@@ -179,8 +178,8 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
             packs.emplace_back();
             if (bytes && !packs.back().resize(bytes))  // nothing of phase 2 is posted yet
                 return MPI_ERR_NO_MEM;
-            for (int m = 0; m < count; ++m)  // statistics, not data
-                std::memcpy(packs.back().data() + m * sizeof(std::uint64_t), &node_maxima[m], sizeof(std::uint64_t));
+            for (int m = 0; m < count; ++m)  // statistics, not data; still the node's own (others' come after phase 2)
+                std::memcpy(packs.back().data() + m * sizeof(std::uint64_t), &maxima[m], sizeof(std::uint64_t));
             std::size_t at = head;
             for (int s = 0; s < n; ++s) {
                 x.work->copy(packs.back().data() + at, where[s][k], sizes[s][k]);
