@@ -670,6 +670,38 @@ void test_segmented_mismatch()
     MPIX_CHECK_ALL("randomized_segmented: wrong lengths across pieces reported, no hang, no overrun");
 }
 
+// nonempty with one receive in flight: where the ranks disagree on which blocks
+// are empty, the receives not yet posted are posted before the receiver learns
+// the lengths sent to it; none hangs, none is left behind, every pattern is
+// reported by its receiver.
+void test_nonempty_window_mismatch()
+{
+    if (mpixtest::size() < 2) {
+        MPIX_CHECK_ALL("nonempty block size mismatch (needs 2 ranks)");
+        return;
+    }
+    MPI_Comm user;
+    MPI_Comm_dup(MPI_COMM_WORLD, &user);
+    MPI_Comm_set_errhandler(user, MPI_ERRORS_RETURN);
+    MPIX_Comm *xcomm;
+    MPIX_Comm_init(&xcomm, user);
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    MPIX_Info_set(info, "alltoallv_algorithm", "nonempty");
+    MPIX_Info_set(info, "batch_size", "1");
+    MPIX_Comm_set_info(xcomm, info);
+    MPIX_Info_free(&info);
+    for (LongBlocks pattern : {LongBlocks::one_pair, LongBlocks::into_last, LongBlocks::all_pairs}) {
+        for (int sent : {4, 2, 0})
+            mismatch_case(xcomm, "nonempty", pattern, sent, 3, ", one receive in flight");
+        mismatch_case(xcomm, "nonempty", pattern, 3, 0, ", one receive in flight");
+    }
+    mismatch_case(xcomm, "nonempty", LongBlocks::all_pairs, 0, 3, ", one receive in flight, persistent", false, true);
+    MPIX_Comm_free(&xcomm);
+    MPI_Comm_free(&user);
+    MPIX_CHECK_ALL("nonempty, one receive in flight: empty against non-empty blocks reported, no hang, no overrun");
+}
+
 // MPIX_Alltoall with rank 0 passing a block one int longer (shorter) than the
 // others, on every row, on one node and on nodes of 2 and 3 ranks, MPI_COMM_WORLD
 // fatal: no abort, no hang, nothing written past a receive buffer, and no rank
@@ -761,6 +793,7 @@ const mpixtest::TestCase kTests[] = {
     {"block size mismatch, every row", test_block_size_mismatch},
     {"MPIX_Alltoall block sizes unequal across ranks, every row", test_uniform_size_mismatch},
     {"block size mismatch across segments (randomized_segmented)", test_segmented_mismatch},
+    {"block size mismatch with nonempty's receive window of 1", test_nonempty_window_mismatch},
     {"MPIX_Comm / MPIX_Info bad input", test_comm_and_info_errors},
     {"malformed environment variables", test_bad_environment},
     {"error strings", test_error_strings},

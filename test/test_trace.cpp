@@ -406,7 +406,8 @@ std::string first_trace_line(const std::string &file)
 
 bool ran_direct(const std::string &first_line)
 {
-    return first_line.empty() || first_line.find(";direct\"") != std::string::npos;
+    return first_line.empty() || first_line.find(";direct\"") != std::string::npos ||
+           first_line.find(";direct;") != std::string::npos;
 }
 
 // node_bruck's MPIX_Alltoallv mode follows the largest volume anywhere of the
@@ -520,6 +521,51 @@ void test_node_bruck_skew_mode()
             MPIX_Comm_set_info(xcomm, nullptr);
             MPIX_CHECK_ALL(("node_bruck skew mode, ppn " + std::to_string(ppn)).c_str());
         }
+    MPIX_Comm_free(&xcomm);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0)
+        rmdir(dir.c_str());
+}
+
+// node_bruck's direct mode between nodes sends only the non-empty blocks once
+// the previous direct call agreed that no rank has more than 1.25 (P-1) of them
+// (node_bruck_direct_nonempty), and returns to every block once one has more.
+// Nodes of 2, 3-4 ranks, direct_above 1200: every rank sends only rank 0 1500
+// bytes (rank 0 moves 1500 (p-1) > 2400: direct; it has p-1 non-empty blocks).
+// Call 0 runs the rounds, call 1 every block (it agrees the count), calls 2-4 the
+// non-empty ones; then every block 1600 bytes: call 5 still non-empty only (it
+// agrees 2 (p-1)), call 6 every block. Every block checked on every call; a
+// rank in another mode than the others would hang or lose blocks.
+void test_node_bruck_direct_nonempty()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    if (p < 3 || p > 4) {
+        MPIX_CHECK_ALL("node_bruck's non-empty direct mode (3-4 ranks: the windows agree the count)");
+        return;
+    }
+    std::string dir = mpixtest::shared_temp_dir();
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    MPIX_Comm_update_locality(xcomm, 2);
+    const std::string file = trace_node_bruck_modes(xcomm, dir + "/nonempty");
+    for (int call = 0; call < 7; ++call) {
+        const bool sparse = call < 5;
+        const std::string what = "node_bruck non-empty direct mode, call " + std::to_string(call);
+        std::remove(file.c_str());
+        mpixtest::exchange_and_check(
+            xcomm, false, [&](int s, int d) { return sparse ? (d == 0 && s != 0 ? 1500 : 0) : 1600; }, what);
+        const std::string first = first_trace_line(file);
+        const bool direct = ran_direct(first), nonempty = first.find(";nonempty") != std::string::npos;
+        MPIX_EXPECT(direct == (call > 0), what + ": ran " + (direct ? "direct" : "the Bruck rounds"));
+        // Ranks with nothing to send write no line.
+        if (!first.empty())
+            MPIX_EXPECT(nonempty == (call >= 2 && call <= 5),
+                        what + (nonempty ? ": sent only the non-empty blocks" : ": sent every block") + " (" +
+                            first.substr(0, 120) + ")");
+    }
+    std::remove(file.c_str());
+    MPIX_Comm_set_info(xcomm, nullptr);
+    MPIX_CHECK_ALL("node_bruck's direct mode sends only the non-empty blocks where the agreed count says so");
     MPIX_Comm_free(&xcomm);
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0)
@@ -1201,6 +1247,8 @@ const mpixtest::TestCase kTests[] = {
     {"node-aware family and node_bruck traces: each block once, one message per unit pair", test_relay_family},
     {"node_bruck's MPIX_Alltoallv mode follows the agreed volume: every 8th direct call on one node, every call between nodes", test_node_bruck_modes},
     {"node_bruck's mode under skew follows the largest node mean, not the largest rank", test_node_bruck_skew_mode},
+    {"node_bruck's direct mode sends only the non-empty blocks where the agreed count says so",
+     test_node_bruck_direct_nonempty},
     {"node_bruck_adaptive's rule on hand-made volumes", test_node_bruck_adaptive_rule},
     {"node_bruck_adaptive picks by the agreed rank volumes where they decide, else by node_bruck's node means, refreshed every 8th call and after a 2x volume change",
      test_node_bruck_adaptive_picks},

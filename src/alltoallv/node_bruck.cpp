@@ -68,6 +68,11 @@ struct NodeBruckPlan : CacheEntry {
     bool have_global = false;
     // MPIX_Alltoallv calls in the direct mode since it was entered or last agreed.
     int direct_calls = 0;
+    // The most non-empty blocks to or from other ranks that any rank had in the
+    // last direct call that agreed it (have_messages): whether the next direct
+    // call sends only those (node_bruck_direct_nonempty).
+    std::uint64_t previous_messages = 0;
+    bool have_messages = false;
     bool depends_on_topology() const override { return true; }
 };
 
@@ -184,6 +189,19 @@ bool node_bruck_goes_direct(const std::uint64_t previous[2], std::uint64_t above
     return previous[1] > above || previous[0] > 2 * above;
 }
 
+// Whether the direct mode sends only the non-empty blocks (direct_nonempty), by
+// the most non-empty blocks to or from other ranks any rank had: up to 1.25 (P-1),
+// 5/8 of what every rank of the scattered exchange pays. An MoE dispatch's
+// expert ranks receive from every rank and send to E, the others receive
+// nothing. dragonfly-256x64, copies charged: P=256 moe:16,2 (most 272 of 510) at
+// 1 KiB 324.1 us against scattered's 530.0, at 16 KiB 3619.8 against 4270.5;
+// uniform 16 KiB (every rank 510) 1307.7 against 1178.1: with every block
+// non-empty the windows of both sides pace the exchange better.
+bool node_bruck_direct_nonempty(std::uint64_t most_messages, int size)
+{
+    return most_messages <= static_cast<std::uint64_t>(size - 1) * 5 / 4;
+}
+
 std::uint64_t node_bruck_direct_threshold(std::uint64_t direct_above, int nodes)
 {
     return nodes == 1 ? direct_above / 12 : direct_above;
@@ -198,6 +216,16 @@ std::uint64_t node_bruck_rank_volume(const Exchange &x)
             received += x.recvbytes[p];
         }
     return std::max(sent, received);
+}
+
+// Non-empty blocks this rank sends to or receives from other ranks.
+std::uint64_t node_bruck_messages(const Exchange &x)
+{
+    std::uint64_t messages = 0;
+    for (int p = 0; p < x.size; ++p)
+        if (p != x.rank)
+            messages += (x.sendbytes[p] > 0) + (x.recvbytes[p] > 0);
+    return messages;
 }
 
 bool node_bruck_agreed_volumes(MPIX_Comm *xcomm, std::uint64_t out[2])
@@ -240,12 +268,23 @@ int node_bruck_direct(const Exchange &x, NodeBruckPlan *plan, std::uint64_t own)
         batch32.batch_size = 32;  // node_bruck_direct_rides counts these windows
         Exchange direct = x;
         direct.hints = &batch32;
-        if (x.uniform || !node_bruck_direct_rides(x.size)) {
-            MPIX_CHECK(direct_scattered(direct));
-        } else {
-            std::uint64_t range[2] = {own, ~own};  // the largest volume, and the smallest's complement
-            RidingMax rider(range, 2, x.tag + 3, x.comm);
+        // The largest volume, the smallest's complement, the most non-empty blocks.
+        std::uint64_t range[3] = {own, ~own, node_bruck_messages(x)};
+        bool agreed = true;
+        if (!x.uniform && plan->have_messages && node_bruck_direct_nonempty(plan->previous_messages, x.size)) {
+            if (x.trace)
+                x.trace->set_params(x.trace->params() + ";nonempty");
+            MPIX_CHECK(direct_nonempty_agreeing(x, range, 3));
+        } else if (!x.uniform && node_bruck_direct_rides(x.size)) {
+            RidingMax rider(range, 3, x.tag + 3, x.comm);
             MPIX_CHECK(direct_scattered_riding(direct, &rider));
+        } else {
+            MPIX_CHECK(direct_scattered(direct));
+            agreed = false;
+        }
+        if (agreed) {
+            plan->previous_messages = range[2];
+            plan->have_messages = true;
             const std::uint64_t largest = range[0], smallest = ~range[1];
             const std::uint64_t above = node_bruck_direct_threshold(x.hints->direct_above, plan->nodes->count);
             // The mode is the same for every node mean in [smallest, largest] when
@@ -266,11 +305,14 @@ int node_bruck_direct(const Exchange &x, NodeBruckPlan *plan, std::uint64_t own)
         plan->direct_calls = 0;
         std::uint64_t node_sum = own;
         MPIX_CHECK(agree_sum(&node_sum, x.tag + 2, x.comm, plan->local, plan->nodes->my_index));
-        std::uint64_t global[2] = {own, node_sum / static_cast<std::uint64_t>(plan->local.size())};
-        MPIX_CHECK(agree_max(global, x.tag + 1, x.comm, 2));
+        std::uint64_t global[3] = {own, node_sum / static_cast<std::uint64_t>(plan->local.size()),
+                                   node_bruck_messages(x)};
+        MPIX_CHECK(agree_max(global, x.tag + 1, x.comm, 3));
         plan->previous_global[0] = global[0];
         plan->previous_global[1] = global[1];
         plan->have_global = true;
+        plan->previous_messages = global[2];
+        plan->have_messages = true;
     }
     return MPI_SUCCESS;
 }

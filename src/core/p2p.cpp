@@ -273,21 +273,31 @@ int agree_max(std::uint64_t *value, int tag, MPI_Comm comm, int count)
     return rounds.finish();
 }
 
-int agree_sum(std::uint64_t *value, int tag, MPI_Comm comm, const std::vector<int> &group, int me)
+int agree_gather(const std::uint64_t *mine, int width, int tag, MPI_Comm comm, const std::vector<int> &group, int me,
+                 std::vector<std::uint64_t> *all)
 {
     const int n = static_cast<int>(group.size());
-    // values[k]: the value of group index me + k (mod n).
-    std::vector<std::uint64_t> values(1, *value);
-    values.reserve(static_cast<std::size_t>(n));
+    const std::size_t w = static_cast<std::size_t>(width);
+    // Record k of *all: the values of group index me + k (mod n).
+    all->assign(mine, mine + w);
+    all->reserve(static_cast<std::size_t>(n) * w);
+    std::vector<std::uint64_t> in;
     for (int k = 1; k < n; k *= 2) {
-        const int count = std::min(k, n - k);
-        std::vector<std::uint64_t> in(static_cast<std::size_t>(count));
+        const int count = std::min(k, n - k) * width;
+        in.resize(static_cast<std::size_t>(count));
         MPI_Request reqs[2];
         MPIX_CHECK(MPI_Irecv(in.data(), count, MPI_UINT64_T, group[(me + k) % n], tag, comm, &reqs[0]));
-        MPIX_CHECK(MPI_Isend(values.data(), count, MPI_UINT64_T, group[(me - k + n) % n], tag, comm, &reqs[1]));
+        MPIX_CHECK(MPI_Isend(all->data(), count, MPI_UINT64_T, group[(me - k + n) % n], tag, comm, &reqs[1]));
         MPIX_CHECK(wait_requests(2, reqs, MPI_STATUSES_IGNORE));
-        values.insert(values.end(), in.begin(), in.end());
+        all->insert(all->end(), in.begin(), in.end());
     }
+    return MPI_SUCCESS;
+}
+
+int agree_sum(std::uint64_t *value, int tag, MPI_Comm comm, const std::vector<int> &group, int me)
+{
+    std::vector<std::uint64_t> values;
+    MPIX_CHECK(agree_gather(value, 1, tag, comm, group, me, &values));
     std::uint64_t sum = 0;
     for (std::uint64_t v : values)
         sum += v;

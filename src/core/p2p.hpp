@@ -104,6 +104,11 @@ private:
 // rank gets the same exact sum for any n (a dissemination sum would count some
 // ranks twice where n is not a power of two). Waits through core/wait.hpp.
 int agree_sum(std::uint64_t *value, int tag, MPI_Comm comm, const std::vector<int> &group, int me);
+// Every rank's `width` values, on every rank of the group, by the same Bruck
+// allgather (at most n/2 records a message): record k of *all (width values
+// from k * width) is group index me + k's (mod n).
+int agree_gather(const std::uint64_t *mine, int width, int tag, MPI_Comm comm, const std::vector<int> &group, int me,
+                 std::vector<std::uint64_t> *all);
 
 // Bytes a completed receive got (MPI_Get_count of MPI_BYTE, or the element
 // count where that overflows an int).
