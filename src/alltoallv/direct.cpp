@@ -307,26 +307,25 @@ std::uint64_t block_hash(int source, int destination, std::size_t bytes)
     return z;
 }
 
-// Receives nonempty keeps in flight: 32 (MPICH's batch), or all of them where
-// the rank's non-empty blocks average 256 KiB or more. Posted at once, a busy
-// receiver's blocks share its link, all arrive at the end together and their
-// message overheads then follow one by one; a window lets the overheads of one
-// part run while the next arrives. Large blocks cost more to move than their
-// overhead, and there a window only keeps the busy receiver's share of its link
-// down. dragonfly-256x64, P=256, moe:16,2 (an expert's rank receives 256 blocks
-// of 76 KiB at 1 KiB, 1.2 MiB at 16 KiB): at 1 KiB 324.1 us with a window of
-// 8-32, 373.6 with all posted; at 16 KiB 3619.8 with all posted, 4254.9 with 32.
-// The hint batch_size sets the window.
+// Receives nonempty keeps in flight: batch_size (32, MPICH's batch), or all of
+// them where the rank's non-empty blocks average 256 KiB or more. Posted at
+// once, a busy receiver's blocks share its link, all arrive at the end together
+// and their message overheads then follow one by one; a window lets the
+// overheads of one part run while the next arrives. Large blocks cost more to
+// move than their overhead, and there a window only keeps the busy receiver's
+// share of its link down. dragonfly-256x64, P=256, moe:16,2 (an expert's rank
+// receives 256 blocks of 76 KiB at 1 KiB, 1.2 MiB at 16 KiB): at 1 KiB 324.1 us
+// with a window of 8-32, 373.6 with all posted; at 16 KiB 3619.8 with all
+// posted, 4259.0 with 32.
 std::size_t nonempty_receive_window(const Exchange &x, const std::vector<int> &sources)
 {
-    if (x.hints->batch_size > 0)
-        return static_cast<std::size_t>(x.hints->batch_size);
-    constexpr std::size_t kWindow = 32;
     constexpr std::uint64_t kLargeBlock = 256 * 1024;
     std::uint64_t bytes = 0;
     for (int s : sources)
         bytes += x.recvbytes[s];
-    return !sources.empty() && bytes / sources.size() >= kLargeBlock ? sources.size() : kWindow;
+    if (!sources.empty() && bytes / sources.size() >= kLargeBlock)
+        return sources.size();
+    return static_cast<std::size_t>(std::max(1, x.hints->batch_size));
 }
 
 // The ranks disagree on which blocks are empty: each learns the length every

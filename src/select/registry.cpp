@@ -58,8 +58,8 @@ const Algorithm kAlgorithms[] = {
     {"scattered", A2AV, "batch_size", "", "spread-out in windows of batch_size requests (MPICH's default)",
      direct_scattered, nullptr},
     {"nonempty", A2AV, "batch_size", "",
-     "spread-out, only the non-empty blocks: sends posted at once, batch_size receives in flight (default 32, all "
-     "where they average 256 KiB); the ranks agree a summed hash of which blocks are empty while they move",
+     "spread-out, only the non-empty blocks: sends posted at once, batch_size receives in flight (all where they "
+     "average 256 KiB or more); the ranks agree a summed hash of which blocks are empty while they move",
      direct_nonempty, nullptr, false, prepare_nonempty, nullptr,
      "persistent point-to-point requests of the non-empty blocks, the pattern agreed once at init: a start is one "
      "MPI_Startall"},
