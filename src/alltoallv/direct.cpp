@@ -377,7 +377,8 @@ int agree_pattern(const Exchange &x, std::uint64_t *pattern, std::uint64_t *maxi
 {
     std::vector<std::uint64_t> mine(static_cast<std::size_t>(count) + 1), all;
     mine[0] = *pattern;
-    std::copy(maxima, maxima + count, mine.begin() + 1);
+    for (int i = 0; i < count; ++i)
+        mine[static_cast<std::size_t>(i) + 1] = maxima[i];
     std::vector<int> everyone(static_cast<std::size_t>(x.size));
     std::iota(everyone.begin(), everyone.end(), 0);
     const int width = count + 1;
