@@ -392,22 +392,32 @@ int agree_pattern(const Exchange &x, std::uint64_t *pattern, std::uint64_t *maxi
     return MPI_SUCCESS;
 }
 
+// The spread-out order's non-empty blocks: the sources to receive from, the
+// destinations to send to, and the pattern's hash (the blocks this rank sends
+// minus those it expects; a sum mod 2^64).
+std::uint64_t nonempty_peers(const Exchange &x, std::vector<int> *from, std::vector<int> *to)
+{
+    std::uint64_t pattern = 0;
+    for (int k = 1; k < x.size; ++k) {
+        const int source = recv_peer(x, k), destination = send_peer(x, k);
+        if (x.recvbytes[source] > 0) {
+            from->push_back(source);
+            pattern -= block_hash(source, x.rank, x.recvbytes[source]);
+        }
+        if (x.sendbytes[destination] > 0) {
+            to->push_back(destination);
+            pattern += block_hash(x.rank, destination, x.sendbytes[destination]);
+        }
+    }
+    return pattern;
+}
+
 }  // namespace
 
 int prepare_nonempty(const Exchange &x, std::unique_ptr<ExchangePlan> *plan)
 {
-    std::vector<int> to, from;
-    std::uint64_t pattern = 0;
-    for (int k = 1; k < x.size; ++k) {
-        if (x.sendbytes[send_peer(x, k)] > 0) {
-            to.push_back(send_peer(x, k));
-            pattern += block_hash(x.rank, to.back(), x.sendbytes[to.back()]);
-        }
-        if (x.recvbytes[recv_peer(x, k)] > 0) {
-            from.push_back(recv_peer(x, k));
-            pattern -= block_hash(from.back(), x.rank, x.recvbytes[from.back()]);
-        }
-    }
+    std::vector<int> from, to;
+    std::uint64_t pattern = nonempty_peers(x, &from, &to);
     // Checked once, at init; where the ranks disagree there is no plan and
     // every start runs the row, which reports it.
     MPIX_CHECK(agree_pattern(x, &pattern, nullptr, 0));
@@ -421,15 +431,8 @@ int direct_nonempty(const Exchange &x)
 
 int direct_nonempty_agreeing(const Exchange &x, std::uint64_t *maxima, int count)
 {
-    std::uint64_t pattern = 0;  // the blocks this rank sends, minus those it expects (wraps: a sum mod 2^64)
-    std::vector<int> sources;
-    for (int k = 1; k < x.size; ++k) {
-        const int from = recv_peer(x, k);
-        if (x.recvbytes[from] > 0) {
-            pattern -= block_hash(from, x.rank, x.recvbytes[from]);
-            sources.push_back(from);
-        }
-    }
+    std::vector<int> sources, destinations;
+    std::uint64_t pattern = nonempty_peers(x, &sources, &destinations);
     std::vector<MPI_Request> receives(sources.size(), MPI_REQUEST_NULL), sends;
     std::vector<std::size_t> expected(sources.size());
     auto post_receive = [&](std::size_t r) {
@@ -439,14 +442,10 @@ int direct_nonempty_agreeing(const Exchange &x, std::uint64_t *maxima, int count
     const std::size_t window = std::min(sources.size(), nonempty_receive_window(x, sources));
     for (std::size_t r = 0; r < window; ++r)
         MPIX_CHECK(post_receive(r));
-    for (int k = 1; k < x.size; ++k) {
-        const int to = send_peer(x, k);
-        if (x.sendbytes[to] == 0)
-            continue;
-        pattern += block_hash(x.rank, to, x.sendbytes[to]);
+    for (int to : destinations) {
         sends.emplace_back();
         MPIX_CHECK(isend_bytes(x.send_block(to), x.sendbytes[to], to, x.tag, x.comm, &sends.back()));
-        trace_direct_step(x, k, to, -1, x.sendbytes[to], 0);
+        trace_direct_step(x, (to - x.rank + x.size) % x.size, to, -1, x.sendbytes[to], 0);  // its step k
     }
     copy_self_block(x);  // while the first blocks move
     // The agreement runs while the blocks move; nothing waits for a block before it.
