@@ -635,6 +635,35 @@ void test_block_size_mismatch()
     MPIX_CHECK_ALL("MPI_COMM_WORLD's error handler unchanged");
 }
 
+// An MPIX_Comm on a duplicate of MPI_COMM_WORLD that returns errors.
+struct ReturningComm {
+    MPI_Comm user;
+    MPIX_Comm *xcomm;
+    ReturningComm()
+    {
+        MPI_Comm_dup(MPI_COMM_WORLD, &user);
+        MPI_Comm_set_errhandler(user, MPI_ERRORS_RETURN);
+        MPIX_Comm_init(&xcomm, user);
+    }
+    ~ReturningComm()
+    {
+        MPIX_Comm_free(&xcomm);
+        MPI_Comm_free(&user);
+    }
+};
+
+// xcomm's MPIX_Alltoallv runs `algo` with `hints`.
+void use_alltoallv_row(MPIX_Comm *xcomm, const char *algo, const mpixtest::HintList &hints)
+{
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    MPIX_Info_set(info, "alltoallv_algorithm", algo);
+    for (const auto &hint : hints)
+        MPIX_Info_set(info, hint.first.c_str(), hint.second.c_str());
+    MPIX_Comm_set_info(xcomm, info);
+    MPIX_Info_free(&info);
+}
+
 // randomized_segmented with 4-byte pieces, so that a 3-int block is 3 pieces
 // and a wrong length changes how many pieces arrive: the receiver follows the
 // sender's last-piece mark, so it neither waits for pieces that never come nor
@@ -645,28 +674,19 @@ void test_segmented_mismatch()
         MPIX_CHECK_ALL("segmented block size mismatch (needs 2 ranks)");
         return;
     }
-    MPI_Comm user;
-    MPI_Comm_dup(MPI_COMM_WORLD, &user);
-    MPI_Comm_set_errhandler(user, MPI_ERRORS_RETURN);
-    MPIX_Comm *xcomm;
-    MPIX_Comm_init(&xcomm, user);
-    for (const char *queue : {"0", "1", "2"}) {
-        MPIX_Info *info;
-        MPIX_Info_init(&info);
-        MPIX_Info_set(info, "alltoallv_algorithm", "randomized_segmented");
-        MPIX_Info_set(info, "segment_size", "4");
-        MPIX_Info_set(info, "max_queue", queue);
-        MPIX_Comm_set_info(xcomm, info);
-        MPIX_Info_free(&info);
-        const std::string where = std::string(", 4-byte pieces, max_queue ") + queue;
-        for (LongBlocks pattern : {LongBlocks::one_pair, LongBlocks::into_last, LongBlocks::all_pairs})
-            for (int sent : {5, 4, 2, 0})
-                mismatch_case(xcomm, "randomized_segmented", pattern, sent, 3, where);
-        mismatch_case(xcomm, "randomized_segmented", LongBlocks::one_pair, 3, 0, where);
-        mismatch_case(xcomm, "randomized_segmented", LongBlocks::one_pair, 4, 3, where + ", persistent", false, true);
+    {
+        ReturningComm c;
+        for (const char *queue : {"0", "1", "2"}) {
+            use_alltoallv_row(c.xcomm, "randomized_segmented", {{"segment_size", "4"}, {"max_queue", queue}});
+            const std::string where = std::string(", 4-byte pieces, max_queue ") + queue;
+            for (LongBlocks pattern : {LongBlocks::one_pair, LongBlocks::into_last, LongBlocks::all_pairs})
+                for (int sent : {5, 4, 2, 0})
+                    mismatch_case(c.xcomm, "randomized_segmented", pattern, sent, 3, where);
+            mismatch_case(c.xcomm, "randomized_segmented", LongBlocks::one_pair, 3, 0, where);
+            mismatch_case(c.xcomm, "randomized_segmented", LongBlocks::one_pair, 4, 3, where + ", persistent", false,
+                          true);
+        }
     }
-    MPIX_Comm_free(&xcomm);
-    MPI_Comm_free(&user);
     MPIX_CHECK_ALL("randomized_segmented: wrong lengths across pieces reported, no hang, no overrun");
 }
 
@@ -680,25 +700,17 @@ void test_nonempty_window_mismatch()
         MPIX_CHECK_ALL("nonempty block size mismatch (needs 2 ranks)");
         return;
     }
-    MPI_Comm user;
-    MPI_Comm_dup(MPI_COMM_WORLD, &user);
-    MPI_Comm_set_errhandler(user, MPI_ERRORS_RETURN);
-    MPIX_Comm *xcomm;
-    MPIX_Comm_init(&xcomm, user);
-    MPIX_Info *info;
-    MPIX_Info_init(&info);
-    MPIX_Info_set(info, "alltoallv_algorithm", "nonempty");
-    MPIX_Info_set(info, "batch_size", "1");
-    MPIX_Comm_set_info(xcomm, info);
-    MPIX_Info_free(&info);
-    for (LongBlocks pattern : {LongBlocks::one_pair, LongBlocks::into_last, LongBlocks::all_pairs}) {
-        for (int sent : {4, 2, 0})
-            mismatch_case(xcomm, "nonempty", pattern, sent, 3, ", one receive in flight");
-        mismatch_case(xcomm, "nonempty", pattern, 3, 0, ", one receive in flight");
+    {
+        ReturningComm c;
+        use_alltoallv_row(c.xcomm, "nonempty", {{"batch_size", "1"}});
+        for (LongBlocks pattern : {LongBlocks::one_pair, LongBlocks::into_last, LongBlocks::all_pairs}) {
+            for (int sent : {4, 2, 0})
+                mismatch_case(c.xcomm, "nonempty", pattern, sent, 3, ", one receive in flight");
+            mismatch_case(c.xcomm, "nonempty", pattern, 3, 0, ", one receive in flight");
+        }
+        mismatch_case(c.xcomm, "nonempty", LongBlocks::all_pairs, 0, 3, ", one receive in flight, persistent", false,
+                      true);
     }
-    mismatch_case(xcomm, "nonempty", LongBlocks::all_pairs, 0, 3, ", one receive in flight, persistent", false, true);
-    MPIX_Comm_free(&xcomm);
-    MPI_Comm_free(&user);
     MPIX_CHECK_ALL("nonempty, one receive in flight: empty against non-empty blocks reported, no hang, no overrun");
 }
 
