@@ -528,6 +528,11 @@ std::vector<HintList> hint_variants(const char *hint_keys, int p)
     // call), so long case lists run both modes (trace.test checks the switch).
     if (reads("direct_above"))
         variants.push_back({{"direct_above", "1"}});
+    // node_bruck's groups of 2 ranks: emulated nodes of 3 split into 2 + 1 (and
+    // 3,3,2 nodes in locality.test into five groups), so phases A-C run between
+    // groups of one node as between nodes.
+    if (reads("group_size"))
+        variants.push_back({{"group_size", "2"}});
     return variants;
 }
 

@@ -255,8 +255,9 @@ enum class Units { none, nodes, half_nodes };
 // sends to other nodes (Units::none: anyone may).
 // max_local_sends >= 0: no rank sends more messages than that inside its node
 // (node_bruck: its two Bruck phases).
+// group_size: that hint too (node_bruck's groups of consecutive ranks of a node).
 void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const char *algo, int ppn, Units units,
-                 Units leaders, int max_local_sends = -1, int per_pair = 1)
+                 Units leaders, int max_local_sends = -1, int per_pair = 1, const char *group_size = nullptr)
 {
     const int p = mpixtest::size(), me = mpixtest::rank();
     std::string prefix = dir + "/" + algo + std::to_string(ppn);
@@ -266,6 +267,8 @@ void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const 
     MPIX_Info_init(&info);
     MPIX_Info_set(info, alltoall ? "alltoall_algorithm" : "alltoallv_algorithm", algo);
     MPIX_Info_set(info, "leaders_per_node", "2");
+    if (group_size)
+        MPIX_Info_set(info, "group_size", group_size);
     MPIX_Info_set(info, "trace", prefix.c_str());
     MPIX_Comm_set_info(xcomm, info);
     MPIX_Info_free(&info);
@@ -373,6 +376,23 @@ void test_relay_family()
         const int parts = nodes > 1 ? std::max(1, smallest / (nodes - 1)) : 1;
         check_relay(xcomm, dir, false, "node_bruck", ppn, Units::nodes, Units::none, 2 * rounds, parts);
         check_relay(xcomm, dir, true, "node_bruck", ppn, Units::nodes, Units::none, 2 * rounds, parts);
+        // With group_size 2, nodes of 3-4 ranks split into the half nodes (2 + 1,
+        // 2 + 2), and the groups exchange as nodes do: one message per group pair
+        // and part, each block delivered once.
+        if (ppn >= 3 && p >= 3) {
+            std::vector<int> group_sizes;
+            for (int first = 0; first < p; first += ppn) {
+                const int n = std::min(ppn, p - first);
+                group_sizes.push_back((n + 1) / 2);
+                if (n > 1)
+                    group_sizes.push_back(n / 2);
+            }
+            const int groups = static_cast<int>(group_sizes.size());
+            const int least = *std::min_element(group_sizes.begin(), group_sizes.end());
+            const int group_parts = std::max(1, least / (groups - 1));
+            check_relay(xcomm, dir, false, "node_bruck", ppn, Units::half_nodes, Units::none, -1, group_parts, "2");
+            check_relay(xcomm, dir, true, "node_bruck", ppn, Units::half_nodes, Units::none, -1, group_parts, "2");
+        }
     }
     MPIX_Comm_free(&xcomm);
     MPI_Barrier(MPI_COMM_WORLD);

@@ -44,6 +44,12 @@ bool node_bruck_direct_rides(int size);
 // `probed`: receives are sized by probing (MPIX_Alltoallv).
 int node_bruck_radix(std::uint64_t volume, int n, bool probed);
 
+// The ranks per aggregation group of node_bruck's rounds when no group_size
+// hint is given: the largest node's ranks (no split) on one node or on nodes of
+// at most 16 ranks; else the group size of at least 16 that balances the
+// rounds inside a group against the messages between groups.
+int node_bruck_group_size(int largest_node, int nodes);
+
 // How many parts node_bruck splits each node's ranks into: where a node has
 // at least twice as many ranks as there are other nodes (nodes of 64 on 4
 // nodes), one handler per remote node would leave most ranks idle between

@@ -46,6 +46,10 @@ const HintKey kKeys[] = {
      "MPIX_Alltoallv: the previous call's, agreed by every rank, on average over some node's ranks or twice it on "
      "one rank; on one node a twelfth of it), a spread-out direct exchange (scattered, batch 32), which copies "
      "only the rank's own block"},
+    {"group_size", HintKind::integer, 0, "integer >= 0 (0: the rule)", "0",
+     "node_bruck: ranks per aggregation group; nodes larger than it are split into groups of at most that many "
+     "consecutive local ranks, each aggregating for itself (0: groups of 16 or more where nodes have more than 16 "
+     "ranks, sized by the rule in docs/algorithms.md)"},
     {"crs_recv_nnz_known", HintKind::boolean, 0, "true|false", "false",
      "*recv_nnz is the exact number of sources, not a capacity"},
     {"crs_recv_size_known", HintKind::boolean, 0, "true|false", "false",
@@ -246,6 +250,8 @@ void apply_hints(const std::map<std::string, std::string> &values, AlgorithmLook
                 h->segment_size = static_cast<std::size_t>(v);
             else if (!std::strcmp(key, "direct_above"))
                 h->direct_above = static_cast<std::uint64_t>(v);
+            else if (!std::strcmp(key, "group_size"))
+                h->group_size = static_cast<int>(v);
             break;
         case HintKind::enumeration:
             if (!std::strcmp(key, "locality"))

@@ -39,6 +39,9 @@ struct Hints {
     // node_bruck: above this many bytes a rank sends or receives per call (the
     // previous call's, agreed), a spread-out direct exchange; 0: never.
     std::uint64_t direct_above = std::uint64_t(2) << 20;
+    // node_bruck: ranks per aggregation group (a node, or a part of a large
+    // node); 0: the algorithm's rule (node_bruck_group_size).
+    int group_size = 0;
     bool crs_recv_nnz_known = false;
     bool crs_recv_size_known = false;
     bool async_progress = false;  // the progress thread (sched/engine.hpp)

@@ -148,9 +148,9 @@ const Algorithm kAlgorithms[] = {
      multileader, nullptr},
     {"multileader_locality", A2A, "inner,leaders_per_node", "",
      "multileader whose leaders aggregate per remote node (one message per node pair)", multileader_locality, nullptr},
-    {"node_bruck", A2A, "radix,direct_above", "",
-     "node-aware log-time: radix-r Bruck rounds gather by destination node inside the node, one message per node "
-     "pair, radix-r Bruck rounds redistribute; from direct_above bytes per rank, scattered",
+    {"node_bruck", A2A, "radix,direct_above,group_size", "",
+     "node-aware log-time: radix-r Bruck rounds gather by destination group inside a group (a node, or group_size "
+     "ranks of a larger node), one message per group pair, radix-r Bruck rounds redistribute; from direct_above bytes per rank, scattered",
      node_bruck, nullptr},
     {"node_aware", A2AV, "inner", "", "node-aware: gather per remote node inside the node, one message per node pair, redistribute",
      node_aware, nullptr, false, node_aware_prepare, nullptr,
@@ -158,9 +158,9 @@ const Algorithm kAlgorithms[] = {
     {"locality_aware", A2AV, "inner,leaders_per_node,locality", "",
      "node_aware between groups (leaders_per_node groups per node, or sockets with locality=socket)", locality_aware,
      nullptr},
-    {"node_bruck", A2AV, "radix,direct_above", "",
-     "node-aware log-time: radix-r Bruck rounds gather by destination node inside the node, one message per node "
-     "pair, radix-r Bruck rounds redistribute; sizes travel inside the messages; from direct_above bytes per rank "
+    {"node_bruck", A2AV, "radix,direct_above,group_size", "",
+     "node-aware log-time: radix-r Bruck rounds gather by destination group inside a group (a node, or group_size "
+     "ranks of a larger node), one message per group pair, radix-r Bruck rounds redistribute; sizes travel inside the messages; from direct_above bytes per rank "
      "(the previous call's, agreed), scattered",
      node_bruck, nullptr},
     {"node_bruck_adaptive", A2AV, "direct_above", "",
