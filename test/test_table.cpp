@@ -133,8 +133,6 @@ std::string todays_alltoall(int p, int nodes, unsigned long long block)
 {
     if (p < 8)
         return "pmpi";
-    if (nodes >= 3 && nodes <= 4 && p / nodes >= 32 && block <= 128)
-        return "bruck_zero_rotation";  // few large nodes, small blocks
     if (nodes <= 1 && p <= 16)  // one node of up to 16 ranks: measured natively
         return block <= 1024 ? "bruck_zero_rotation" : block <= 8192 ? "randomized_sendrecv" : "pmpi";
     if (nodes <= 1 || p >= 4 * nodes)
@@ -148,7 +146,7 @@ std::string todays_alltoallv(int p, int nodes, unsigned long long mean)
         return "pmpi";
     if (nodes <= 1)
         return p <= 16 ? "randomized_sendrecv" : "node_bruck";
-    if (nodes <= 16 && p / nodes >= 32)
+    if (nodes <= 4 && p / nodes >= 32)
         return "node_bruck_adaptive";  // picks by the volumes node_bruck's own messages agree
     if (p >= 4 * nodes)
         return "node_bruck";

@@ -615,10 +615,11 @@ void test_node_bruck_adaptive_rule()
         {true, (3u << 19) + 1, (3u << 19) + 1, 4, 0, Pick::node_bruck, "4 nodes, node mean past 1.5 MiB"},
         {true, 2 * above, above + 1, 4, 0, Pick::node_bruck, "node mean past direct_above: direct"},
         {true, 2 * above + 1, 1000, 4, 0, Pick::node_bruck, "one rank past twice direct_above: direct"},
+        {true, 9 * 2040, 2040, 4, 0, Pick::node_bruck, "4 nodes, skewed 9:1, mean block 8 B"},
+        {true, 8 * 2040, 2040, 4, 0, Pick::two_phase_bruck, "4 nodes, 8:1 is not skewed"},
+        {true, 9 * 65 * 255, 65 * 255, 4, 0, Pick::parlinna_coalesced, "4 nodes, skewed, mean block 65 B"},
         {true, 2040, 2040, 16, 0, Pick::node_bruck, "16 nodes, uniform"},
-        {true, 9 * 18360, 18360, 16, 0, Pick::two_phase_bruck, "16 nodes, skewed 9:1, mean block 72 B"},
-        {true, 8 * 18360, 18360, 16, 0, Pick::node_bruck, "16 nodes, 8:1 is not skewed"},
-        {true, 9 * 129 * 255, 129 * 255, 16, 0, Pick::node_bruck, "16 nodes, skewed, mean block 129 B"},
+        {true, 9 * 18360, 18360, 16, 0, Pick::node_bruck, "16 nodes, skewed 9:1, mean block 72 B"},
     };
     for (const Case &c : cases) {
         const std::uint64_t volumes[2] = {c.largest, c.node_mean};
@@ -637,15 +638,17 @@ void test_node_bruck_adaptive_rule()
     };
     const Bracketed bracketed[] = {
         {2040, 2040, 4, true, Pick::two_phase_bruck, "4 nodes, equal volumes, mean block 8 B"},
-        {64 * 255 + 254, 0, 4, true, Pick::two_phase_bruck, "4 nodes, mean block at most 64 B anywhere"},
+        {64 * 255 + 254, 2100, 4, true, Pick::two_phase_bruck, "4 nodes, mean block at most 64 B anywhere, never 8:1"},
+        {64 * 255 + 254, 0, 4, false, Pick::node_bruck, "4 nodes, mean block at most 64 B, 8:1 or more possible"},
         {64 * 255 + 255, 1000, 4, false, Pick::node_bruck, "4 nodes, mean block 4-65 B"},
         {3u << 19, 65 * 255, 4, true, Pick::parlinna_coalesced, "4 nodes, 65 B to 1.5 MiB"},
         {(3u << 19) + 1, 65 * 255, 4, false, Pick::node_bruck, "4 nodes, up to just past 1.5 MiB"},
         {2 * above + 1, 0, 4, true, Pick::node_bruck, "one rank past twice direct_above"},
         {2 * above, 1000, 4, false, Pick::node_bruck, "4 nodes, up to twice direct_above"},
         {2040, 2040, 16, true, Pick::node_bruck, "16 nodes, equal volumes"},
-        {9 * 18360, 18360, 16, false, Pick::node_bruck, "16 nodes, 9:1, node means anywhere between"},
-        {9 * 18360, 9 * 18360 / 8, 16, true, Pick::node_bruck, "16 nodes, never 8:1"},
+        {9 * 18360, 18360, 16, true, Pick::node_bruck, "16 nodes, 9:1: node_bruck for any node mean"},
+        {9 * 2040, 2040, 4, false, Pick::node_bruck, "4 nodes, 9:1, node means anywhere between"},
+        {8 * 2040, 2040, 4, true, Pick::two_phase_bruck, "4 nodes, never more than 8:1, mean block at most 64 B"},
     };
     for (const Bracketed &c : bracketed) {
         const std::uint64_t bracket[2] = {c.largest, c.smallest};
@@ -675,8 +678,8 @@ void test_node_bruck_adaptive_rule()
 // large block and every other block is small, so the smallest rank volume asks
 // for two_phase_bruck and the largest for parlinna_coalesced: there the node
 // means decide, as node_bruck learnt them. On one node and on nodes of 2 and of 1
-// (more than 4 nodes from P=5: node means as large as the largest rank volume
-// are never skewed, so node_bruck every call); every block checked; each call's
+// (more than 4 nodes from P=5: node_bruck every call; small blocks that are
+// skewed, a rank above 8 times the largest node mean: node_bruck); every block checked; each call's
 // pick read from its trace.
 void test_node_bruck_adaptive_picks()
 {
@@ -725,10 +728,9 @@ void test_node_bruck_adaptive_picks()
                 if (node_mean > threshold || largest_rank > 2 * threshold || since_refresh + 1 >= 8)
                     return "node_bruck";
                 if (nodes > 4)
-                    return largest_rank > 8 * node_mean && node_mean / (p - 1) <= 128 ? "two_phase_bruck"
-                                                                                      : "node_bruck";
+                    return "node_bruck";
                 if (node_mean / (p - 1) <= static_cast<long long>(kAdaptiveTwoPhaseMaxBlock))
-                    return "two_phase_bruck";
+                    return largest_rank > 8 * node_mean ? "node_bruck" : "two_phase_bruck";
                 if (node_mean <= static_cast<long long>(kAdaptiveParlinnaMaxVolume))
                     return "parlinna_coalesced";
                 return "node_bruck";

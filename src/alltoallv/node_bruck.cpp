@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,27 +47,33 @@ int part_size(int size, int q, int parts) { return size > q ? (size - 1 - q) / p
 bool in_part(int m, int q, int parts) { return m % parts == q; }
 
 // What this rank's node looks like to node_bruck, cached per communicator.
+// The groups node_bruck's rounds aggregate in: the nodes themselves, or where
+// nodes are larger than group_size, each node split into groups of at most that
+// many consecutive local ranks (split). Phases A-C below read "node" as
+// "group"; the direct mode and its volumes keep the real nodes.
+struct Grouping {
+    std::unique_ptr<Regions> split;
+    const Regions *groups = nullptr;
+    std::vector<int> local;                  // my group's ranks, by local index
+    // Each group's ranks split into `parts` parts (local index m in part m mod
+    // parts); a handler exchanges one remote group's data for one part.
+    int parts = 1;
+    std::vector<std::vector<Handled>> handled;  // local index -> (group, part)s it handles, by distance
+    std::vector<std::vector<int>> remote;       // local index -> ranks of those parts, in that order
+    // The group's agreed volume (largest bytes any of its ranks exchanged) of the
+    // previous MPIX_Alltoallv in this grouping: the radix of the next call's first
+    // phase (every rank of the group saw the same maximum).
+    std::uint64_t previous_volume = 0;
+    bool have_previous = false;
+};
+
 struct NodeBruckPlan : CacheEntry {
     const Regions *nodes = nullptr;
     std::vector<int> node_local;             // my node's ranks, by local index
-    // The groups the rounds aggregate in: the nodes themselves, or where nodes
-    // are larger than group_size, each node split into groups of at most that
-    // many consecutive local ranks (split_groups). Phases A-C below read "node"
-    // as "group"; the direct mode and its volumes keep the real nodes.
-    int group_size = 0;
-    std::unique_ptr<Regions> split_groups;
-    const Regions *groups = nullptr;
-    std::vector<int> local;                  // my group's ranks, by local index
-    // Each node's ranks split into `parts` parts (local index m in part m mod
-    // parts); a handler exchanges one remote node's data for one part.
-    int parts = 1;
-    std::vector<std::vector<Handled>> handled;  // local index -> (node, part)s it handles, by distance
-    std::vector<std::vector<int>> remote;       // local index -> ranks of those parts, in that order
-    // The node's agreed volume (largest bytes any of its ranks exchanged) of the
-    // previous MPIX_Alltoallv: the radix of the next call's first phase (every
-    // rank of the node saw the same maximum).
-    std::uint64_t previous_volume = 0;
-    bool have_previous = false;
+    // One grouping per group size in use (MPIX_Alltoall and MPIX_Alltoallv may
+    // differ; a per-call hint may change it), each with its own agreed volume.
+    std::map<int, std::unique_ptr<Grouping>> groupings;
+    Grouping *grouping = nullptr;            // this call's
     // Of the previous MPIX_Alltoallv, the same on every rank (so every rank
     // takes the same mode in the next call; see node_bruck_goes_direct):
     // [0] the largest volume of any rank, [1] the largest mean volume of any
@@ -102,35 +109,34 @@ void split_nodes(const Regions &nodes, int group_size, int rank, Regions *out)
 
 // The rounds' groups for `group_size` (the nodes where it is at least the
 // largest node) and who handles which remote group's part in them.
-void use_groups(NodeBruckPlan *plan, int group_size, int rank)
+std::unique_ptr<Grouping> make_grouping(const Regions *nodes, int group_size, int rank)
 {
-    plan->group_size = group_size;
-    plan->split_groups.reset();
-    plan->groups = plan->nodes;
-    if (group_size < plan->nodes->max_size) {
-        plan->split_groups.reset(new Regions());
-        split_nodes(*plan->nodes, group_size, rank, plan->split_groups.get());
-        plan->groups = plan->split_groups.get();
+    std::unique_ptr<Grouping> gp(new Grouping());
+    gp->groups = nodes;
+    if (group_size < nodes->max_size) {
+        gp->split.reset(new Regions());
+        split_nodes(*nodes, group_size, rank, gp->split.get());
+        gp->groups = gp->split.get();
     }
-    const Regions &R = *plan->groups;
+    const Regions &R = *gp->groups;
     const int u = R.my_region, n = R.size_of(u), N = R.count;
-    plan->local.clear();
     for (int j = 0; j < n; ++j)
-        plan->local.push_back(R.member(u, j));
+        gp->local.push_back(R.member(u, j));
     int smallest = n;
     for (int v = 0; v < N; ++v)
         smallest = std::min(smallest, R.size_of(v));
-    plan->parts = node_bruck_parts(N, smallest);
-    const int k = plan->parts;
-    plan->handled.assign(n, {});
-    plan->remote.assign(n, {});
+    gp->parts = node_bruck_parts(N, smallest);
+    const int k = gp->parts;
+    gp->handled.assign(n, {});
+    gp->remote.assign(n, {});
     for (int dist = 1; dist < N; ++dist)
         for (int q = 0; q < k; ++q) {
             int v = (u + dist) % N, j = node_bruck_handler(u, v, q, k, N, n);
-            plan->handled[j].push_back(Handled{v, q});
+            gp->handled[j].push_back(Handled{v, q});
             for (int m = q; m < R.size_of(v); m += k)
-                plan->remote[j].push_back(R.member(v, m));
+                gp->remote[j].push_back(R.member(v, m));
         }
+    return gp;
 }
 
 int get_plan(const Exchange &x, NodeBruckPlan **out)
@@ -147,10 +153,14 @@ int get_plan(const Exchange &x, NodeBruckPlan **out)
         x.xcomm->cache[key] = std::move(fresh);
     }
     // The hint is the same on every rank (a per-call info may change it).
-    const int group_size = x.hints->group_size > 0 ? x.hints->group_size
-                                                   : node_bruck_group_size(plan->nodes->max_size, plan->nodes->count);
-    if (group_size != plan->group_size)
-        use_groups(plan, group_size, x.rank);
+    const int group_size = std::min(plan->nodes->max_size,
+                                    x.hints->group_size > 0 ? x.hints->group_size
+                                                            : node_bruck_group_size(plan->nodes->max_size,
+                                                                                    plan->nodes->count, x.uniform));
+    std::unique_ptr<Grouping> &gp = plan->groupings[group_size];
+    if (!gp)
+        gp = make_grouping(plan->nodes, group_size, x.rank);
+    plan->grouping = gp.get();
     *out = plan;
     return MPI_SUCCESS;
 }
@@ -181,7 +191,7 @@ int node_bruck_radix(std::uint64_t volume, int n, bool probed)
     return std::max(2, n);
 }
 
-int node_bruck_group_size(int largest_node, int nodes)
+int node_bruck_group_size(int largest_node, int nodes, bool uniform)
 {
     // A group of g ranks costs each rank 2 ceil(log2 g) radix-2 rounds (phases A
     // and C) and a message to and from each remote group it handles, about
@@ -191,9 +201,16 @@ int node_bruck_group_size(int largest_node, int nodes)
     //   P=256, 4 nodes:   16 B: groups of 8: 26.17, **16: 25.31**, 32: 30.97, 64 (the nodes): 36.31
     //   P=1024, 16 nodes: 16 B: 8: 61.81, **16: 43.09**, 32: 42.59, 64: 51.22
     //                   1 KiB: **16: 473.13**, 32: 518.71, 64: 509.59
-    // On one node the groups would only add messages between them.
+    //   P=128, 2 nodes:  MPIX_Alltoallv 16 B: **16: 24.00**, 32: 28.99, 64: 33.88;
+    //                    1 KiB: **16: 62.36**, 32: 69.69, 64: 72.79
+    //                    MPIX_Alltoall 16 B: 16: 21.24, 32: 25.82, **64: 19.20**;
+    //                    1 KiB: 16: 86.42, 32: 94.41, **64: 78.26**
+    //   MPIX_Alltoall, P=256: 16 B **16: 25.68**, 64: 35.95; P=1024: **16: 48.78**, 64: 52.23
+    // On one node the groups would only add messages between them; on two nodes
+    // MPIX_Alltoall (no sizes in its messages) pairs every rank with one of the
+    // other node (parts) and loses by splitting.
     constexpr int kSmallestGroup = 16;
-    if (nodes <= 1 || largest_node <= kSmallestGroup)
+    if (nodes <= 1 || largest_node <= kSmallestGroup || (uniform && nodes <= 2))
         return largest_node;
     auto rounds = [](int g) {
         int r = 0;
@@ -402,7 +419,8 @@ int node_bruck(const Exchange &x)
 {
     NodeBruckPlan *plan = nullptr;
     MPIX_CHECK(get_plan(x, &plan));
-    const Regions &R = *plan->groups;
+    Grouping *const gp = plan->grouping;
+    const Regions &R = *gp->groups;
     const int P = x.size, u = R.my_region, n = R.size_of(u), i = R.my_index, N = R.count;
     const bool uniform = x.uniform;
     const std::size_t B = x.block_bytes;
@@ -429,7 +447,7 @@ int node_bruck(const Exchange &x)
     const int hint = x.hints->radix;
     int radix_a = hint > 0 ? hint
                   : uniform ? node_bruck_radix(volume, n, false)
-                            : (plan->have_previous ? node_bruck_radix(plan->previous_volume, n, true) : 2);
+                            : (gp->have_previous ? node_bruck_radix(gp->previous_volume, n, true) : 2);
     if (x.trace)
         x.trace->set_params("radix=" + std::to_string(std::max(2, std::min(radix_a, std::max(n, 2)))));
 
@@ -448,27 +466,27 @@ int node_bruck(const Exchange &x)
             continue;
         if (!uniform) {  // [my volume, my block for j, my blocks for remote[j]]
             sizes.assign(1, static_cast<std::size_t>(own));
-            sizes.push_back(x.sendbytes[plan->local[j]]);
-            for (int d : plan->remote[j])
+            sizes.push_back(x.sendbytes[gp->local[j]]);
+            for (int d : gp->remote[j])
                 sizes.push_back(x.sendbytes[d]);
             encode_sizes(sizes, &size_heads[j]);
             bundles[j].push_back(Piece{reinterpret_cast<const char *>(size_heads[j].data()), size_heads[j].size()});
         }
-        bundles[j].push_back(block_piece(plan->local[j]));
-        for (int d : plan->remote[j])
+        bundles[j].push_back(block_piece(gp->local[j]));
+        for (int d : gp->remote[j])
             bundles[j].push_back(block_piece(d));
     }
     const int rounds_a = bundle_bruck_rounds(n, radix_a);
     std::vector<Piece> arrived;
     {
-        BundleGroup g = bundle_group(x.comm, x.work, plan->local, i, radix_a, tag_a,
+        BundleGroup g = bundle_group(x.comm, x.work, gp->local, i, radix_a, tag_a,
                                      uniform ? SizesKnown::everywhere : SizesKnown::nowhere, x.trace, 0);
-        g.expected_bytes = [&](int, int d) { return B * (1 + plan->remote[d].size()); };
+        g.expected_bytes = [&](int, int d) { return B * (1 + gp->remote[d].size()); };
         g.agreed_max = uniform ? nullptr : &volume;
         g.block_ids = [&](int s, int d, std::vector<long long> *ids) {
-            long long src = plan->local[s];
-            ids->push_back(src * P + plan->local[d]);
-            for (int r : plan->remote[d])
+            long long src = gp->local[s];
+            ids->push_back(src * P + gp->local[d]);
+            for (int r : gp->remote[d])
                 ids->push_back(src * P + r);
         };
         int rc = bundle_bruck(g, bundles, &arrived, &store);
@@ -478,13 +496,13 @@ int node_bruck(const Exchange &x)
             MPIX_CHECK(rc);
     }
     if (!uniform) {  // the node's agreed volume: every rank of the node has the same
-        plan->previous_volume = volume;
-        plan->have_previous = true;
+        gp->previous_volume = volume;
+        gp->have_previous = true;
     }
     // The node's mean volume (every local rank's came in its bundle's header);
     // phase B brings every other node's and phase C spreads the largest.
     std::uint64_t node_sum = own;
-    const std::vector<int> &mine = plan->remote[i];
+    const std::vector<int> &mine = gp->remote[i];
     std::vector<std::vector<Piece>> from(n);
     for (int s = 0; s < n; ++s) {
         if (s == i) {
@@ -493,7 +511,7 @@ int node_bruck(const Exchange &x)
             continue;
         }
         const Piece &b = arrived[s];
-        const int src = plan->local[s];
+        const int src = gp->local[s];
         std::size_t at = 0;
         if (uniform) {
             sizes.assign(1 + mine.size(), B);
@@ -534,8 +552,8 @@ int node_bruck(const Exchange &x)
 
     // Phase B: one message per handled (node v, part q), to v's handler of (u, q):
     // my node's blocks for v's part q; back, v's blocks for my node's part q.
-    const int k = plan->parts;
-    const std::vector<Handled> &handled = plan->handled[i];
+    const int k = gp->parts;
+    const std::vector<Handled> &handled = gp->handled[i];
     // Trace rounds: phase B follows the most phase-A rounds of any node (a node's
     // radix and size set its own count), so a message between nodes has one
     // round at both ends; agreed only when tracing (the hint is the same everywhere).
@@ -579,7 +597,7 @@ int node_bruck(const Exchange &x)
                     lens.push_back(pc.bytes);
                     payload += pc.bytes;
                     if (x.trace)
-                        ids.push_back(static_cast<long long>(plan->local[s]) * P + mine[first + m]);
+                        ids.push_back(static_cast<long long>(gp->local[s]) * P + mine[first + m]);
                 }
             if (uniform && payload == 0) {
                 // the receiver computes the same zero and posts nothing
@@ -639,7 +657,7 @@ int node_bruck(const Exchange &x)
             at += sizes[2 + z];
             if (x.trace)
                 for (int m = 0; m < nv; ++m)
-                    ids.push_back(static_cast<long long>(R.member(v, m)) * P + plan->local[d]);
+                    ids.push_back(static_cast<long long>(R.member(v, m)) * P + gp->local[d]);
         }
         if (at != in_bytes[h])
             return MPI_ERR_INTERN;
@@ -654,8 +672,8 @@ int node_bruck(const Exchange &x)
     // nodes they hold). MPIX_Alltoallv: d's recvcounts, so only d == i is known.
     auto expected_from = [&](int s, int d) {
         std::size_t b = 0;
-        for (const Handled &hd : plan->handled[s])
-            if (in_part(d, hd.part, plan->parts))
+        for (const Handled &hd : gp->handled[s])
+            if (in_part(d, hd.part, gp->parts))
                 for (int m = 0; m < R.size_of(hd.node); ++m)
                     b += uniform ? B : x.recvbytes[R.member(hd.node, m)];
         return b;
@@ -672,17 +690,17 @@ int node_bruck(const Exchange &x)
     {
         // alltoallv: every message with its header, so the largest volume
         // anywhere reaches every rank of the node (agreed_max).
-        BundleGroup g = bundle_group(x.comm, x.work, plan->local, i, radix_c, tag_c,
+        BundleGroup g = bundle_group(x.comm, x.work, gp->local, i, radix_c, tag_c,
                                      uniform ? SizesKnown::everywhere : SizesKnown::nowhere, x.trace, round_b + 1);
         g.expected_bytes = [&](int s, int d) { return expected_from(s, d); };
         g.agreed_max = uniform ? nullptr : global;
         g.agreed_count = 2;
         g.upstream_mismatch = uniform ? &mismatch : nullptr;  // phases A and B's
         g.block_ids = [&](int s, int d, std::vector<long long> *ids) {
-            for (const Handled &hd : plan->handled[s])
-                if (in_part(d, hd.part, plan->parts))
+            for (const Handled &hd : gp->handled[s])
+                if (in_part(d, hd.part, gp->parts))
                     for (int m = 0; m < R.size_of(hd.node); ++m)
-                        ids->push_back(static_cast<long long>(R.member(hd.node, m)) * P + plan->local[d]);
+                        ids->push_back(static_cast<long long>(R.member(hd.node, m)) * P + gp->local[d]);
         };
         int rc = bundle_bruck(g, bundles, &arrived, &store);
         if (rc == MPI_ERR_TRUNCATE || rc == MPI_ERR_COUNT)
@@ -701,8 +719,8 @@ int node_bruck(const Exchange &x)
         }
         std::size_t piece = 0, at = 0;  // walk the pieces as one byte string
         LocalWork::CopyRun run(x.work);  // consecutive sources, consecutive blocks: one copy
-        for (const Handled &hd : plan->handled[s]) {
-            if (!in_part(i, hd.part, plan->parts))
+        for (const Handled &hd : gp->handled[s]) {
+            if (!in_part(i, hd.part, gp->parts))
                 continue;
             for (int m = 0; m < R.size_of(hd.node); ++m) {
                 int src = R.member(hd.node, m);
@@ -731,7 +749,7 @@ int node_bruck(const Exchange &x)
                     if (in_part(i, handled[h].part, k))
                         own.push_back(chunk[h][i]);
                 deliver(s, own);
-            } else if (!plan->handled[s].empty()) {
+            } else if (!gp->handled[s].empty()) {
                 deliver(s, {arrived[s]});
             }
         }

@@ -45,10 +45,11 @@ bool node_bruck_direct_rides(int size);
 int node_bruck_radix(std::uint64_t volume, int n, bool probed);
 
 // The ranks per aggregation group of node_bruck's rounds when no group_size
-// hint is given: the largest node's ranks (no split) on one node or on nodes of
-// at most 16 ranks; else the group size of at least 16 that balances the
-// rounds inside a group against the messages between groups.
-int node_bruck_group_size(int largest_node, int nodes);
+// hint is given: the largest node's ranks (no split) on one node, on nodes of at
+// most 16 ranks, and for MPIX_Alltoall (`uniform`) on two nodes; else the group
+// size of at least 16 that balances the rounds inside a group against the
+// messages between groups.
+int node_bruck_group_size(int largest_node, int nodes, bool uniform);
 
 // How many parts node_bruck splits each node's ranks into: where a node has
 // at least twice as many ranks as there are other nodes (nodes of 64 on 4

@@ -85,14 +85,13 @@ NodeBruckAdaptivePick node_bruck_adaptive_pick(bool volumes_known, const std::ui
     if (!volumes_known || calls_since_refresh + 1 >= kNodeBruckRefreshEvery ||
         (direct_threshold > 0 && node_bruck_goes_direct(volumes, direct_threshold)))
         return NodeBruckAdaptivePick::node_bruck;
+    if (nodes > kAdaptiveFewNodes)
+        return NodeBruckAdaptivePick::node_bruck;
     const std::uint64_t mean_block = size > 1 ? volumes[1] / static_cast<std::uint64_t>(size - 1) : 0;
-    if (nodes > kAdaptiveFewNodes) {
+    if (mean_block <= kAdaptiveTwoPhaseMaxBlock) {
         const bool skewed = volumes[0] > kAdaptiveSkewRatio * volumes[1];
-        return skewed && mean_block <= kAdaptiveSkewedTwoPhaseMaxBlock ? NodeBruckAdaptivePick::two_phase_bruck
-                                                                       : NodeBruckAdaptivePick::node_bruck;
+        return skewed ? NodeBruckAdaptivePick::node_bruck : NodeBruckAdaptivePick::two_phase_bruck;
     }
-    if (mean_block <= kAdaptiveTwoPhaseMaxBlock)
-        return NodeBruckAdaptivePick::two_phase_bruck;
     if (volumes[1] <= kAdaptiveParlinnaMaxVolume)
         return NodeBruckAdaptivePick::parlinna_coalesced;
     return NodeBruckAdaptivePick::node_bruck;
@@ -109,8 +108,7 @@ bool node_bruck_adaptive_pick_bracketed(const std::uint64_t bracket[2], std::uin
     // and on both sides of every such point inside.
     const std::uint64_t gaps = size > 1 ? static_cast<std::uint64_t>(size - 1) : 1;
     const std::uint64_t flips[] = {
-        kAdaptiveTwoPhaseMaxBlock * gaps + (gaps - 1),        // mean block <= kAdaptiveTwoPhaseMaxBlock
-        kAdaptiveSkewedTwoPhaseMaxBlock * gaps + (gaps - 1),  // ... <= kAdaptiveSkewedTwoPhaseMaxBlock
+        kAdaptiveTwoPhaseMaxBlock * gaps + (gaps - 1),  // mean block <= kAdaptiveTwoPhaseMaxBlock
         kAdaptiveParlinnaMaxVolume,
         direct_threshold,                                       // node_bruck_goes_direct
         largest > 0 ? (largest - 1) / kAdaptiveSkewRatio : 0,  // largest > ratio x node mean

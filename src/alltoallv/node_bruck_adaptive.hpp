@@ -1,6 +1,6 @@
 // node_bruck_adaptive: MPIX_Alltoallv on a few large nodes. On 2-4 nodes
-// two_phase_bruck or parlinna_coalesced by the mean block, on more nodes
-// two_phase_bruck where the volumes show skew, else node_bruck. The volumes: the
+// two_phase_bruck (node_bruck where the volumes show skew) or parlinna_coalesced
+// by the mean block, on more nodes node_bruck. The volumes: the
 // largest and smallest rank volume the rows agree in their messages, and, where
 // the pick depends on where the node means lie between those, the node means
 // node_bruck's messages agree (node_bruck then runs on every
@@ -43,17 +43,17 @@ constexpr std::uint64_t kAdaptiveVolumeChange = 2;
 constexpr std::uint64_t kAdaptiveTwoPhaseMaxBlock = 64;
 constexpr std::uint64_t kAdaptiveParlinnaMaxVolume = std::uint64_t(3) << 19;  // 1.5 MiB
 
-// On more than kAdaptiveFewNodes nodes node_bruck leads on uniform blocks (P=1024
-// on 16 nodes of 64, 0..16 B: 51.2 us against two_phase_bruck's 74.4), and the
-// row keeps it unless the traffic is skewed: some rank moves more than
-// kAdaptiveSkewRatio times the largest node mean (SABRE's max-to-mean test) and
-// the mean block is at most kAdaptiveSkewedTwoPhaseMaxBlock. Then two_phase_bruck
-// (moe:64,2 at 16 B, ratio 48, mean block 72 B: 350.5 us against 401.7; the one
-// point measured). `auto` takes the row up to 16 nodes, the largest count measured.
+// On more than kAdaptiveFewNodes nodes node_bruck leads, its rounds in groups of
+// 16 ranks (node_bruck_group_size): P=1024 on 16 nodes of 64, 0..16 B 43.1 us
+// against two_phase_bruck's 74.4, and under moe:64,2 at 16 B 221.6 against 350.5
+// (before the groups, 401.7: the row took two_phase_bruck under skew). On 2-4
+// nodes, at mean blocks up to kAdaptiveTwoPhaseMaxBlock, node_bruck where the
+// traffic is skewed: some rank moves more than kAdaptiveSkewRatio times the
+// largest node mean (SABRE's max-to-mean test). P=256 on 4 nodes of 64, moe:16,2
+// at 16 B: 45.0 us against two_phase_bruck's 51.5; uniform 25.3 against 24.8, and
+// on 2 nodes 24.0 against 19.9, so two_phase_bruck without skew.
 constexpr int kAdaptiveFewNodes = 4;
 constexpr std::uint64_t kAdaptiveSkewRatio = 8;
-constexpr std::uint64_t kAdaptiveSkewedTwoPhaseMaxBlock = 128;
-
 enum class NodeBruckAdaptivePick { node_bruck, two_phase_bruck, parlinna_coalesced };
 
 // The pick for one call: `volumes` as node_bruck_agreed_volumes gives them (when

@@ -165,9 +165,9 @@ const Algorithm kAlgorithms[] = {
      node_bruck, nullptr},
     {"node_bruck_adaptive", A2AV, "direct_above", "",
      "few large nodes, by the largest and smallest rank volume its picks agree where those decide, else by the "
-     "node means node_bruck's messages agree (node_bruck every 8th call); on 2-4 nodes two_phase_bruck or "
-     "parlinna_coalesced (radix 4, batch 8) by the mean block, node_bruck for large ones; on more nodes "
-     "node_bruck, or two_phase_bruck for small skewed blocks",
+     "node means node_bruck's messages agree (node_bruck every 8th call); on 2-4 nodes two_phase_bruck "
+     "(node_bruck for skewed small blocks) or parlinna_coalesced (radix 4, batch 8) by the mean block, "
+     "node_bruck for large ones; on more nodes node_bruck",
      node_bruck_adaptive, nullptr},
     {"parlinna_coalesced", A2AV, "radix,batch_size,inner", "",
      "ParLinNa: ParLogNa rounds inside the node (sizes inside each round), then one message per remote rank of "
