@@ -500,7 +500,9 @@ int node_bruck(const Exchange &x)
         gp->have_previous = true;
     }
     // The node's mean volume (every local rank's came in its bundle's header);
-    // phase B brings every other node's and phase C spreads the largest.
+    // phase B brings every other node's and phase C spreads the largest. Where
+    // the nodes are split, the group's: the largest group mean is at least the
+    // largest node mean, and equal for random blocks of one range.
     std::uint64_t node_sum = own;
     const std::vector<int> &mine = gp->remote[i];
     std::vector<std::vector<Piece>> from(n);

@@ -17,7 +17,9 @@ int node_bruck(const Exchange &x);
 // What node_bruck's previous MPIX_Alltoallv on `xcomm` agreed inside its own
 // messages, the same on every rank: [0] the largest volume of any rank, [1] the
 // largest mean volume of any node (a rank's volume: the larger of the bytes it
-// sends to and receives from the other ranks). False before its first
+// sends to and receives from the other ranks; where node_bruck's rounds split
+// nodes into groups, node_bruck_group_size, of any group, which those rounds
+// agree: at least the largest node mean). False before its first
 // MPIX_Alltoallv on the current nodes.
 bool node_bruck_agreed_volumes(MPIX_Comm *xcomm, std::uint64_t out[2]);
 // Another row agreed the largest and the smallest rank volume of a call on
