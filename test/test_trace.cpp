@@ -244,7 +244,9 @@ std::vector<long long> gather_lines(const std::vector<Line> &lines)
     return gather_on_root(flat);
 }
 
-enum class Units { none, nodes, half_nodes };
+// pairs: a node of n ranks as node_bruck's groups of at most 2 consecutive ranks
+// (ceil(n / 2) of them; a node of 2 stays whole, where half_nodes splits it).
+enum class Units { none, nodes, half_nodes, pairs };
 
 // One traced call of a node-aware algorithm on nodes of `ppn` consecutive ranks
 // (the last one smaller when ppn does not divide P; 2 leaders or groups per node).
@@ -291,7 +293,13 @@ void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const 
             int first = node_of(r) * ppn, n = std::min(ppn, p - first), k = std::min(2, n);
             return node_of(r) * 2 + (r - first) * k / n;
         };
-        auto unit_of = [&](int r) { return units == Units::nodes ? node_of(r) : half_of(r); };
+        auto pair_of = [&](int r) {
+            int first = node_of(r) * ppn, n = std::min(ppn, p - first), count = (n + 1) / 2;
+            return node_of(r) * ppn + (r - first) * count / n;
+        };
+        auto unit_of = [&](int r) {
+            return units == Units::nodes ? node_of(r) : units == Units::pairs ? pair_of(r) : half_of(r);
+        };
         auto leads = [&](int r) {  // the first rank of its node or half node
             return leaders == Units::none || r == 0 ||
                    (leaders == Units::nodes ? node_of(r - 1) != node_of(r) : half_of(r - 1) != half_of(r));
@@ -376,22 +384,21 @@ void test_relay_family()
         const int parts = nodes > 1 ? std::max(1, smallest / (nodes - 1)) : 1;
         check_relay(xcomm, dir, false, "node_bruck", ppn, Units::nodes, Units::none, 2 * rounds, parts);
         check_relay(xcomm, dir, true, "node_bruck", ppn, Units::nodes, Units::none, 2 * rounds, parts);
-        // With group_size 2, nodes of 3-4 ranks split into the half nodes (2 + 1,
-        // 2 + 2), and the groups exchange as nodes do: one message per group pair
-        // and part, each block delivered once.
+        // With group_size 2, nodes of 3-4 ranks split into groups of 2 + 1 and
+        // 2 + 2 (a last node of 2 stays whole), and the groups exchange as nodes
+        // do: one message per group pair and part, each block delivered once.
         if (ppn >= 3 && p >= 3) {
             std::vector<int> group_sizes;
             for (int first = 0; first < p; first += ppn) {
-                const int n = std::min(ppn, p - first);
-                group_sizes.push_back((n + 1) / 2);
-                if (n > 1)
-                    group_sizes.push_back(n / 2);
+                const int n = std::min(ppn, p - first), count = (n + 1) / 2;
+                for (int g = 0; g < count; ++g)  // local index m is in group m * count / n
+                    group_sizes.push_back(((g + 1) * n + count - 1) / count - (g * n + count - 1) / count);
             }
             const int groups = static_cast<int>(group_sizes.size());
             const int least = *std::min_element(group_sizes.begin(), group_sizes.end());
             const int group_parts = std::max(1, least / (groups - 1));
-            check_relay(xcomm, dir, false, "node_bruck", ppn, Units::half_nodes, Units::none, -1, group_parts, "2");
-            check_relay(xcomm, dir, true, "node_bruck", ppn, Units::half_nodes, Units::none, -1, group_parts, "2");
+            check_relay(xcomm, dir, false, "node_bruck", ppn, Units::pairs, Units::none, -1, group_parts, "2");
+            check_relay(xcomm, dir, true, "node_bruck", ppn, Units::pairs, Units::none, -1, group_parts, "2");
         }
     }
     MPIX_Comm_free(&xcomm);
