@@ -48,8 +48,8 @@ const HintKey kKeys[] = {
      "only the rank's own block"},
     {"group_size", HintKind::integer, 0, "integer >= 0 (0: the rule)", "0",
      "node_bruck: ranks per aggregation group; nodes larger than it are split into groups of at most that many "
-     "consecutive local ranks, each aggregating for itself (0: groups of 16 or more where nodes have more than 16 "
-     "ranks, sized by the rule in docs/algorithms.md)"},
+     "consecutive local ranks, each aggregating for itself (0: groups of 16 or more where several nodes have more "
+     "than 16 ranks, sized by node_bruck's rule: sim/README.md, Groups inside large nodes)"},
     {"crs_recv_nnz_known", HintKind::boolean, 0, "true|false", "false",
      "*recv_nnz is the exact number of sources, not a capacity"},
     {"crs_recv_size_known", HintKind::boolean, 0, "true|false", "false",
