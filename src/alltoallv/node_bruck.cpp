@@ -212,18 +212,12 @@ int node_bruck_group_size(int largest_node, int nodes, bool uniform)
     constexpr int kSmallestGroup = 16;
     if (nodes <= 1 || largest_node <= kSmallestGroup || (uniform && nodes <= 2))
         return largest_node;
-    auto rounds = [](int g) {
-        int r = 0;
-        for (int reach = 1; reach < g; reach *= 2)
-            ++r;
-        return r;
-    };
     int best = largest_node;
     long long best_cost = -1;  // in half rounds
     for (int split = 1; (largest_node + split - 1) / split >= kSmallestGroup; ++split) {
         const int g = (largest_node + split - 1) / split;
         const long long groups = static_cast<long long>(nodes) * ((largest_node + g - 1) / g);
-        const long long cost = 4LL * rounds(g) + (groups - 1 + g - 1) / g;
+        const long long cost = 4LL * bundle_bruck_rounds(g, 2) + (groups - 1 + g - 1) / g;
         if (best_cost < 0 || cost < best_cost) {  // ties: the larger groups
             best = g;
             best_cost = cost;
