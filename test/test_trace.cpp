@@ -554,6 +554,98 @@ void test_node_bruck_skew_mode()
         rmdir(dir.c_str());
 }
 
+// A rank that receives more than direct_above gets node_bruck's phase C
+// straight into its receive blocks (node_bruck_in_place), a message per remote
+// node from each handler; where its blocks from one node are not one range of
+// its buffer, through a staging buffer. Up to 4 ranks two nodes, ranks 0..p-2
+// and p-1; from 5 nodes of 2 (then rank 0 handles node {2, 3}, whose blocks for
+// rank 1 are not one range in the reversed layout: the staging). Rank 0 handles
+// a remote node and sends rank 1 its data. direct_above 1200: every
+// rank sends rank 1 H = 1500 / (p-1) bytes and every other rank 1-5 bytes, so
+// rank 1 receives about 1500 > 1200 while every node's mean stays below 1200
+// and no rank passes 2400: the Bruck rounds on every call. Receive blocks in
+// rank order, and in reversed order with 3-byte gaps; every block and gap
+// checked over 3 calls. Then rank p-1 sends rank 1 one byte more than rank 1
+// expects: rank 1 alone returns MPI_ERR_TRUNCATE and nothing lands outside its
+// blocks; a clean call after it is exact on every rank.
+void test_node_bruck_in_place()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    if (p < 3) {
+        MPIX_CHECK_ALL("node_bruck in-place receives (needs 3 ranks: a node of 2 and a remote node)");
+        return;
+    }
+    std::string dir = mpixtest::shared_temp_dir();
+    mpixtest::errors_return();  // the longer block's error is returned, not fatal
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    MPIX_Comm_update_locality(xcomm, p <= 4 ? p - 1 : 2);
+    const std::string file = trace_node_bruck_modes(xcomm, dir + "/inplace");
+    const int hot = 1500 / (p - 1);
+    auto block = [&](int s, int d, int extra) {
+        return d == 1 && s != 1 ? hot + (s == p - 1 ? extra : 0) : 1 + (s + 2 * d) % 5;
+    };
+    // One call; `extra` bytes more from rank p-1 to rank 1 than rank 1 expects.
+    auto call = [&](bool reversed, int extra, const std::string &what) {
+        std::vector<int> sc(p), sd(p), rc(p), rd(p);
+        int stotal = 0, rtotal = 3;
+        for (int j = 0; j < p; ++j) {
+            sc[j] = block(me, j, extra);
+            sd[j] = stotal;
+            stotal += sc[j];
+            rc[j] = block(j, me, 0);
+        }
+        for (int k = 0; k < p; ++k) {
+            const int j = reversed ? p - 1 - k : k;
+            rd[j] = rtotal;
+            rtotal += rc[j] + (reversed ? 3 : 0);
+        }
+        std::vector<unsigned char> sbuf(stotal), rbuf(rtotal + 3, 0xEE);
+        for (int j = 0; j < p; ++j)
+            for (int b = 0; b < sc[j]; ++b)
+                sbuf[sd[j] + b] = static_cast<unsigned char>(mpixtest::mix(me, j, b));
+        std::remove(file.c_str());
+        int rc_call = MPIX_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(), rd.data(),
+                                     MPI_BYTE, xcomm);
+        int cls = rc_call;
+        if (rc_call != MPI_SUCCESS)
+            MPI_Error_class(rc_call, &cls);
+        const int want = extra > 0 && me == 1 ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+        MPIX_EXPECT(cls == want, what + ": returned class " + std::to_string(cls) + ", expected " + std::to_string(want));
+        std::vector<char> inside(rbuf.size(), 0);
+        bool data_ok = true;
+        for (int j = 0; j < p; ++j)
+            for (int b = 0; b < rc[j]; ++b) {
+                inside[rd[j] + b] = 1;
+                data_ok = data_ok && rbuf[rd[j] + b] == static_cast<unsigned char>(mpixtest::mix(j, me, b));
+            }
+        bool guards_ok = true;
+        for (std::size_t b = 0; b < rbuf.size(); ++b)
+            guards_ok = guards_ok && (inside[b] || rbuf[b] == 0xEE);
+        MPIX_EXPECT(guards_ok, what + ": bytes written outside the receive blocks");
+        if (want == MPI_SUCCESS)
+            MPIX_EXPECT(data_ok, what + ": wrong data");
+        MPIX_EXPECT(!ran_direct(first_trace_line(file)) || first_trace_line(file).empty(),
+                    what + ": ran direct, not the Bruck rounds");
+    };
+    for (bool reversed : {false, true})
+        for (int c = 0; c < 3; ++c)
+            call(reversed, 0,
+                 std::string("node_bruck in place, ") + (reversed ? "reversed blocks with gaps" : "blocks in order") +
+                     ", call " + std::to_string(c));
+    call(false, 1, "node_bruck in place, rank p-1 sends rank 1 a longer block");
+    call(true, 0, "node_bruck in place, the call after the longer block");
+    std::remove(file.c_str());
+    MPIX_Comm_set_info(xcomm, nullptr);
+    MPIX_CHECK_ALL("node_bruck: a rank past direct_above receives phase C in place, exactly, in any layout");
+    MPIX_Comm_free(&xcomm);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0)
+        rmdir(dir.c_str());
+}
+
 // node_bruck's direct mode between nodes sends only the non-empty blocks once
 // the previous direct call agreed that no rank has more than 1.25 (P-1) of them
 // (node_bruck_direct_nonempty), and returns to every block once one has more.
@@ -605,6 +697,9 @@ void test_node_bruck_adaptive_rule()
 {
     using Pick = mpix::NodeBruckAdaptivePick;
     const std::uint64_t above = 2u << 20;
+    // node_bruck's direct mode for one large rank at P=256: past (P-1) x
+    // direct_above / 96 (5.3 MiB), which is more than twice direct_above there.
+    const std::uint64_t rank_direct = 255 * (above / 96);
     struct Case {
         bool known;
         std::uint64_t largest, node_mean;
@@ -621,7 +716,10 @@ void test_node_bruck_adaptive_rule()
         {true, 3u << 19, 3u << 19, 4, 0, Pick::parlinna_coalesced, "4 nodes, node mean 1.5 MiB"},
         {true, (3u << 19) + 1, (3u << 19) + 1, 4, 0, Pick::node_bruck, "4 nodes, node mean past 1.5 MiB"},
         {true, 2 * above, above + 1, 4, 0, Pick::node_bruck, "node mean past direct_above: direct"},
-        {true, 2 * above + 1, 1000, 4, 0, Pick::node_bruck, "one rank past twice direct_above: direct"},
+        {true, 2 * above + 1, 1000, 4, 0, Pick::node_bruck, "one rank past twice direct_above, skewed small blocks"},
+        {true, rank_direct + 1, 1u << 20, 4, 0, Pick::node_bruck, "one rank past (P-1) direct_above / 96: direct"},
+        {true, rank_direct, 1u << 20, 4, 0, Pick::parlinna_coalesced, "one rank at (P-1) direct_above / 96: no direct"},
+        {true, 2 * above + 1, 1u << 20, 4, 0, Pick::parlinna_coalesced, "one rank just past twice direct_above: no direct"},
         {true, 9 * 2040, 2040, 4, 0, Pick::node_bruck, "4 nodes, skewed 9:1, mean block 8 B"},
         {true, 8 * 2040, 2040, 4, 0, Pick::two_phase_bruck, "4 nodes, 8:1 is not skewed"},
         {true, 9 * 65 * 255, 65 * 255, 4, 0, Pick::parlinna_coalesced, "4 nodes, skewed, mean block 65 B"},
@@ -650,8 +748,8 @@ void test_node_bruck_adaptive_rule()
         {64 * 255 + 255, 1000, 4, false, Pick::node_bruck, "4 nodes, mean block 4-65 B"},
         {3u << 19, 65 * 255, 4, true, Pick::parlinna_coalesced, "4 nodes, 65 B to 1.5 MiB"},
         {(3u << 19) + 1, 65 * 255, 4, false, Pick::node_bruck, "4 nodes, up to just past 1.5 MiB"},
-        {2 * above + 1, 0, 4, true, Pick::node_bruck, "one rank past twice direct_above"},
-        {2 * above, 1000, 4, false, Pick::node_bruck, "4 nodes, up to twice direct_above"},
+        {rank_direct + 1, 0, 4, true, Pick::node_bruck, "one rank past (P-1) direct_above / 96"},
+        {rank_direct, 1000, 4, false, Pick::node_bruck, "4 nodes, up to (P-1) direct_above / 96"},
         {2040, 2040, 16, true, Pick::node_bruck, "16 nodes, equal volumes"},
         {9 * 18360, 18360, 16, true, Pick::node_bruck, "16 nodes, 9:1: node_bruck for any node mean"},
         {9 * 2040, 2040, 4, false, Pick::node_bruck, "4 nodes, 9:1, node means anywhere between"},
@@ -1276,6 +1374,7 @@ const mpixtest::TestCase kTests[] = {
     {"node-aware family and node_bruck traces: each block once, one message per unit pair", test_relay_family},
     {"node_bruck's MPIX_Alltoallv mode follows the agreed volume: every 8th direct call on one node, every call between nodes", test_node_bruck_modes},
     {"node_bruck's mode under skew follows the largest node mean, not the largest rank", test_node_bruck_skew_mode},
+    {"node_bruck: a rank past direct_above receives its last phase in place, in any layout", test_node_bruck_in_place},
     {"node_bruck's direct mode sends only the non-empty blocks where the agreed count says so",
      test_node_bruck_direct_nonempty},
     {"node_bruck_adaptive's rule on hand-made volumes", test_node_bruck_adaptive_rule},

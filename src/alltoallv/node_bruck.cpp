@@ -8,7 +8,9 @@
 //     total per destination.
 //  C. Inside u, a radix-r Bruck again: handler h sends rank d the data of all
 //     the nodes h handles for d. d knows these sizes (its recvcounts), so only
-//     forwarded bundles carry a header.
+//     forwarded bundles carry a header. A rank that receives more than
+//     direct_above (node_bruck_in_place) gets its data instead straight from
+//     each handler, a message per remote node received into its blocks.
 // Every message carries its own sizes (probed receives), so there is no size
 // message anywhere. Per rank: 2 * ceil(log_r n) * (r-1) intra-node messages
 // at most and about (N-1)/n inter-node ones. Any placement: uneven nodes,
@@ -18,6 +20,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -267,18 +270,33 @@ bool node_bruck_direct_rides(int size)
 // The alltoallv mode from the previous call's [largest rank volume, largest node
 // mean] (the same everywhere). Direct where a node's ranks move more than
 // `above` bytes on average (uniform blocks: the measurement above), or where
-// one rank moves more than twice that: the Bruck rounds move a rank's bytes
-// several times through its node, and beyond its share of the cache (4 MiB per
-// core on the platforms' EPYC parts, sim/README.md) every copy runs at memory
-// speed. Not on the largest rank alone: under skew (an MoE dispatch's experts
-// receive 100-200 times the mean) that sends every small rank into P messages.
-// dragonfly-256x64, copies charged: P=1024 moe:64,2 at 16 B (largest 3.4 MiB,
-// node mean at most 0.07 MiB): rounds 711 us (radix 2) against direct 2046;
-// P=256 moe:16,2 at 1 KiB (largest 19 MiB, node mean 0.7 MiB): direct 530 us
-// against the rounds' 10467.
-bool node_bruck_goes_direct(const std::uint64_t previous[2], std::uint64_t above)
+// one rank moves more than node_bruck_direct_largest. Not on the largest rank
+// alone: under skew (an MoE dispatch's experts receive 100-200 times the mean)
+// that sends every small rank into P messages. The rounds pass the largest
+// rank's bytes through its group's handlers and, past direct_above, into its
+// blocks in place (node_bruck_in_place), at a cost that grows with those bytes;
+// the direct mode costs every rank 2 (P-1) message overheads. dragonfly-256x64,
+// copies charged, µs, rounds (in place) against direct:
+//   P=1024 hotspot:4 1 KiB (largest 4.1 MiB, 4.1 KiB a peer):   1043 / 2077
+//   P=1024 hotspot:4,32 1 KiB (16.5 MiB, 16.5 KiB a peer):       1566 / 2086
+//   P=256 hotspot:4,64 1 KiB (8.2 MiB, 32.9 KiB a peer):          905 / 557
+//   P=256 hotspot:4,128 1 KiB (16.4 MiB, 65.7 KiB a peer):       1545 / 557
+//   P=256 moe:16,2 1 KiB (19 MiB, node mean 0.7 MiB):            1485 / 530
+//   P=1024 moe:64,2 16 B (3.4 MiB, node mean at most 0.07 MiB):  174 / 2046
+// So twice direct_above, or (P-1) direct_above / 96 bytes (21.3 KiB a peer by
+// default) where that is more: at P=256 5.3 MiB, at P=1024 21.3 MiB.
+std::uint64_t node_bruck_direct_largest(std::uint64_t above, int size)
 {
-    return previous[1] > above || previous[0] > 2 * above;
+    constexpr std::uint64_t kMax = ~std::uint64_t(0);
+    const std::uint64_t twice = above > kMax / 2 ? kMax : 2 * above;
+    const std::uint64_t peers = size > 1 ? static_cast<std::uint64_t>(size - 1) : 1, per_peer = above / 96;
+    const std::uint64_t by_peers = per_peer > kMax / peers ? kMax : per_peer * peers;
+    return std::max(twice, by_peers);
+}
+
+bool node_bruck_goes_direct(const std::uint64_t previous[2], std::uint64_t above, int size)
+{
+    return previous[1] > above || previous[0] > node_bruck_direct_largest(above, size);
 }
 
 // Whether the direct mode sends only the non-empty blocks (direct_nonempty), by
@@ -292,6 +310,19 @@ bool node_bruck_goes_direct(const std::uint64_t previous[2], std::uint64_t above
 bool node_bruck_direct_nonempty(std::uint64_t most_messages, int size)
 {
     return most_messages <= static_cast<std::uint64_t>(size - 1) * 5 / 4;
+}
+
+// Past direct_above a rank's receive data and its own sends no longer fit its
+// share of the cache (4 MiB on the platforms' EPYC parts), and copying its
+// blocks out of phase C's bundles runs at memory speed. dragonfly-256x64, copies
+// charged, P=1024 (groups of 16) in the rounds: hotspot:4 at 1 KiB (4 ranks
+// receive 4.1-4.3 MB) 1043 us against 3013 with every block copied; moe:64,2 at
+// 16 B (experts receive up to 3.4 MiB) 174.2 us against 221.6. The messages
+// it adds (one per remote group, about P / 16 here) cost less than that copy.
+bool node_bruck_in_place(std::uint64_t received, std::uint64_t direct_above)
+{
+    constexpr std::uint64_t kDefaultAbove = 2 << 20;  // direct_above's default
+    return received > (direct_above > 0 ? direct_above : kDefaultAbove);
 }
 
 std::uint64_t node_bruck_direct_threshold(std::uint64_t direct_above, int nodes)
@@ -382,7 +413,7 @@ int node_bruck_direct(const Exchange &x, NodeBruckPlan *plan, std::uint64_t own)
             // The mode is the same for every node mean in [smallest, largest] when
             // it is at both ends (node_bruck_goes_direct grows with the node mean).
             const std::uint64_t at_smallest[2] = {largest, smallest}, at_largest[2] = {largest, largest};
-            if (node_bruck_goes_direct(at_smallest, above) == node_bruck_goes_direct(at_largest, above)) {
+            if (node_bruck_goes_direct(at_smallest, above, x.size) == node_bruck_goes_direct(at_largest, above, x.size)) {
                 plan->previous_global[0] = largest;
                 // A node mean within the range: the one known, else the midpoint.
                 std::uint64_t &mean = plan->previous_global[1];
@@ -427,6 +458,10 @@ int node_bruck(const Exchange &x)
     std::uint64_t volume =
         uniform ? static_cast<std::uint64_t>(B) * static_cast<std::uint64_t>(P - 1) : node_bruck_rank_volume(x);
     const std::uint64_t own = volume;
+    std::uint64_t received = 0;
+    for (int p = 0; p < P && !uniform; ++p)
+        if (p != x.rank)
+            received += x.recvbytes[p];
     // Beyond direct_above (this call's volume, the same everywhere, for alltoall;
     // for alltoallv, the previous call's volumes: node_bruck_goes_direct): the direct mode. On one
     // node there is nothing to aggregate between nodes and a direct exchange costs
@@ -434,7 +469,7 @@ int node_bruck(const Exchange &x)
     // charged model on flat-16x16, 16 ranks: between 8 and 16 KiB blocks for
     // alltoall, 16 and 32 KiB for alltoallv, i.e. 120-280 KiB a rank).
     const std::uint64_t above = node_bruck_direct_threshold(x.hints->direct_above, plan->nodes->count);
-    if (above > 0 && (uniform ? own > above : plan->have_global && node_bruck_goes_direct(plan->previous_global, above)))
+    if (above > 0 && (uniform ? own > above : plan->have_global && node_bruck_goes_direct(plan->previous_global, above, P)))
         return node_bruck_direct(x, plan, own);
     plan->direct_calls = 0;
     copy_self_block(x);
@@ -458,8 +493,9 @@ int node_bruck(const Exchange &x)
     for (int j = 0; j < n; ++j) {
         if (j == i)
             continue;
-        if (!uniform) {  // [my volume, my block for j, my blocks for remote[j]]
+        if (!uniform) {  // [my volume, bytes I receive, my block for j, my blocks for remote[j]]
             sizes.assign(1, static_cast<std::size_t>(own));
+            sizes.push_back(static_cast<std::size_t>(received));
             sizes.push_back(x.sendbytes[gp->local[j]]);
             for (int d : gp->remote[j])
                 sizes.push_back(x.sendbytes[d]);
@@ -498,6 +534,10 @@ int node_bruck(const Exchange &x)
     // the nodes are split, the group's: the largest group mean is at least the
     // largest node mean, and equal for random blocks of one range.
     std::uint64_t node_sum = own;
+    // The bytes every group member receives from the others (phase A's headers):
+    // the same on every rank of the group, so handlers and receivers agree which
+    // ranks receive in place.
+    std::vector<std::uint64_t> member_received(static_cast<std::size_t>(n), received);
     const std::vector<int> &mine = gp->remote[i];
     std::vector<std::vector<Piece>> from(n);
     for (int s = 0; s < n; ++s) {
@@ -511,11 +551,12 @@ int node_bruck(const Exchange &x)
         std::size_t at = 0;
         if (uniform) {
             sizes.assign(1 + mine.size(), B);
-        } else if (!decode_sizes(b.data, b.bytes, 2 + mine.size(), &sizes, &at)) {
+        } else if (!decode_sizes(b.data, b.bytes, 3 + mine.size(), &sizes, &at)) {
             return MPI_ERR_INTERN;
         } else {
             node_sum += sizes[0];
-            sizes.erase(sizes.begin());
+            member_received[static_cast<std::size_t>(s)] = sizes[1];
+            sizes.erase(sizes.begin(), sizes.begin() + 2);
         }
         std::size_t total = at;
         for (std::size_t z : sizes)
@@ -674,15 +715,99 @@ int node_bruck(const Exchange &x)
                     b += uniform ? B : x.recvbytes[R.member(hd.node, m)];
         return b;
     };
+    // A rank that receives more than direct_above (node_bruck_in_place) gets its
+    // handlers' chunks straight into its receive blocks, a message per handled
+    // remote group, instead of in phase C's bundles: copying them out of the
+    // bundles would run at memory speed. Its (empty) bundles still carry the
+    // statistics.
+    std::vector<char> in_place(static_cast<std::size_t>(n), 0);
+    if (!uniform)
+        for (int d = 0; d < n; ++d)
+            in_place[static_cast<std::size_t>(d)] = node_bruck_in_place(member_received[d], x.hints->direct_above);
     for (int d = 0; d < n; ++d) {
         bundles[d].clear();
-        if (d == i)
+        if (d == i || in_place[d])
             continue;
         for (std::size_t h = 0; h < handled.size(); ++h)
             if (in_part(d, handled[h].part, k))
                 bundles[d].push_back(chunk[h][d]);
     }
     const int radix_c = hint > 0 ? hint : node_bruck_radix(volume, n, !uniform);
+    // The in-place messages' tag: the first that phase C's digits leave free
+    // (at most 30 digits below kAgreementTag).
+    int digits_c = 0;
+    for (long long w = 1, r = std::max(2, std::min(radix_c, n)); w < n; w *= r)
+        ++digits_c;
+    const int tag_in_place = tag_c + digits_c;
+    std::vector<MPI_Request> place_sends, place_recvs;
+    std::vector<std::size_t> place_expected;
+    struct Staged {
+        ScratchBytes bytes;
+        int node;  // whose members' blocks it holds, in member order
+    };
+    std::deque<Staged> staged;  // chunks whose receive blocks are not one range
+    {
+        std::vector<long long> ids;
+        for (int d = 0; d < n; ++d) {
+            if (d == i || !in_place[d])
+                continue;
+            for (std::size_t h = 0; h < handled.size(); ++h)
+                if (in_part(d, handled[h].part, k)) {
+                    place_sends.push_back(MPI_REQUEST_NULL);
+                    MPIX_CHECK(isend_bytes(chunk[h][d].data, chunk[h][d].bytes, gp->local[d], tag_in_place, x.comm,
+                                           &place_sends.back()));
+                    if (x.trace) {
+                        ids.clear();
+                        const int v = handled[h].node;
+                        for (int m = 0; m < R.size_of(v); ++m)
+                            ids.push_back(static_cast<long long>(R.member(v, m)) * P + gp->local[d]);
+                        x.trace->round(round_b + 1, gp->local[d], -1, ids, chunk[h][d].bytes, 0);
+                    }
+                }
+        }
+        if (in_place[i])
+            for (int s = 0; s < n; ++s) {
+                if (s == i)
+                    continue;
+                for (const Handled &hd : gp->handled[s]) {
+                    if (!in_part(i, hd.part, k))
+                        continue;
+                    // The chunk lands in place where its members' non-empty blocks
+                    // follow each other in the receive buffer.
+                    char *start = nullptr, *end = nullptr;
+                    bool one_range = true;
+                    std::size_t total = 0;
+                    for (int m = 0; m < R.size_of(hd.node); ++m) {
+                        const int src = R.member(hd.node, m);
+                        const std::size_t b = x.recvbytes[src];
+                        total += b;
+                        if (b == 0)
+                            continue;
+                        if (start && x.recv_block(src) != end)
+                            one_range = false;
+                        if (!start)
+                            start = x.recv_block(src);
+                        end = x.recv_block(src) + b;
+                    }
+                    char *into = start;
+                    if (!one_range) {
+                        staged.push_back(Staged{ScratchBytes(), hd.node});
+                        if (!staged.back().bytes.resize(total))
+                            return MPI_ERR_NO_MEM;
+                        into = staged.back().bytes.data();
+                    }
+                    place_recvs.push_back(MPI_REQUEST_NULL);
+                    place_expected.push_back(total);
+                    MPIX_CHECK(irecv_bytes(into, total, gp->local[s], tag_in_place, x.comm, &place_recvs.back()));
+                    if (x.trace) {
+                        ids.clear();
+                        for (int m = 0; m < R.size_of(hd.node); ++m)
+                            ids.push_back(static_cast<long long>(R.member(hd.node, m)) * P + x.rank);
+                        x.trace->round(round_b + 1, -1, gp->local[s], ids, 0, total);
+                    }
+                }
+            }
+    }
     {
         // alltoallv: every message with its header, so the largest volume
         // anywhere reaches every rank of the node (agreed_max).
@@ -745,11 +870,32 @@ int node_bruck(const Exchange &x)
                     if (in_part(i, handled[h].part, k))
                         own.push_back(chunk[h][i]);
                 deliver(s, own);
-            } else if (!gp->handled[s].empty()) {
+            } else if (!gp->handled[s].empty() && !in_place[i]) {
                 deliver(s, {arrived[s]});
             }
         }
     }
+    if (!place_recvs.empty()) {
+        // A chunk of another length than this rank's receive blocks is noted, not
+        // returned: every other message still completes.
+        int wrong = MPI_SUCCESS;
+        MPIX_CHECK(wait_all(static_cast<int>(place_recvs.size()), place_recvs.data(), place_expected.data(), &wrong));
+        note_mismatch(&mismatch, wrong);
+        LocalWork::Batch batch(x.work);
+        for (Staged &st : staged) {
+            if (wrong != MPI_SUCCESS)
+                break;  // their lengths are not this rank's blocks
+            LocalWork::CopyRun run(x.work);
+            std::size_t at = 0;
+            for (int m = 0; m < R.size_of(st.node); ++m) {
+                const int src = R.member(st.node, m);
+                run.copy(x.recv_block(src), st.bytes.data() + at, x.recvbytes[src]);
+                at += x.recvbytes[src];
+            }
+        }
+    }
+    for (MPI_Request &r : place_sends)
+        MPIX_CHECK(wait_request(&r, MPI_STATUS_IGNORE));
     for (MPI_Request &r : send_reqs)
         MPIX_CHECK(wait_request(&r, MPI_STATUS_IGNORE));
     if (!uniform) {

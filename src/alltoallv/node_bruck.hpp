@@ -33,10 +33,19 @@ void node_bruck_learn_volumes(MPIX_Comm *xcomm, std::uint64_t largest, std::uint
 // This rank's volume in an MPIX_Alltoallv call, as those count it.
 std::uint64_t node_bruck_rank_volume(const Exchange &x);
 
-// Whether node_bruck's next MPIX_Alltoallv runs its direct mode, from those
-// volumes and the threshold it applies (direct_above; a twelfth of it on one node).
-bool node_bruck_goes_direct(const std::uint64_t previous[2], std::uint64_t above);
+// Whether node_bruck's next MPIX_Alltoallv on `size` ranks runs its direct
+// mode, from those volumes and the threshold it applies (direct_above; a
+// twelfth of it on one node): a node mean past it, or the largest rank past
+// node_bruck_direct_largest (twice it, or (size - 1) x it / 96 where more).
+bool node_bruck_goes_direct(const std::uint64_t previous[2], std::uint64_t above, int size);
+std::uint64_t node_bruck_direct_largest(std::uint64_t above, int size);
 std::uint64_t node_bruck_direct_threshold(std::uint64_t direct_above, int nodes);
+// Whether a rank that receives `received` bytes from the others (more than
+// direct_above; 2 MiB, its default, where direct_above is 0) receives
+// node_bruck's last phase in place, a message per remote group from each
+// handler, instead of copying it out of the Bruck bundles (MPIX_Alltoallv in the
+// rounds; the group's ranks learn each other's bytes in phase A's headers).
+bool node_bruck_in_place(std::uint64_t received, std::uint64_t direct_above);
 // Whether the direct mode's windows between nodes agree the range of rank
 // volumes on every MPIX_Alltoallv call of P ranks (else every 8th call agrees).
 bool node_bruck_direct_rides(int size);

@@ -83,7 +83,7 @@ NodeBruckAdaptivePick node_bruck_adaptive_pick(bool volumes_known, const std::ui
                                                int calls_since_refresh)
 {
     if (!volumes_known || calls_since_refresh + 1 >= kNodeBruckRefreshEvery ||
-        (direct_threshold > 0 && node_bruck_goes_direct(volumes, direct_threshold)))
+        (direct_threshold > 0 && node_bruck_goes_direct(volumes, direct_threshold, size)))
         return NodeBruckAdaptivePick::node_bruck;
     if (nodes > kAdaptiveFewNodes)
         return NodeBruckAdaptivePick::node_bruck;
