@@ -161,7 +161,8 @@ const Algorithm kAlgorithms[] = {
     {"node_bruck", A2AV, "radix,direct_above,group_size", "",
      "node-aware log-time: radix-r Bruck rounds gather by destination group inside a group (a node, or group_size "
      "ranks of a larger node), one message per group pair, radix-r Bruck rounds redistribute; sizes travel inside the messages; from direct_above bytes per rank "
-     "(the previous call's, agreed), scattered",
+     "(the previous call's, agreed), scattered; a rank receiving more than that gets the last rounds' data "
+     "in place",
      node_bruck, nullptr},
     {"node_bruck_adaptive", A2AV, "direct_above", "",
      "few large nodes, by the largest and smallest rank volume its picks agree where those decide, else by the "
