@@ -567,7 +567,9 @@ void test_node_bruck_skew_mode()
 // rank order, and in reversed order with 3-byte gaps; every block and gap
 // checked over 3 calls. Then rank p-1 sends rank 1 one byte more than rank 1
 // expects: rank 1 alone returns MPI_ERR_TRUNCATE and nothing lands outside its
-// blocks; a clean call after it is exact on every rank.
+// blocks; a clean call after it is exact on every rank. Then the same
+// receiver with a strided datatype, MPI_IN_PLACE and MPIX_Ialltoallv against
+// PMPI_Alltoallv, and a handler past direct_above that sends its chunks unpacked.
 void test_node_bruck_in_place()
 {
     const int p = mpixtest::size(), me = mpixtest::rank();
@@ -692,6 +694,57 @@ void test_node_bruck_in_place()
     MPI_Type_free(&strided);
     call(false, 1, "node_bruck in place, rank p-1 sends rank 1 a longer block");
     call(true, 0, "node_bruck in place, the call after the longer block");
+    // A handler past direct_above sends its chunks unpacked, one message per
+    // remote group, to ranks whose chunks are large (their received bytes over the
+    // remote groups at least 4 KiB), and they receive them in place. direct_above
+    // 20000: rank 0 (the handler of a remote node) receives about 24000 and rank 1
+    // about 4200 per remote group, every node mean below 20000; every block
+    // checked, blocks in order and reversed with gaps.
+    {
+        MPIX_Info *info;
+        MPIX_Info_init(&info);
+        MPIX_Info_set(info, "alltoallv_algorithm", "node_bruck");
+        MPIX_Info_set(info, "direct_above", "20000");
+        MPIX_Info_set(info, "trace", (dir + "/inplace").c_str());
+        MPIX_Comm_set_info(xcomm, info);
+        MPIX_Info_free(&info);
+        const int groups = p <= 4 ? 2 : (p + 1) / 2;
+        const int to_hot = 24000 / (p - 1) + 1, to_one = (4200 * (groups - 1) + 100) / (p - 1) + 1;
+        for (bool reversed : {false, true}) {
+            std::vector<int> sc(p), sd(p), rc(p), rd(p);
+            auto bytes = [&](int src, int dst) {
+                return src == dst ? 3 : dst == 0 ? to_hot : dst == 1 ? to_one : 1 + (src + dst) % 4;
+            };
+            int stotal = 0, rtotal = 3;
+            for (int j = 0; j < p; ++j) {
+                sc[j] = bytes(me, j);
+                sd[j] = stotal;
+                stotal += sc[j];
+                rc[j] = bytes(j, me);
+            }
+            for (int k = 0; k < p; ++k) {
+                const int j = reversed ? p - 1 - k : k;
+                rd[j] = rtotal;
+                rtotal += rc[j] + (reversed ? 3 : 0);
+            }
+            std::vector<unsigned char> sbuf(stotal), rbuf(rtotal + 3, 0xEE), want(rtotal + 3, 0xEE);
+            for (int j = 0; j < p; ++j)
+                for (int b = 0; b < sc[j]; ++b)
+                    sbuf[sd[j] + b] = static_cast<unsigned char>(mpixtest::mix(me, j, b));
+            for (int j = 0; j < p; ++j)
+                for (int b = 0; b < rc[j]; ++b)
+                    want[rd[j] + b] = static_cast<unsigned char>(mpixtest::mix(j, me, b));
+            std::remove(file.c_str());
+            const std::string what = std::string("node_bruck, a handler past direct_above sends unpacked, ") +
+                                     (reversed ? "reversed blocks with gaps" : "blocks in order");
+            MPIX_EXPECT(MPIX_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(), rd.data(),
+                                       MPI_BYTE, xcomm) == MPI_SUCCESS,
+                        what + ": call failed");
+            MPIX_EXPECT(rbuf == want, what + ": wrong data or bytes outside the blocks");
+            MPIX_EXPECT(!ran_direct(first_trace_line(file)) || first_trace_line(file).empty(),
+                        what + ": ran direct, not the Bruck rounds");
+        }
+    }
     std::remove(file.c_str());
     MPIX_Comm_set_info(xcomm, nullptr);
     MPIX_CHECK_ALL("node_bruck: a rank past direct_above receives phase C in place, exactly, in any layout");

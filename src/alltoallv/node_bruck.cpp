@@ -718,15 +718,26 @@ int node_bruck(const Exchange &x)
     // A rank that receives more than direct_above (node_bruck_in_place) gets its
     // handlers' chunks straight into its receive blocks, a message per handled
     // remote group, instead of in phase C's bundles: copying them out of the
-    // bundles would run at memory speed. Its (empty) bundles still carry the
-    // statistics.
+    // bundles would run at memory speed. As a handler it sends its chunks the
+    // same way (packing them into bundles would too) where they are large: a
+    // receiver's bytes over the remote groups at least kUnpackedChunk, whose copy
+    // at memory speed (2 GB/s) costs more than a message's two overheads (1 us
+    // each). dragonfly-256x64, P=1024, copies charged: hotspot:4 at 1 KiB (8.7 KB
+    // chunks) 855.7 us against 1043.1 packed; moe:64,2 at 16 B (0.3 KB) 231.9
+    // unpacked against 174.2. The bundles between such a pair go empty and still
+    // carry the statistics.
+    constexpr std::uint64_t kUnpackedChunk = 4096;
     std::vector<char> in_place(static_cast<std::size_t>(n), 0);
     if (!uniform)
         for (int d = 0; d < n; ++d)
             in_place[static_cast<std::size_t>(d)] = node_bruck_in_place(member_received[d], x.hints->direct_above);
+    auto unpacked = [&](int s, int d) {  // handler s, receiver d: the same on both
+        return in_place[d] ||
+               (in_place[s] && member_received[d] / static_cast<std::uint64_t>(std::max(1, N - 1)) >= kUnpackedChunk);
+    };
     for (int d = 0; d < n; ++d) {
         bundles[d].clear();
-        if (d == i || in_place[d])
+        if (d == i || unpacked(i, d))
             continue;
         for (std::size_t h = 0; h < handled.size(); ++h)
             if (in_part(d, handled[h].part, k))
@@ -749,7 +760,7 @@ int node_bruck(const Exchange &x)
     {
         std::vector<long long> ids;
         for (int d = 0; d < n; ++d) {
-            if (d == i || !in_place[d])
+            if (d == i || !unpacked(i, d))
                 continue;
             for (std::size_t h = 0; h < handled.size(); ++h)
                 if (in_part(d, handled[h].part, k)) {
@@ -765,48 +776,47 @@ int node_bruck(const Exchange &x)
                     }
                 }
         }
-        if (in_place[i])
-            for (int s = 0; s < n; ++s) {
-                if (s == i)
+        for (int s = 0; s < n; ++s) {
+            if (s == i || !unpacked(s, i))
+                continue;
+            for (const Handled &hd : gp->handled[s]) {
+                if (!in_part(i, hd.part, k))
                     continue;
-                for (const Handled &hd : gp->handled[s]) {
-                    if (!in_part(i, hd.part, k))
+                // The chunk lands in place where its members' non-empty blocks
+                // follow each other in the receive buffer.
+                char *start = nullptr, *end = nullptr;
+                bool one_range = true;
+                std::size_t total = 0;
+                for (int m = 0; m < R.size_of(hd.node); ++m) {
+                    const int src = R.member(hd.node, m);
+                    const std::size_t b = x.recvbytes[src];
+                    total += b;
+                    if (b == 0)
                         continue;
-                    // The chunk lands in place where its members' non-empty blocks
-                    // follow each other in the receive buffer.
-                    char *start = nullptr, *end = nullptr;
-                    bool one_range = true;
-                    std::size_t total = 0;
-                    for (int m = 0; m < R.size_of(hd.node); ++m) {
-                        const int src = R.member(hd.node, m);
-                        const std::size_t b = x.recvbytes[src];
-                        total += b;
-                        if (b == 0)
-                            continue;
-                        if (start && x.recv_block(src) != end)
-                            one_range = false;
-                        if (!start)
-                            start = x.recv_block(src);
-                        end = x.recv_block(src) + b;
-                    }
-                    char *into = start;
-                    if (!one_range) {
-                        staged.push_back(Staged{ScratchBytes(), hd.node});
-                        if (!staged.back().bytes.resize(total))
-                            return MPI_ERR_NO_MEM;
-                        into = staged.back().bytes.data();
-                    }
-                    place_recvs.push_back(MPI_REQUEST_NULL);
-                    place_expected.push_back(total);
-                    MPIX_CHECK(irecv_bytes(into, total, gp->local[s], tag_in_place, x.comm, &place_recvs.back()));
-                    if (x.trace) {
-                        ids.clear();
-                        for (int m = 0; m < R.size_of(hd.node); ++m)
-                            ids.push_back(static_cast<long long>(R.member(hd.node, m)) * P + x.rank);
-                        x.trace->round(round_b + 1, -1, gp->local[s], ids, 0, total);
-                    }
+                    if (start && x.recv_block(src) != end)
+                        one_range = false;
+                    if (!start)
+                        start = x.recv_block(src);
+                    end = x.recv_block(src) + b;
+                }
+                char *into = start;
+                if (!one_range) {
+                    staged.push_back(Staged{ScratchBytes(), hd.node});
+                    if (!staged.back().bytes.resize(total))
+                        return MPI_ERR_NO_MEM;
+                    into = staged.back().bytes.data();
+                }
+                place_recvs.push_back(MPI_REQUEST_NULL);
+                place_expected.push_back(total);
+                MPIX_CHECK(irecv_bytes(into, total, gp->local[s], tag_in_place, x.comm, &place_recvs.back()));
+                if (x.trace) {
+                    ids.clear();
+                    for (int m = 0; m < R.size_of(hd.node); ++m)
+                        ids.push_back(static_cast<long long>(R.member(hd.node, m)) * P + x.rank);
+                    x.trace->round(round_b + 1, -1, gp->local[s], ids, 0, total);
                 }
             }
+        }
     }
     {
         // alltoallv: every message with its header, so the largest volume
@@ -870,7 +880,7 @@ int node_bruck(const Exchange &x)
                     if (in_part(i, handled[h].part, k))
                         own.push_back(chunk[h][i]);
                 deliver(s, own);
-            } else if (!gp->handled[s].empty() && !in_place[i]) {
+            } else if (!gp->handled[s].empty() && !unpacked(s, i)) {
                 deliver(s, {arrived[s]});
             }
         }
