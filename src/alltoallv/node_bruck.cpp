@@ -277,10 +277,10 @@ bool node_bruck_direct_rides(int size)
 // blocks in place (node_bruck_in_place), at a cost that grows with those bytes;
 // the direct mode costs every rank 2 (P-1) message overheads. dragonfly-256x64,
 // copies charged, µs, rounds (in place) against direct:
-//   P=1024 hotspot:4 1 KiB (largest 4.1 MiB, 4.1 KiB a peer):   1043 / 2077
-//   P=1024 hotspot:4,32 1 KiB (16.5 MiB, 16.5 KiB a peer):       1566 / 2086
-//   P=256 hotspot:4,64 1 KiB (8.2 MiB, 32.9 KiB a peer):          905 / 557
-//   P=256 hotspot:4,128 1 KiB (16.4 MiB, 65.7 KiB a peer):       1545 / 557
+//   P=1024 hotspot:4 1 KiB (largest 4.1 MiB, 4.1 KiB a peer):    856 / 2077
+//   P=1024 hotspot:4,32 1 KiB (16.5 MiB, 16.5 KiB a peer):       1378 / 2086
+//   P=256 hotspot:4,64 1 KiB (8.2 MiB, 32.9 KiB a peer):          859 / 557
+//   P=256 hotspot:4,128 1 KiB (16.4 MiB, 65.7 KiB a peer):       1500 / 557
 //   P=256 moe:16,2 1 KiB (19 MiB, node mean 0.7 MiB):            1485 / 530
 //   P=1024 moe:64,2 16 B (3.4 MiB, node mean at most 0.07 MiB):  174 / 2046
 // So twice direct_above, or (P-1) direct_above / 96 bytes (21.3 KiB a peer by
@@ -316,7 +316,8 @@ bool node_bruck_direct_nonempty(std::uint64_t most_messages, int size)
 // share of the cache (4 MiB on the platforms' EPYC parts), and copying its
 // blocks out of phase C's bundles runs at memory speed. dragonfly-256x64, copies
 // charged, P=1024 (groups of 16) in the rounds: hotspot:4 at 1 KiB (4 ranks
-// receive 4.1-4.3 MB) 1043 us against 3013 with every block copied; moe:64,2 at
+// receive 4.1-4.3 MB) 1043 us against 3013 with every block copied (856 with
+// their own chunks as handlers unpacked too, below); moe:64,2 at
 // 16 B (experts receive up to 3.4 MiB) 174.2 us against 221.6. The messages
 // it adds (one per remote group, about P / 16 here) cost less than that copy.
 bool node_bruck_in_place(std::uint64_t received, std::uint64_t direct_above)
