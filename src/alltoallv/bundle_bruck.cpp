@@ -88,6 +88,15 @@ BundleGroup bundle_group(MPI_Comm comm, LocalWork *work, const std::vector<int> 
 
 int bundle_bruck_rounds(int n, int radix) { return parlogna_round_count(n, std::max(2, std::min(radix, n))); }
 
+int bundle_bruck_digits(int n, int radix)
+{
+    const long long r = std::max(2, std::min(radix, n));
+    int digits = 0;
+    for (long long w = 1; w < n; w *= r)
+        ++digits;
+    return digits;
+}
+
 int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bundles, std::vector<Piece> *arrived,
                  std::vector<ScratchBytes> *store)
 {

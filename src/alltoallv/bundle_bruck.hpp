@@ -108,6 +108,9 @@ constexpr int kBundleBruckTags = 31;
 
 // Rounds (messages sent per rank) of bundle_bruck on n ranks at radix r.
 int bundle_bruck_rounds(int n, int radix);
+// Digits of bundle_bruck on n ranks at radix r: a group uses tags tag ..
+// tag + digits - 1, so tag + digits is the first it leaves free.
+int bundle_bruck_digits(int n, int radix);
 
 // The sizes of a list of blocks, encoded to travel in front of them: one byte
 // (4 or 8, the width of each size), then the sizes. Four bytes each unless a block

@@ -331,14 +331,25 @@ std::uint64_t node_bruck_direct_threshold(std::uint64_t direct_above, int nodes)
     return nodes == 1 ? direct_above / 12 : direct_above;
 }
 
-std::uint64_t node_bruck_rank_volume(const Exchange &x)
+namespace {
+
+// The bytes this rank sends to and receives from the other ranks.
+void node_bruck_rank_bytes(const Exchange &x, std::uint64_t *sent, std::uint64_t *received)
 {
-    std::uint64_t sent = 0, received = 0;
+    *sent = *received = 0;
     for (int p = 0; p < x.size; ++p)
         if (p != x.rank) {
-            sent += x.sendbytes[p];
-            received += x.recvbytes[p];
+            *sent += x.sendbytes[p];
+            *received += x.recvbytes[p];
         }
+}
+
+}  // namespace
+
+std::uint64_t node_bruck_rank_volume(const Exchange &x)
+{
+    std::uint64_t sent, received;
+    node_bruck_rank_bytes(x, &sent, &received);
     return std::max(sent, received);
 }
 
@@ -456,13 +467,12 @@ int node_bruck(const Exchange &x)
     // for alltoall; for alltoallv the largest of any rank of the node, which the
     // previous call agreed (phase A spreads each rank's value in its headers), so
     // every rank of the node picks the same radix; radix 2 on the first call.
+    std::uint64_t sent = 0, received = 0;  // alltoallv: phase A's headers carry `received`
+    if (!uniform)
+        node_bruck_rank_bytes(x, &sent, &received);
     std::uint64_t volume =
-        uniform ? static_cast<std::uint64_t>(B) * static_cast<std::uint64_t>(P - 1) : node_bruck_rank_volume(x);
+        uniform ? static_cast<std::uint64_t>(B) * static_cast<std::uint64_t>(P - 1) : std::max(sent, received);
     const std::uint64_t own = volume;
-    std::uint64_t received = 0;
-    for (int p = 0; p < P && !uniform; ++p)
-        if (p != x.rank)
-            received += x.recvbytes[p];
     // Beyond direct_above (this call's volume, the same everywhere, for alltoall;
     // for alltoallv, the previous call's volumes: node_bruck_goes_direct): the direct mode. On one
     // node there is nothing to aggregate between nodes and a direct exchange costs
@@ -747,10 +757,7 @@ int node_bruck(const Exchange &x)
     const int radix_c = hint > 0 ? hint : node_bruck_radix(volume, n, !uniform);
     // The in-place messages' tag: the first that phase C's digits leave free
     // (at most 30 digits below kAgreementTag).
-    int digits_c = 0;
-    for (long long w = 1, r = std::max(2, std::min(radix_c, n)); w < n; w *= r)
-        ++digits_c;
-    const int tag_in_place = tag_c + digits_c;
+    const int tag_in_place = tag_c + bundle_bruck_digits(n, radix_c);
     std::vector<MPI_Request> place_sends, place_recvs;
     std::vector<std::size_t> place_expected;
     struct Staged {
