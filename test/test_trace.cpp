@@ -596,14 +596,14 @@ void test_node_bruck_in_place()
         int stotal = 0, rtotal = 3;
         for (int j = 0; j < p; ++j) {
             sc[j] = sent(me, j);
-            sd[j] = stotal;
-            stotal += sc[j];
             rc[j] = expected(j, me);
         }
-        for (int k = 0; k < p; ++k) {
+        for (int k = 0; k < p; ++k) {  // reversed: send blocks too, with 2-byte gaps
             const int j = reversed ? p - 1 - k : k;
             rd[j] = rtotal;
             rtotal += rc[j] + (reversed ? 3 : 0);
+            sd[j] = stotal;
+            stotal += sc[j] + (reversed ? 2 : 0);
         }
         std::vector<unsigned char> sbuf(stotal), rbuf(rtotal + 3, 0xEE);
         for (int j = 0; j < p; ++j)
@@ -720,6 +720,74 @@ void test_node_bruck_in_place()
             call(bytes, bytes, reversed, MPI_SUCCESS,
                  std::string("node_bruck, a handler past direct_above sends unpacked, ") +
                      (reversed ? "reversed blocks with gaps" : "blocks in order"));
+    }
+    // The bypass (node_bruck_bypasses): from the second call, rank 1 (past
+    // direct_above in the previous one) sends its blocks for the remote nodes
+    // that rank 0 handles straight to their handlers, 4200 bytes a rank, not
+    // through rank 0; from 5 ranks, where rank 1 handles the even nodes from 2
+    // on, rank 0's blocks for those nodes (4200 per node) skip rank 1 the same
+    // way. direct_above 20000: rank 1 receives about 24000, sends at most 25200,
+    // node 0's mean stays below 20000: the rounds on every call. Every block and
+    // gap checked, blocks in order and reversed with gaps (the bypass's messages
+    // then gather ranges); the traces must show rank 1's messages to the handlers
+    // of rank 0's nodes, and from 5 ranks rank 0's to those of rank 1's. Then a longer block from rank 1 to rank p-1 and from
+    // rank p-1 to rank 1: only the receiver returns MPI_ERR_TRUNCATE.
+    {
+        MPIX_Info *info;
+        MPIX_Info_init(&info);
+        MPIX_Info_set(info, "alltoallv_algorithm", "node_bruck");
+        MPIX_Info_set(info, "direct_above", "20000");
+        MPIX_Info_set(info, "trace", (dir + "/inplace").c_str());
+        MPIX_Comm_set_info(xcomm, info);
+        MPIX_Info_free(&info);
+        auto node_of = [&](int r) { return p <= 4 ? (r == p - 1 ? 1 : 0) : r / 2; };
+        const int nodes = node_of(p - 1) + 1;
+        // Node v's handler in node 0 (nodes of at most 2 ranks, one part):
+        // local index (v - 1) mod 2; up to 4 ranks node 0 handles with rank 0.
+        auto handled_by_1 = [&](int v) { return p > 4 && v > 0 && (v - 1) % 2 == 1; };
+        int ranks_of_1 = 0, nodes_of_1 = 0;
+        for (int v = 1; v < nodes; ++v)
+            nodes_of_1 += handled_by_1(v) ? 1 : 0;
+        for (int r = 2; r < p; ++r)
+            ranks_of_1 += handled_by_1(node_of(r)) ? 1 : 0;
+        const int to_hot = 24000 / (p - 1) + 1;
+        const int zero_to_1 = ranks_of_1 > 0 ? 4200 * nodes_of_1 / ranks_of_1 + 1 : 0;
+        auto bypass_bytes = [&](int extra_1, int extra_p) {
+            return Bytes([=](int src, int dst) {
+                if (src == dst)
+                    return 3;
+                if (dst == 1)
+                    return to_hot + (src == p - 1 ? extra_p : 0);
+                if (src == 1 && node_of(dst) != 0)
+                    return 4200 + (dst == p - 1 ? extra_1 : 0);
+                if (src == 0 && handled_by_1(node_of(dst)))
+                    return zero_to_1;
+                return 1 + (src + dst) % 4;
+            });
+        };
+        const Bytes planned = bypass_bytes(0, 0);
+        for (bool reversed : {false, true})
+            for (int c = 0; c < 3; ++c) {
+                const std::string what = std::string("node_bruck bypass, ") +
+                                         (reversed ? "reversed blocks with gaps" : "blocks in order") + ", call " +
+                                         std::to_string(c);
+                call(planned, planned, reversed, MPI_SUCCESS, what);
+                // Rank 1 sends to the nodes rank 0 handles, and from 5 ranks rank
+                // 0 to the nodes rank 1 handles: only the bypass does.
+                if ((me == 1 || (me == 0 && p > 4)) && (c > 0 || reversed)) {
+                    bool to_handlers = false;
+                    for (const Line &l : read_trace(file))
+                        to_handlers = to_handlers || (l.send_peer >= 0 && node_of(l.send_peer) != 0 &&
+                                                      handled_by_1(node_of(l.send_peer)) == (me == 0));
+                    MPIX_EXPECT(to_handlers, what + ": rank " + std::to_string(me) +
+                                                 " sent nothing to the handlers of the other's nodes");
+                }
+            }
+        call(bypass_bytes(1, 0), planned, true, me == p - 1 ? MPI_ERR_TRUNCATE : MPI_SUCCESS,
+             "node_bruck bypass, rank 1 sends rank p-1 a longer block");
+        call(bypass_bytes(0, 1), planned, true, me == 1 ? MPI_ERR_TRUNCATE : MPI_SUCCESS,
+             "node_bruck bypass, rank p-1 sends rank 1 a longer block");
+        call(planned, planned, true, MPI_SUCCESS, "node_bruck bypass, the call after the longer blocks");
     }
     std::remove(file.c_str());
     MPIX_Comm_set_info(xcomm, nullptr);

@@ -46,6 +46,11 @@ std::uint64_t node_bruck_direct_threshold(std::uint64_t direct_above, int nodes)
 // handler, instead of copying it out of the Bruck bundles (MPIX_Alltoallv in the
 // rounds; the group's ranks learn each other's bytes in phase A's headers).
 bool node_bruck_in_place(std::uint64_t received, std::uint64_t direct_above);
+// Whether a member that received `previous_received` bytes in the previous
+// MPIX_Alltoallv of the rounds in its group is bypassed in this one: its blocks
+// for remote groups, and the group's blocks for the remote groups it handles,
+// go to those groups' handlers in their own messages, not through it.
+bool node_bruck_bypasses(std::uint64_t previous_received, std::uint64_t direct_above);
 // Whether the direct mode's windows between nodes agree the range of rank
 // volumes on every MPIX_Alltoallv call of P ranks (else every 8th call agrees).
 bool node_bruck_direct_rides(int size);
