@@ -96,6 +96,9 @@ struct Grouping {
     // and of each member's blocks for my remote groups (from its header): whether
     // a bypass message would carry enough to pay for itself (kUnpackedChunk).
     std::vector<std::uint64_t> previous_sent_via, previous_via_me;
+    // Per handled part: whether its partner asked, in its previous phase B
+    // message, for its own blocks in a message of their own (it receives in place).
+    std::vector<char> partner_own_apart;
 };
 
 struct NodeBruckPlan : CacheEntry {
@@ -721,9 +724,74 @@ int node_bruck(const Exchange &x)
         MPIX_CHECK(agree_max(&most, x.tag + kAgreementTag, x.comm));
         round_b = static_cast<int>(most);
     }
+    // Messages received straight into this rank's receive blocks (phase C's in
+    // place, and its own blocks apart in phase B), and those that feed them.
+    std::vector<MPI_Request> place_sends, place_recvs;
+    std::vector<std::size_t> place_expected;
+    struct Staged {
+        ScratchBytes bytes;
+        int node;  // whose members' blocks it holds, in member order
+    };
+    std::deque<Staged> staged;  // chunks whose receive blocks are not one range
+    // Posts the receive of all of group `node`'s blocks for me, from `source`:
+    // into place where its members' non-empty blocks follow each other in the
+    // receive buffer, else into a staging buffer copied out after the wait.
+    auto receive_chunk = [&](int node, int source, int tag) -> int {
+        char *start = nullptr, *end = nullptr;
+        bool one_range = true;
+        std::size_t total = 0;
+        for (int m = 0; m < R.size_of(node); ++m) {
+            const int src = R.member(node, m);
+            const std::size_t b = x.recvbytes[src];
+            total += b;
+            if (b == 0)
+                continue;
+            if (start && x.recv_block(src) != end)
+                one_range = false;
+            if (!start)
+                start = x.recv_block(src);
+            end = x.recv_block(src) + b;
+        }
+        char *into = start;
+        if (!one_range) {
+            staged.push_back(Staged{ScratchBytes(), node});
+            if (!staged.back().bytes.resize(total))
+                return MPI_ERR_NO_MEM;
+            into = staged.back().bytes.data();
+        }
+        place_recvs.push_back(MPI_REQUEST_NULL);
+        place_expected.push_back(total);
+        return irecv_bytes(into, total, source, tag, x.comm, &place_recvs.back());
+    };
+    // Sends pieces as one message, even an empty one (its receiver posts one).
+    auto send_pieces = [&](const std::vector<Piece> &pieces, int peer, int tag, MPI_Request *req,
+                           std::size_t *bytes) -> int {
+        std::vector<char *> addrs;
+        std::vector<std::size_t> lens;
+        *bytes = 0;
+        for (const Piece &pc : pieces) {
+            append_range(const_cast<char *>(pc.data), pc.bytes, &addrs, &lens);
+            *bytes += pc.bytes;
+        }
+        if (addrs.size() <= 1)
+            return isend_bytes(addrs.empty() ? nullptr : addrs[0], *bytes, peer, tag, x.comm, req);
+        return isend_ranges(addrs, lens, peer, tag, x.comm, x.work, &store, req);
+    };
+
     std::vector<int> peers;
     std::vector<MPI_Request> send_reqs(handled.size(), MPI_REQUEST_NULL);
     std::vector<std::vector<unsigned char>> totals_heads(handled.size()), trailers(handled.size());
+    // Trailer flags: the bits of its first value.
+    constexpr std::size_t kWantOwnApart = 1, kOwnApart = 2, kSkips = 4;
+    // Whether this rank asks its partners to send its own blocks apart in the
+    // next call, where it receives in place (node_bruck_bypasses' rule, its
+    // bytes now) and they average kUnpackedChunk a remote group: copying them
+    // out of phase B's messages would run at memory speed.
+    const bool want_own_apart =
+        !uniform && node_bruck_bypasses(received, x.hints->direct_above) &&
+        received / static_cast<std::uint64_t>(std::max(1, N - 1)) >= kUnpackedChunk;
+    const bool partner_asked = gp->partner_own_apart.size() == handled.size();
+    std::vector<MPI_Request> apart_sends;
     // Members whose blocks for my remote groups skip me (the bypass): their
     // blocks are not in my messages; a trailer after the payload gives which
     // members they are and every block's size, so the receiver can put the
@@ -743,13 +811,20 @@ int node_bruck(const Exchange &x)
             addrs.clear();
             lens.clear();
             ids.clear();
+            // The partner's own blocks apart, as it asked in the previous call,
+            // where it is in the part and no member skips me.
+            const int partner = node_bruck_handler(v, u, q, k, N, R.size_of(v));
+            const int apart = !uniform && !have_skipped && partner_asked && gp->partner_own_apart[h] &&
+                                      in_part(partner, q, k)
+                                  ? (partner - q) / k
+                                  : -1;
             if (!uniform) {  // [the node's largest and mean volume] then one total per member of the part
                 sizes.assign(2 + nv, 0);
                 sizes[0] = static_cast<std::size_t>(global[0]);
                 sizes[1] = static_cast<std::size_t>(global[1]);
                 for (int m = 0; m < nv; ++m)
                     for (int s = 0; s < n; ++s)
-                        if (!skips_handler(s, i))
+                        if (!skips_handler(s, i) && m != apart)
                             sizes[2 + m] += from[s][first + m].bytes;
                 encode_sizes(sizes, &totals_heads[h]);
                 addrs.push_back(reinterpret_cast<char *>(totals_heads[h].data()));
@@ -758,7 +833,7 @@ int node_bruck(const Exchange &x)
             std::size_t payload = 0;
             for (int m = 0; m < nv; ++m)
                 for (int s = 0; s < n; ++s) {
-                    if (skips_handler(s, i))
+                    if (skips_handler(s, i) || m == apart)
                         continue;
                     const Piece &pc = from[s][first + m];
                     addrs.push_back(const_cast<char *>(pc.data));
@@ -767,14 +842,24 @@ int node_bruck(const Exchange &x)
                     if (x.trace)
                         ids.push_back(static_cast<long long>(gp->local[s]) * P + mine[first + m]);
                 }
-            if (have_skipped) {  // [1 per skipping member, else 0] then each block's size, by destination
-                sizes.clear();
-                for (int s = 0; s < n; ++s)
-                    sizes.push_back(skips_handler(s, i) ? 1 : 0);
-                for (int m = 0; m < nv; ++m)
-                    for (int s = 0; s < n; ++s)
-                        sizes.push_back(from[s][first + m].bytes);
+            // The trailer: [flags], then where members skip me [1 per skipping
+            // member, else 0] and each block's size, by destination.
+            const std::size_t flags = (want_own_apart && in_part(i, q, k) ? kWantOwnApart : 0) |
+                                      (apart >= 0 ? kOwnApart : 0) | (have_skipped ? kSkips : 0);
+            if (flags != 0) {
+                sizes.assign(1, flags);
                 encode_sizes(sizes, &trailers[h]);
+                if (have_skipped) {
+                    sizes.clear();
+                    for (int s = 0; s < n; ++s)
+                        sizes.push_back(skips_handler(s, i) ? 1 : 0);
+                    for (int m = 0; m < nv; ++m)
+                        for (int s = 0; s < n; ++s)
+                            sizes.push_back(from[s][first + m].bytes);
+                    std::vector<unsigned char> more;
+                    encode_sizes(sizes, &more);
+                    trailers[h].insert(trailers[h].end(), more.begin(), more.end());
+                }
                 addrs.push_back(reinterpret_cast<char *>(trailers[h].data()));
                 lens.push_back(trailers[h].size());
             }
@@ -786,6 +871,20 @@ int node_bruck(const Exchange &x)
             }
             if (x.trace)
                 x.trace->round(round_b, peer, -1, ids, payload, 0);
+            if (apart >= 0) {  // the partner's own blocks, from every member, in member order
+                std::vector<Piece> own_blocks;
+                ids.clear();
+                for (int s = 0; s < n; ++s) {
+                    own_blocks.push_back(from[s][first + apart]);
+                    if (x.trace)
+                        ids.push_back(static_cast<long long>(gp->local[s]) * P + peer);
+                }
+                std::size_t bytes = 0;
+                apart_sends.push_back(MPI_REQUEST_NULL);
+                MPIX_CHECK(send_pieces(own_blocks, peer, tag_extra, &apart_sends.back(), &bytes));
+                if (x.trace)
+                    x.trace->round(round_b, peer, -1, ids, bytes, 0);
+            }
             first += nv;
         }
         if (x.trace)
@@ -824,6 +923,8 @@ int node_bruck(const Exchange &x)
     std::vector<std::vector<std::vector<Piece>>> chunk(handled.size(), std::vector<std::vector<Piece>>(n));
     std::vector<MPI_Request> extra_recvs;
     std::vector<std::size_t> extra_expected;
+    // Per handled part: my own blocks came apart; the partner asks for its own apart.
+    std::vector<char> own_apart(handled.size(), 0), own_apart_asked(handled.size(), 0);
     for (std::size_t h = 0; h < handled.size(); ++h) {
         // Unequal block sizes across ranks (MPIX_Alltoall): reported, phase C
         // still matches.
@@ -848,16 +949,37 @@ int node_bruck(const Exchange &x)
                 return MPI_ERR_INTERN;
             payload += sizes[2 + z];
         }
-        // A trailer after the payload: v's handler was bypassed (see have_skipped).
+        // A trailer after the payload (see flags above): the partner's wish for
+        // the next call; my own blocks apart; members that skipped the partner.
         std::vector<std::size_t> trailer;
+        std::size_t flags = 0;
         const std::size_t tail = head + payload;
         if (tail != in_bytes[h]) {
-            std::size_t used = 0;
-            if (uniform ||
-                !decode_sizes(in_data[h] + tail, in_bytes[h] - tail, static_cast<std::size_t>(nv) * (1 + nq),
-                              &trailer, &used) ||
-                used != in_bytes[h] - tail)
+            std::size_t used = 0, more = 0;
+            if (uniform || !decode_sizes(in_data[h] + tail, in_bytes[h] - tail, 1, &trailer, &used))
                 return MPI_ERR_INTERN;
+            flags = trailer[0];
+            trailer.clear();
+            if ((flags & kSkips) &&
+                !decode_sizes(in_data[h] + tail + used, in_bytes[h] - tail - used,
+                              static_cast<std::size_t>(nv) * (1 + nq), &trailer, &more))
+                return MPI_ERR_INTERN;
+            if (flags > (kWantOwnApart | kOwnApart | kSkips) || ((flags & kOwnApart) && (flags & kSkips)) ||
+                ((flags & kOwnApart) && !in_part(i, q, k)) || used + more != in_bytes[h] - tail)
+                return MPI_ERR_INTERN;
+        }
+        own_apart_asked[h] = (flags & kWantOwnApart) != 0;
+        if (flags & kOwnApart) {  // my blocks from all of v, in a message of their own
+            own_apart[h] = 1;
+            if (sizes[2 + (i - q) / k] != 0)
+                return MPI_ERR_INTERN;
+            MPIX_CHECK(receive_chunk(v, peers[h], tag_extra));
+            if (x.trace) {
+                std::vector<long long> own_ids;
+                for (int m = 0; m < nv; ++m)
+                    own_ids.push_back(static_cast<long long>(R.member(v, m)) * P + x.rank);
+                x.trace->round(round_b, -1, peers[h], own_ids, 0, place_expected.back());
+            }
         }
         auto skipped = [&](int m) { return !trailer.empty() && trailer[m] != 0; };
         auto block_size = [&](int z, int m) { return trailer[nv + static_cast<std::size_t>(z) * nv + m]; };
@@ -926,6 +1048,8 @@ int node_bruck(const Exchange &x)
         if (wrong != MPI_SUCCESS)
             return MPI_ERR_INTERN;  // their lengths came from their senders' own headers
     }
+    if (!uniform)
+        gp->partner_own_apart = own_apart_asked;
 
     // Phase C: bundle for local d = the chunks of my handled parts for d.
     // Bytes handler s sends local index d: the blocks of its nodes for d's part.
@@ -971,37 +1095,16 @@ int node_bruck(const Exchange &x)
     // The in-place messages' tag: the first that phase C's digits leave free
     // (at most 30 digits below kAgreementTag).
     const int tag_in_place = tag_c + bundle_bruck_digits(n, radix_c);
-    std::vector<MPI_Request> place_sends, place_recvs;
-    std::vector<std::size_t> place_expected;
-    struct Staged {
-        ScratchBytes bytes;
-        int node;  // whose members' blocks it holds, in member order
-    };
-    std::deque<Staged> staged;  // chunks whose receive blocks are not one range
     {
         std::vector<long long> ids;
-        std::vector<char *> addrs;
-        std::vector<std::size_t> lens;
         for (int d = 0; d < n; ++d) {
             if (d == i || !unpacked(i, d))
                 continue;
             for (std::size_t h = 0; h < handled.size(); ++h)
                 if (in_part(d, handled[h].part, k)) {
-                    // One message even where it is empty: the receiver posts one.
-                    addrs.clear();
-                    lens.clear();
                     std::size_t bytes = 0;
-                    for (const Piece &pc : chunk[h][d]) {
-                        append_range(const_cast<char *>(pc.data), pc.bytes, &addrs, &lens);
-                        bytes += pc.bytes;
-                    }
                     place_sends.push_back(MPI_REQUEST_NULL);
-                    if (addrs.size() <= 1)
-                        MPIX_CHECK(isend_bytes(addrs.empty() ? nullptr : addrs[0], bytes, gp->local[d], tag_in_place,
-                                               x.comm, &place_sends.back()));
-                    else
-                        MPIX_CHECK(isend_ranges(addrs, lens, gp->local[d], tag_in_place, x.comm, x.work, &store,
-                                                &place_sends.back()));
+                    MPIX_CHECK(send_pieces(chunk[h][d], gp->local[d], tag_in_place, &place_sends.back(), &bytes));
                     if (x.trace) {
                         ids.clear();
                         const int v = handled[h].node;
@@ -1017,38 +1120,12 @@ int node_bruck(const Exchange &x)
             for (const Handled &hd : gp->handled[s]) {
                 if (!in_part(i, hd.part, k))
                     continue;
-                // The chunk lands in place where its members' non-empty blocks
-                // follow each other in the receive buffer.
-                char *start = nullptr, *end = nullptr;
-                bool one_range = true;
-                std::size_t total = 0;
-                for (int m = 0; m < R.size_of(hd.node); ++m) {
-                    const int src = R.member(hd.node, m);
-                    const std::size_t b = x.recvbytes[src];
-                    total += b;
-                    if (b == 0)
-                        continue;
-                    if (start && x.recv_block(src) != end)
-                        one_range = false;
-                    if (!start)
-                        start = x.recv_block(src);
-                    end = x.recv_block(src) + b;
-                }
-                char *into = start;
-                if (!one_range) {
-                    staged.push_back(Staged{ScratchBytes(), hd.node});
-                    if (!staged.back().bytes.resize(total))
-                        return MPI_ERR_NO_MEM;
-                    into = staged.back().bytes.data();
-                }
-                place_recvs.push_back(MPI_REQUEST_NULL);
-                place_expected.push_back(total);
-                MPIX_CHECK(irecv_bytes(into, total, gp->local[s], tag_in_place, x.comm, &place_recvs.back()));
+                MPIX_CHECK(receive_chunk(hd.node, gp->local[s], tag_in_place));
                 if (x.trace) {
                     ids.clear();
                     for (int m = 0; m < R.size_of(hd.node); ++m)
                         ids.push_back(static_cast<long long>(R.member(hd.node, m)) * P + x.rank);
-                    x.trace->round(round_b + 1, -1, gp->local[s], ids, 0, total);
+                    x.trace->round(round_b + 1, -1, gp->local[s], ids, 0, place_expected.back());
                 }
             }
         }
@@ -1074,9 +1151,15 @@ int node_bruck(const Exchange &x)
         else
             MPIX_CHECK(rc);
     }
-    // Deliver: from handler s, its nodes' blocks for me in (node, source) order.
+    // Deliver: from handler s, its nodes' blocks for me in (node, source) order;
+    // from myself, without the nodes whose blocks for me came apart (own_apart).
     auto deliver = [&](int s, const std::vector<Piece> &pieces) {
+        auto came_apart = [&](std::size_t h) { return s == i && own_apart[h]; };
         std::size_t got = 0, want = expected_from(s, i);
+        for (std::size_t h = 0; h < gp->handled[s].size(); ++h)
+            if (came_apart(h) && in_part(i, gp->handled[s][h].part, gp->parts))
+                for (int m = 0; m < R.size_of(gp->handled[s][h].node); ++m)
+                    want -= x.recvbytes[R.member(gp->handled[s][h].node, m)];
         for (const Piece &pc : pieces)
             got += pc.bytes;
         if (got != want) {
@@ -1085,8 +1168,9 @@ int node_bruck(const Exchange &x)
         }
         std::size_t piece = 0, at = 0;  // walk the pieces as one byte string
         LocalWork::CopyRun run(x.work);  // consecutive sources, consecutive blocks: one copy
-        for (const Handled &hd : gp->handled[s]) {
-            if (!in_part(i, hd.part, gp->parts))
+        for (std::size_t h = 0; h < gp->handled[s].size(); ++h) {
+            const Handled &hd = gp->handled[s][h];
+            if (!in_part(i, hd.part, gp->parts) || came_apart(h))
                 continue;
             for (int m = 0; m < R.size_of(hd.node); ++m) {
                 int src = R.member(hd.node, m);
@@ -1142,6 +1226,8 @@ int node_bruck(const Exchange &x)
     for (MPI_Request &r : place_sends)
         MPIX_CHECK(wait_request(&r, MPI_STATUS_IGNORE));
     for (MPI_Request &r : extra_sends)
+        MPIX_CHECK(wait_request(&r, MPI_STATUS_IGNORE));
+    for (MPI_Request &r : apart_sends)
         MPIX_CHECK(wait_request(&r, MPI_STATUS_IGNORE));
     for (MPI_Request &r : send_reqs)
         MPIX_CHECK(wait_request(&r, MPI_STATUS_IGNORE));
