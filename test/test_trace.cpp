@@ -852,8 +852,8 @@ void test_node_bruck_adaptive_rule()
     using Pick = mpix::NodeBruckAdaptivePick;
     const std::uint64_t above = 2u << 20;
     // node_bruck's direct mode for one large rank at P=256: past (P-1) x
-    // direct_above / 96 (5.3 MiB), which is more than twice direct_above there.
-    const std::uint64_t rank_direct = 255 * (above / 96);
+    // direct_above / 45 (11.4 MiB), which is more than twice direct_above there.
+    const std::uint64_t rank_direct = 255 * (above / 45);
     struct Case {
         bool known;
         std::uint64_t largest, node_mean;
@@ -871,8 +871,8 @@ void test_node_bruck_adaptive_rule()
         {true, (3u << 19) + 1, (3u << 19) + 1, 4, 0, Pick::node_bruck, "4 nodes, node mean past 1.5 MiB"},
         {true, 2 * above, above + 1, 4, 0, Pick::node_bruck, "node mean past direct_above: direct"},
         {true, 2 * above + 1, 1000, 4, 0, Pick::node_bruck, "one rank past twice direct_above, skewed small blocks"},
-        {true, rank_direct + 1, 1u << 20, 4, 0, Pick::node_bruck, "one rank past (P-1) direct_above / 96: direct"},
-        {true, rank_direct, 1u << 20, 4, 0, Pick::parlinna_coalesced, "one rank at (P-1) direct_above / 96: no direct"},
+        {true, rank_direct + 1, 1u << 20, 4, 0, Pick::node_bruck, "one rank past (P-1) direct_above / 45: direct"},
+        {true, rank_direct, 1u << 20, 4, 0, Pick::parlinna_coalesced, "one rank at (P-1) direct_above / 45: no direct"},
         {true, 2 * above + 1, 1u << 20, 4, 0, Pick::parlinna_coalesced, "one rank just past twice direct_above: no direct"},
         {true, 9 * 2040, 2040, 4, 0, Pick::node_bruck, "4 nodes, skewed 9:1, mean block 8 B"},
         {true, 8 * 2040, 2040, 4, 0, Pick::two_phase_bruck, "4 nodes, 8:1 is not skewed"},
@@ -902,8 +902,8 @@ void test_node_bruck_adaptive_rule()
         {64 * 255 + 255, 1000, 4, false, Pick::node_bruck, "4 nodes, mean block 4-65 B"},
         {3u << 19, 65 * 255, 4, true, Pick::parlinna_coalesced, "4 nodes, 65 B to 1.5 MiB"},
         {(3u << 19) + 1, 65 * 255, 4, false, Pick::node_bruck, "4 nodes, up to just past 1.5 MiB"},
-        {rank_direct + 1, 0, 4, true, Pick::node_bruck, "one rank past (P-1) direct_above / 96"},
-        {rank_direct, 1000, 4, false, Pick::node_bruck, "4 nodes, up to (P-1) direct_above / 96"},
+        {rank_direct + 1, 0, 4, true, Pick::node_bruck, "one rank past (P-1) direct_above / 45"},
+        {rank_direct, 1000, 4, false, Pick::node_bruck, "4 nodes, up to (P-1) direct_above / 45"},
         {2040, 2040, 16, true, Pick::node_bruck, "16 nodes, equal volumes"},
         {9 * 18360, 18360, 16, true, Pick::node_bruck, "16 nodes, 9:1: node_bruck for any node mean"},
         {9 * 2040, 2040, 4, false, Pick::node_bruck, "4 nodes, 9:1, node means anywhere between"},

@@ -11,6 +11,11 @@
 //     forwarded bundles carry a header. A rank that receives more than
 //     direct_above (node_bruck_in_place) gets its data instead straight from
 //     each handler, a message per remote node received into its blocks.
+// From the next call such a rank is bypassed (node_bruck_bypasses): in A its
+// blocks for remote nodes, and its node's blocks for the nodes it handles, go
+// straight to those nodes' handlers in messages of their own, which B's
+// message names in a trailer; in B its partners send its own blocks apart,
+// into its receive blocks, as its trailer asked in the previous call.
 // Every message carries its own sizes (probed receives), so there is no size
 // message anywhere. Per rank: 2 * ceil(log_r n) * (r-1) intra-node messages
 // at most and about (N-1)/n inter-node ones. Any placement: uneven nodes,
@@ -307,20 +312,23 @@ bool node_bruck_direct_rides(int size)
 // rank's bytes through its group's handlers and, past direct_above, into its
 // blocks in place (node_bruck_in_place), at a cost that grows with those bytes;
 // the direct mode costs every rank 2 (P-1) message overheads. dragonfly-256x64,
-// copies charged, µs, rounds (in place) against direct:
-//   P=1024 hotspot:4 1 KiB (largest 4.1 MiB, 4.1 KiB a peer):    856 / 2077
-//   P=1024 hotspot:4,32 1 KiB (16.5 MiB, 16.5 KiB a peer):       1378 / 2086
-//   P=256 hotspot:4,64 1 KiB (8.2 MiB, 32.9 KiB a peer):          859 / 557
-//   P=256 hotspot:4,128 1 KiB (16.4 MiB, 65.7 KiB a peer):       1500 / 557
-//   P=256 moe:16,2 1 KiB (19 MiB, node mean 0.7 MiB):            1485 / 530
-//   P=1024 moe:64,2 16 B (3.4 MiB, node mean at most 0.07 MiB):  174 / 2046
-// So twice direct_above, or (P-1) direct_above / 96 bytes (21.3 KiB a peer by
-// default) where that is more: at P=256 5.3 MiB, at P=1024 21.3 MiB.
+// copies charged, µs, rounds (in place, bypassed: node_bruck_bypasses) against
+// direct; one warm-up call:
+//   P=1024 hotspot:4 1 KiB (largest 4.1 MiB, 4.1 KiB a peer):    555 / 2077
+//   P=1024 hotspot:4,32 1 KiB (16.5 MiB, 16.5 KiB a peer):        780 / 2086
+//   P=256 hotspot:4,64 1 KiB (8.2 MiB, 32.9 KiB a peer):          423 / 557
+//   P=256 hotspot:4,80 1 KiB (10.3 MiB, 41.1 KiB a peer):         496 / 534
+//   P=256 hotspot:4,96 1 KiB (12.3 MiB, 49.3 KiB a peer):         579 / 541
+//   P=256 hotspot:4,128 1 KiB (16.4 MiB, 65.7 KiB a peer):        746 / 557
+//   P=256 moe:16,2 1 KiB (19 MiB, node mean 0.7 MiB):            1337 / 530
+//   P=1024 moe:64,2 16 B (3.4 MiB, node mean at most 0.07 MiB):  171 / 2046
+// So twice direct_above, or (P-1) direct_above / 45 bytes (45.5 KiB a peer by
+// default) where that is more: at P=256 11.4 MiB, at P=1024 45.5 MiB.
 std::uint64_t node_bruck_direct_largest(std::uint64_t above, int size)
 {
     constexpr std::uint64_t kMax = ~std::uint64_t(0);
     const std::uint64_t twice = above > kMax / 2 ? kMax : 2 * above;
-    const std::uint64_t peers = size > 1 ? static_cast<std::uint64_t>(size - 1) : 1, per_peer = above / 96;
+    const std::uint64_t peers = size > 1 ? static_cast<std::uint64_t>(size - 1) : 1, per_peer = above / 45;
     const std::uint64_t by_peers = per_peer > kMax / peers ? kMax : per_peer * peers;
     return std::max(twice, by_peers);
 }
@@ -362,8 +370,13 @@ bool node_bruck_in_place(std::uint64_t received, std::uint64_t direct_above)
 // call's, because the members agree it before phase A) copies at memory speed,
 // as handler and as sender alike. Its blocks for remote groups, and every
 // member's blocks for the remote groups it handles, go from the sender's buffer
-// to the remote handler in extra messages instead of through it.
-// dragonfly-256x64, copies charged, P=1024: see the measurements below.
+// to the remote handler in extra messages instead of through it, where they
+// average kUnpackedChunk a remote group. dragonfly-256x64, copies charged,
+// P=1024, hotspot:4 at 1 KiB: 725.1 us against 855.7 (a hot rank spent 286 us
+// packing its own sends into phase A's bundles and 306 packing phase B); with
+// its own blocks apart too (a handler's partners send them straight into its
+// receive blocks) 555.4. moe:64,2 at 16 B: the messages would carry 0.3 KB and
+// stay in the bundles (174.2 us; 170.7 with the own blocks apart).
 bool node_bruck_bypasses(std::uint64_t previous_received, std::uint64_t direct_above)
 {
     return node_bruck_in_place(previous_received, direct_above);

@@ -36,7 +36,7 @@ std::uint64_t node_bruck_rank_volume(const Exchange &x);
 // Whether node_bruck's next MPIX_Alltoallv on `size` ranks runs its direct
 // mode, from those volumes and the threshold it applies (direct_above; a
 // twelfth of it on one node): a node mean past it, or the largest rank past
-// node_bruck_direct_largest (twice it, or (size - 1) x it / 96 where more).
+// node_bruck_direct_largest (twice it, or (size - 1) x it / 45 where more).
 bool node_bruck_goes_direct(const std::uint64_t previous[2], std::uint64_t above, int size);
 std::uint64_t node_bruck_direct_largest(std::uint64_t above, int size);
 std::uint64_t node_bruck_direct_threshold(std::uint64_t direct_above, int nodes);

@@ -44,9 +44,9 @@ const HintKey kKeys[] = {
     {"direct_above", HintKind::size, 0, "bytes >= 0 (0: never)", "2097152",
      "node_bruck: from this many bytes a rank sends or receives per call (MPIX_Alltoall: this call's; "
      "MPIX_Alltoallv: the previous call's, agreed by every rank, on average over some node's ranks, or on one "
-     "rank twice it or (P-1)/96 times it where more; on one node a twelfth of it), a spread-out direct exchange "
+     "rank twice it or (P-1)/45 times it where more; on one node a twelfth of it), a spread-out direct exchange "
      "(scattered, batch 32), which copies only the rank's own block; in the Bruck rounds a rank that receives "
-     "more than it gets the last phase in place"},
+     "more than it gets the last phase in place and, from the next call, its group's data bypasses it"},
     {"group_size", HintKind::integer, 0, "integer >= 0 (0: the rule)", "0",
      "node_bruck: ranks per aggregation group; nodes larger than it are split into groups of at most that many "
      "consecutive local ranks, each aggregating for itself (0: groups of 16 or more where several nodes have more "
