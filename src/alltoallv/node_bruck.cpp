@@ -550,8 +550,9 @@ int node_bruck(const Exchange &x)
     std::vector<ScratchBytes> store;  // every received message, until the end
     // Tags: phase A's digits, one for B, phase C's digits (kTagsPerCall = 64).
     const int tag_a = x.tag, tag_b = x.tag + kBundleBruckTags, tag_c = tag_b + 1;
-    // The bypass's extra messages go between groups only, on phase A's last
-    // digit tag, which only a group of more than 2^30 ranks uses (inside itself).
+    // The bypass's messages and a partner's own blocks apart go between groups
+    // only, on phase A's last digit tag, which only a group of more than 2^30
+    // ranks uses (inside itself); at most one a call from one rank to another.
     const int tag_extra = x.tag + kBundleBruckTags - 1;
     auto block_piece = [&](int d) { return Piece{x.send_block(d), x.sendbytes[d]}; };
     const int k = gp->parts;
@@ -580,7 +581,7 @@ int node_bruck(const Exchange &x)
         const std::uint64_t bytes = s == i ? sent_via_before[j] : via_me_before[s];
         return bytes >= kUnpackedChunk * std::max<std::uint64_t>(1, gp->handled[j].size());
     };
-    // Calls f(j, handled part, peer) for each extra message this rank sends.
+    // Calls f(remote part, its handler) for each bypass message this rank sends.
     auto for_each_extra = [&](auto f) {
         for (int j = 0; j < n; ++j)
             if (skips_handler(i, j))
