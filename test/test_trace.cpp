@@ -407,14 +407,14 @@ void test_relay_family()
         rmdir(dir.c_str());
 }
 
-// Hints node_bruck for MPIX_Alltoallv, with direct_above 1200 bytes and a trace
-// under `prefix`; returns this rank's trace file.
-std::string trace_node_bruck_modes(MPIX_Comm *xcomm, const std::string &prefix)
+// Hints node_bruck for MPIX_Alltoallv, with direct_above (1200 bytes unless
+// given) and a trace under `prefix`; returns this rank's trace file.
+std::string trace_node_bruck_modes(MPIX_Comm *xcomm, const std::string &prefix, const char *direct_above = "1200")
 {
     MPIX_Info *info;
     MPIX_Info_init(&info);
     MPIX_Info_set(info, "alltoallv_algorithm", "node_bruck");
-    MPIX_Info_set(info, "direct_above", "1200");
+    MPIX_Info_set(info, "direct_above", direct_above);
     MPIX_Info_set(info, "trace", prefix.c_str());
     MPIX_Comm_set_info(xcomm, info);
     MPIX_Info_free(&info);
@@ -704,13 +704,7 @@ void test_node_bruck_in_place()
     // about 4200 per remote group, every node mean below 20000; every block
     // checked, blocks in order and reversed with gaps.
     {
-        MPIX_Info *info;
-        MPIX_Info_init(&info);
-        MPIX_Info_set(info, "alltoallv_algorithm", "node_bruck");
-        MPIX_Info_set(info, "direct_above", "20000");
-        MPIX_Info_set(info, "trace", (dir + "/inplace").c_str());
-        MPIX_Comm_set_info(xcomm, info);
-        MPIX_Info_free(&info);
+        trace_node_bruck_modes(xcomm, dir + "/inplace", "20000");
         const int groups = p <= 4 ? 2 : (p + 1) / 2;
         const int to_hot = 24000 / (p - 1) + 1, to_one = (4200 * (groups - 1) + 100) / (p - 1) + 1;
         const Bytes bytes = [&](int src, int dst) {
@@ -730,16 +724,11 @@ void test_node_bruck_in_place()
     // node 0's mean stays below 20000: the rounds on every call. Every block and
     // gap checked, blocks in order and reversed with gaps (the bypass's messages
     // then gather ranges); the traces must show rank 1's messages to the handlers
-    // of rank 0's nodes, and from 5 ranks rank 0's to those of rank 1's. Then a longer block from rank 1 to rank p-1 and from
-    // rank p-1 to rank 1: only the receiver returns MPI_ERR_TRUNCATE.
+    // of rank 0's nodes, and from 5 ranks rank 0's to those of rank 1's. Then a
+    // longer block from rank 1 to rank p-1 and from rank p-1 to rank 1: only the
+    // receiver returns MPI_ERR_TRUNCATE.
     {
-        MPIX_Info *info;
-        MPIX_Info_init(&info);
-        MPIX_Info_set(info, "alltoallv_algorithm", "node_bruck");
-        MPIX_Info_set(info, "direct_above", "20000");
-        MPIX_Info_set(info, "trace", (dir + "/inplace").c_str());
-        MPIX_Comm_set_info(xcomm, info);
-        MPIX_Info_free(&info);
+        trace_node_bruck_modes(xcomm, dir + "/inplace", "20000");
         auto node_of = [&](int r) { return p <= 4 ? (r == p - 1 ? 1 : 0) : r / 2; };
         const int nodes = node_of(p - 1) + 1;
         // Node v's handler in node 0 (nodes of at most 2 ranks, one part):
