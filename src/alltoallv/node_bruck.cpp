@@ -581,6 +581,15 @@ int node_bruck(const Exchange &x)
         const std::uint64_t bytes = s == i ? sent_via_before[j] : via_me_before[s];
         return bytes >= kUnpackedChunk * std::max<std::uint64_t>(1, gp->handled[j].size());
     };
+    // Members whose blocks for my remote groups skip me: only their sizes come
+    // in phase A, and my phase B messages carry a trailer that names them and
+    // gives every block's size, so the receiver can put the blocks in source order.
+    std::vector<char> skips_me(static_cast<std::size_t>(n), 0);
+    bool have_skipped = false;
+    for (int s = 0; s < n; ++s) {
+        skips_me[static_cast<std::size_t>(s)] = skips_handler(s, i);
+        have_skipped = have_skipped || skips_me[static_cast<std::size_t>(s)];
+    }
     // Calls f(remote part, its handler) for each bypass message this rank sends.
     auto for_each_extra = [&](auto f) {
         for (int j = 0; j < n; ++j)
@@ -619,14 +628,14 @@ int node_bruck(const Exchange &x)
     for (int j = 0; j < n; ++j) {
         if (j == i)
             continue;
-        for (int d : gp->remote[j])
-            sent_via[static_cast<std::size_t>(j)] += x.sendbytes[d];
         if (!uniform) {  // [my volume, bytes I receive, my block for j, my blocks for remote[j]]
             sizes.assign(1, static_cast<std::size_t>(own));
             sizes.push_back(static_cast<std::size_t>(received));
             sizes.push_back(x.sendbytes[gp->local[j]]);
-            for (int d : gp->remote[j])
+            for (int d : gp->remote[j]) {
                 sizes.push_back(x.sendbytes[d]);
+                sent_via[static_cast<std::size_t>(j)] += x.sendbytes[d];
+            }
             encode_sizes(sizes, &size_heads[j]);
             bundles[j].push_back(Piece{reinterpret_cast<const char *>(size_heads[j].data()), size_heads[j].size()});
         }
@@ -688,8 +697,7 @@ int node_bruck(const Exchange &x)
             member_received[static_cast<std::size_t>(s)] = sizes[1];
             sizes.erase(sizes.begin(), sizes.begin() + 2);
         }
-        // Where s's blocks for my remote groups skip me, only their sizes came.
-        const bool skipped = skips_handler(s, i);
+        const bool skipped = skips_me[static_cast<std::size_t>(s)];
         std::size_t total = at;
         for (std::size_t z = 0; z < (skipped ? 1 : sizes.size()); ++z)
             total += sizes[z];
@@ -806,13 +814,6 @@ int node_bruck(const Exchange &x)
         received / static_cast<std::uint64_t>(std::max(1, N - 1)) >= kUnpackedChunk;
     const bool partner_asked = gp->partner_own_apart.size() == handled.size();
     std::vector<MPI_Request> apart_sends;
-    // Members whose blocks for my remote groups skip me (the bypass): their
-    // blocks are not in my messages; a trailer after the payload gives which
-    // members they are and every block's size, so the receiver can put the
-    // blocks in source order.
-    bool have_skipped = false;
-    for (int s = 0; s < n; ++s)
-        have_skipped = have_skipped || skips_handler(s, i);
     {
         std::vector<char *> addrs;
         std::vector<std::size_t> lens;
@@ -838,7 +839,7 @@ int node_bruck(const Exchange &x)
                 sizes[1] = static_cast<std::size_t>(global[1]);
                 for (int m = 0; m < nv; ++m)
                     for (int s = 0; s < n; ++s)
-                        if (!skips_handler(s, i) && m != apart)
+                        if (!skips_me[s] && m != apart)
                             sizes[2 + m] += from[s][first + m].bytes;
                 encode_sizes(sizes, &totals_heads[h]);
                 addrs.push_back(reinterpret_cast<char *>(totals_heads[h].data()));
@@ -847,7 +848,7 @@ int node_bruck(const Exchange &x)
             std::size_t payload = 0;
             for (int m = 0; m < nv; ++m)
                 for (int s = 0; s < n; ++s) {
-                    if (skips_handler(s, i) || m == apart)
+                    if (skips_me[s] || m == apart)
                         continue;
                     const Piece &pc = from[s][first + m];
                     addrs.push_back(const_cast<char *>(pc.data));
@@ -866,7 +867,7 @@ int node_bruck(const Exchange &x)
                 if (have_skipped) {
                     sizes.clear();
                     for (int s = 0; s < n; ++s)
-                        sizes.push_back(skips_handler(s, i) ? 1 : 0);
+                        sizes.push_back(skips_me[s] ? 1 : 0);
                     for (int m = 0; m < nv; ++m)
                         for (int s = 0; s < n; ++s)
                             sizes.push_back(from[s][first + m].bytes);
