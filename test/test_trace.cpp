@@ -639,61 +639,64 @@ void test_node_bruck_in_place()
                      ", call " + std::to_string(c));
     // The same receiver in a strided datatype of one int per 8 bytes, blocks in
     // reversed order with gaps, against PMPI_Alltoallv: separate buffers (everyone
-    // sends rank 1 H ints), and MPI_IN_PLACE (rank 1 exchanges H with everyone);
-    // blocking, and nonblocking completed by a MPIX_Test loop.
+    // sends rank 1 `ints` ints; with `hot_sends` rank 1 sends them back), and
+    // MPI_IN_PLACE (rank 1 exchanges `ints` with everyone); blocking, and
+    // nonblocking completed by a MPIX_Test loop.
     MPI_Datatype strided;
     MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &strided);
     MPI_Type_commit(&strided);
-    const int ints = 1500 / 4 / (p - 1) + 1;
-    for (bool in_place : {false, true})
-        for (bool nonblocking : {false, true}) {
-            std::vector<int> sc(p), rc(p), sd(p), rd(p);
-            for (int j = 0; j < p; ++j) {
-                const int small = 1 + (me + j) % 3;
-                if (in_place) {
-                    sc[j] = rc[j] = (me == 1 || j == 1) && me != j ? ints : small;
-                } else {
-                    sc[j] = j == 1 && me != 1 ? ints : small;
-                    rc[j] = me == 1 && j != 1 ? ints : small;
+    auto strided_calls = [&](int ints, bool hot_sends, const std::string &label) {
+        for (bool in_place : {false, true})
+            for (bool nonblocking : {false, true}) {
+                std::vector<int> sc(p), rc(p), sd(p), rd(p);
+                for (int j = 0; j < p; ++j) {
+                    const int small = 1 + (me + j) % 3;
+                    if (in_place || hot_sends) {
+                        sc[j] = rc[j] = (me == 1 || j == 1) && me != j ? ints : small;
+                    } else {
+                        sc[j] = j == 1 && me != 1 ? ints : small;
+                        rc[j] = me == 1 && j != 1 ? ints : small;
+                    }
                 }
-            }
-            int st = 0, rt = 0;
-            for (int k = p - 1; k >= 0; --k) {
-                sd[k] = st;
-                st += sc[k] + 1;
-                rd[k] = rt;
-                rt += rc[k] + 2;
-            }
-            std::vector<int> sbuf(2 * st + 2, -3), rbuf(2 * rt + 2, -7);
-            for (int j = 0; j < p; ++j)
-                for (int e = 0; e < sc[j]; ++e)
-                    sbuf[2 * (sd[j] + e)] = me * 100000 + j * 1000 + e;
-            if (in_place)
+                int st = 0, rt = 0;
+                for (int k = p - 1; k >= 0; --k) {
+                    sd[k] = st;
+                    st += sc[k] + 1;
+                    rd[k] = rt;
+                    rt += rc[k] + 2;
+                }
+                std::vector<int> sbuf(2 * st + 2, -3), rbuf(2 * rt + 2, -7);
                 for (int j = 0; j < p; ++j)
-                    for (int e = 0; e < rc[j]; ++e)
-                        rbuf[2 * (rd[j] + e)] = me * 100000 + j * 1000 + e;
-            std::vector<int> want = rbuf;
-            const void *send = in_place ? MPI_IN_PLACE : static_cast<const void *>(sbuf.data());
-            MPI_Datatype stype = in_place ? MPI_DATATYPE_NULL : strided;
-            const int *scounts = in_place ? nullptr : sc.data(), *sdispls = in_place ? nullptr : sd.data();
-            int rc_call;
-            if (nonblocking) {
-                MPIX_Request *req = nullptr;
-                rc_call = MPIX_Ialltoallv(send, scounts, sdispls, stype, rbuf.data(), rc.data(), rd.data(), strided,
-                                          xcomm, &req);
-                for (int done = 0; rc_call == MPI_SUCCESS && !done;)
-                    rc_call = MPIX_Test(&req, &done, MPI_STATUS_IGNORE);
-            } else {
-                rc_call = MPIX_Alltoallv(send, scounts, sdispls, stype, rbuf.data(), rc.data(), rd.data(), strided, xcomm);
+                    for (int e = 0; e < sc[j]; ++e)
+                        sbuf[2 * (sd[j] + e)] = me * 100000 + j * 1000 + e;
+                if (in_place)
+                    for (int j = 0; j < p; ++j)
+                        for (int e = 0; e < rc[j]; ++e)
+                            rbuf[2 * (rd[j] + e)] = me * 100000 + j * 1000 + e;
+                std::vector<int> want = rbuf;
+                const void *send = in_place ? MPI_IN_PLACE : static_cast<const void *>(sbuf.data());
+                MPI_Datatype stype = in_place ? MPI_DATATYPE_NULL : strided;
+                const int *scounts = in_place ? nullptr : sc.data(), *sdispls = in_place ? nullptr : sd.data();
+                int rc_call;
+                if (nonblocking) {
+                    MPIX_Request *req = nullptr;
+                    rc_call = MPIX_Ialltoallv(send, scounts, sdispls, stype, rbuf.data(), rc.data(), rd.data(), strided,
+                                              xcomm, &req);
+                    for (int done = 0; rc_call == MPI_SUCCESS && !done;)
+                        rc_call = MPIX_Test(&req, &done, MPI_STATUS_IGNORE);
+                } else {
+                    rc_call = MPIX_Alltoallv(send, scounts, sdispls, stype, rbuf.data(), rc.data(), rd.data(), strided,
+                                             xcomm);
+                }
+                PMPI_Alltoallv(send, scounts, sdispls, stype, want.data(), rc.data(), rd.data(), strided,
+                               MPI_COMM_WORLD);
+                const std::string what = label + "strided ints, " + (in_place ? "MPI_IN_PLACE" : "separate buffers") +
+                                         (nonblocking ? ", MPIX_Ialltoallv" : ", MPIX_Alltoallv");
+                MPIX_EXPECT(rc_call == MPI_SUCCESS, what + ": call failed");
+                MPIX_EXPECT(rbuf == want, what + ": differs from PMPI_Alltoallv (blocks or gaps)");
             }
-            PMPI_Alltoallv(send, scounts, sdispls, stype, want.data(), rc.data(), rd.data(), strided, MPI_COMM_WORLD);
-            const std::string what = std::string("node_bruck in place, strided ints, ") +
-                                     (in_place ? "MPI_IN_PLACE" : "separate buffers") +
-                                     (nonblocking ? ", MPIX_Ialltoallv" : ", MPIX_Alltoallv");
-            MPIX_EXPECT(rc_call == MPI_SUCCESS, what + ": call failed");
-            MPIX_EXPECT(rbuf == want, what + ": differs from PMPI_Alltoallv (blocks or gaps)");
-        }
-    MPI_Type_free(&strided);
+    };
+    strided_calls(1500 / 4 / (p - 1) + 1, false, "node_bruck in place, ");
     call([&](int s, int d) { return block(s, d, 1); }, as_planned, false, me == 1 ? MPI_ERR_TRUNCATE : MPI_SUCCESS,
          "node_bruck in place, rank p-1 sends rank 1 a longer block");
     call(as_planned, as_planned, true, MPI_SUCCESS, "node_bruck in place, the call after the longer block");
@@ -777,7 +780,11 @@ void test_node_bruck_in_place()
         call(bypass_bytes(0, 1), planned, true, me == 1 ? MPI_ERR_TRUNCATE : MPI_SUCCESS,
              "node_bruck bypass, rank p-1 sends rank 1 a longer block");
         call(planned, planned, true, MPI_SUCCESS, "node_bruck bypass, the call after the longer blocks");
+        // Bypassed in a strided datatype: rank 1 exchanges about 24000 bytes
+        // with everyone (at least 3400 a rank, 6800 a remote node of 2).
+        strided_calls(6000 / (p - 1) + 1, true, "node_bruck bypass, ");
     }
+    MPI_Type_free(&strided);
     std::remove(file.c_str());
     MPIX_Comm_set_info(xcomm, nullptr);
     MPIX_CHECK_ALL("node_bruck: a rank past direct_above receives phase C in place, exactly, in any layout");
