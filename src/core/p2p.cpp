@@ -95,16 +95,24 @@ int byte_ranges_type(const std::vector<char *> &addrs, const std::vector<std::si
 
 namespace {
 
-// Counts the ranges that hold bytes: *only is the last of them, *total their bytes.
-std::size_t nonzero_ranges(const std::vector<std::size_t> &lens, std::size_t *only, std::size_t *total)
+// Counts the ranges that hold bytes: *only is the last of them, *total their
+// bytes. Ranges that follow each other in memory count as one (*only then the
+// first of them), so a message whose blocks lie back to back in the caller's
+// buffer goes from there, with no packing, whatever the row that built it.
+std::size_t nonzero_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens,
+                           std::size_t *only, std::size_t *total)
 {
     std::size_t nonzero = 0;
+    const char *end = nullptr;  // one past the previous nonzero range
     *only = 0;
     *total = 0;
     for (std::size_t i = 0; i < lens.size(); ++i)
         if (lens[i] > 0) {
-            ++nonzero;
-            *only = i;
+            if (nonzero == 0 || addrs[i] != end) {
+                ++nonzero;
+                *only = i;
+            }
+            end = addrs[i] + lens[i];
             *total += lens[i];
         }
     return nonzero;
@@ -117,14 +125,14 @@ int datatype_ranges_op(bool send, const std::vector<char *> &addrs, const std::v
 {
     *req = MPI_REQUEST_NULL;
     std::size_t only, total;
-    const std::size_t nonzero = nonzero_ranges(lens, &only, &total);
+    const std::size_t nonzero = nonzero_ranges(addrs, lens, &only, &total);
     if (nonzero == 0)
         return MPI_SUCCESS;
     if (send && relay_length(total, relay_mismatch) == 0)  // still posted: the receiver waits for it
         return isend_bytes(nullptr, 0, peer, tag, comm, req);
     if (nonzero == 1)  // one range: no datatype needed
-        return send ? isend_bytes(addrs[only], lens[only], peer, tag, comm, req)
-                    : irecv_bytes(addrs[only], lens[only], peer, tag, comm, req);
+        return send ? isend_bytes(addrs[only], total, peer, tag, comm, req)
+                    : irecv_bytes(addrs[only], total, peer, tag, comm, req);
     // Charged before the send is posted (its bytes leave after the packing). A
     // receive's unpacking really follows the arrival, inside the wait; it is
     // charged when posted instead (at the cost of placing that time before the
@@ -146,13 +154,13 @@ int isend_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t
 {
     *req = MPI_REQUEST_NULL;
     std::size_t only, total;
-    const std::size_t nonzero = nonzero_ranges(lens, &only, &total);
+    const std::size_t nonzero = nonzero_ranges(addrs, lens, &only, &total);
     if (nonzero == 0)
         return MPI_SUCCESS;
     if (relay_length(total, relay_mismatch) == 0)  // still posted: the receiver waits for it
         return isend_bytes(nullptr, 0, peer, tag, comm, req);
     if (nonzero == 1)
-        return isend_bytes(addrs[only], lens[only], peer, tag, comm, req);
+        return isend_bytes(addrs[only], total, peer, tag, comm, req);
     store->emplace_back();
     ScratchBytes &packed = store->back();
     if (!packed.resize(total))
