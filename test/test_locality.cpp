@@ -117,6 +117,9 @@ void check_layouts(mpix::Collective coll)
             std::vector<HintList> variants{{}};
             if (reads(a, "inner"))
                 variants.push_back({{"inner", "pairwise"}});
+            if (reads(a, "relay_steps"))
+                for (const char *steps : {"2", "3"})
+                    variants.push_back({{"relay_steps", steps}});
             if (reads(a, "leaders_per_node"))
                 variants.push_back({{"leaders_per_node", "2"}});
             if (reads(a, "locality") && !l.sockets.empty())

@@ -258,12 +258,17 @@ enum class Units { none, nodes, half_nodes, pairs };
 // max_local_sends >= 0: no rank sends more messages than that inside its node
 // (node_bruck: its two Bruck phases).
 // group_size: that hint too (node_bruck's groups of consecutive ranks of a node).
+// relay_steps: that hint too (node_aware, locality_aware); per_pair = kPerSender:
+// each rank of a unit sends one message to every other unit (two steps).
+constexpr int kPerSender = -1;
 void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const char *algo, int ppn, Units units,
-                 Units leaders, int max_local_sends = -1, int per_pair = 1, const char *group_size = nullptr)
+                 Units leaders, int max_local_sends = -1, int per_pair = 1, const char *group_size = nullptr,
+                 const char *relay_steps = nullptr)
 {
     const int p = mpixtest::size(), me = mpixtest::rank();
     std::string prefix = dir + "/" + algo + std::to_string(ppn);
-    std::string what = std::string(algo) + " P=" + std::to_string(p) + " ppn=" + std::to_string(ppn);
+    std::string what = std::string(algo) + " P=" + std::to_string(p) + " ppn=" + std::to_string(ppn) +
+                       (relay_steps ? std::string(" relay_steps=") + relay_steps : std::string());
     MPIX_Comm_update_locality(xcomm, ppn);
     MPIX_Info *info;
     MPIX_Info_init(&info);
@@ -271,6 +276,8 @@ void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const 
     MPIX_Info_set(info, "leaders_per_node", "2");
     if (group_size)
         MPIX_Info_set(info, "group_size", group_size);
+    if (relay_steps)
+        MPIX_Info_set(info, "relay_steps", relay_steps);
     MPIX_Info_set(info, "trace", prefix.c_str());
     MPIX_Comm_set_info(xcomm, info);
     MPIX_Info_free(&info);
@@ -351,8 +358,14 @@ void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const 
                         continue;
                     std::string pair = what + ": units " + std::to_string(u) + "->" + std::to_string(v);
                     const std::pair<int, int> key(u, v);
-                    MPIX_EXPECT(messages[key] == per_pair, pair + " exchanged " + std::to_string(messages[key]) +
-                                                               " messages, " + std::to_string(per_pair) + " designed");
+                    int designed = per_pair;
+                    if (per_pair == kPerSender) {
+                        designed = 0;
+                        for (int s = 0; s < p; ++s)
+                            designed += unit_of(s) == u;
+                    }
+                    MPIX_EXPECT(messages[key] == designed, pair + " exchanged " + std::to_string(messages[key]) +
+                                                               " messages, " + std::to_string(designed) + " designed");
                     MPIX_EXPECT(carried[key] == want, pair + ": wrong blocks");
                 }
         }
@@ -367,9 +380,17 @@ void test_relay_family()
     MPIX_Comm *xcomm;
     CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
     for (int ppn : {2, 3, 4}) {
-        check_relay(xcomm, dir, false, "node_aware", ppn, Units::nodes, Units::none);
-        check_relay(xcomm, dir, true, "node_aware", ppn, Units::nodes, Units::none);
-        check_relay(xcomm, dir, false, "locality_aware", ppn, Units::half_nodes, Units::none);
+        // Three steps: one message per pair of nodes (or half nodes); two steps:
+        // one from every rank to every other node, and at most one to each rank
+        // of its own node (hop 4; none travels inside a node before).
+        for (bool alltoall : {false, true}) {
+            check_relay(xcomm, dir, alltoall, "node_aware", ppn, Units::nodes, Units::none, -1, 1, nullptr, "3");
+            check_relay(xcomm, dir, alltoall, "node_aware", ppn, Units::nodes, Units::none, ppn - 1, kPerSender,
+                        nullptr, "2");
+        }
+        check_relay(xcomm, dir, false, "locality_aware", ppn, Units::half_nodes, Units::none, -1, 1, nullptr, "3");
+        check_relay(xcomm, dir, false, "locality_aware", ppn, Units::half_nodes, Units::none, -1, kPerSender, nullptr,
+                    "2");
         check_relay(xcomm, dir, true, "hierarchical", ppn, Units::nodes, Units::nodes);
         check_relay(xcomm, dir, true, "multileader", ppn, Units::half_nodes, Units::half_nodes);
         check_relay(xcomm, dir, true, "multileader_locality", ppn, Units::nodes, Units::half_nodes);

@@ -58,6 +58,18 @@ void build_relay_groups(RelayPlan *plan, int groups_per_unit)
     }
 }
 
+void choose_relay_steps(RelayPlan *plan, RelaySteps steps)
+{
+    const Regions &u = *plan->units;
+    plan->two_step = false;
+    if (!plan->every_rank_leads || u.count < 2 || steps == RelaySteps::three)
+        return;
+    long long units = u.count, n = u.max_size;
+    long long two = (units - 1) + (n - 1);
+    long long three = 2 * (n - 1) + (units - 1 + n - 1) / n;
+    plan->two_step = steps == RelaySteps::two || two <= three;
+}
+
 void split_regions(const Regions &nodes, int groups, int rank, Regions *out)
 {
     int p = static_cast<int>(nodes.region_of.size());
@@ -80,6 +92,8 @@ struct Item {
 };
 
 bool item_less(const Item &a, const Item &b) { return a.s != b.s ? a.s < b.s : a.d < b.d; }
+
+int mod(int a, int m) { return ((a % m) + m) % m; }
 
 // One message of a hop: its peer, the pairing step (pairwise inner) and its
 // blocks in (s, d) order, the order both sides enumerate them in.
@@ -170,6 +184,11 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
         }
         outgoing[f->second].items.push_back(it);
     }
+    // Posted from the next rank on, not from rank 0: were every rank to start with
+    // the lowest peer, each message wave would land on a few receivers at a time.
+    std::sort(outgoing.begin(), outgoing.end(), [&](const Message &a, const Message &b) {
+        return mod(a.peer - x.rank, x.size) < mod(b.peer - x.rank, x.size);
+    });
     for (Message &m : incoming)
         m.step = key(m.peer, x.rank);
     bool pairwise = x.hints->inner == Inner::pairwise;
@@ -361,11 +380,83 @@ void deliver(const Exchange &x, std::vector<Item> &held, int *mismatch, bool cop
     held.swap(rest);
 }
 
-int mod(int a, int m) { return ((a % m) + m) % m; }
-
 }  // namespace
 
 namespace {
+
+// Two steps (RelayPlan::two_step): hop 3 sends each remote block to the member of
+// its destination's unit at this rank's index (mod that unit's size), one message
+// per remote unit; hop 4 passes every block inside the unit to its destination,
+// together with this rank's own blocks for its unit-mates: one message per pair.
+// Hop 3's receiver knows the sizes only for uniform blocks (they travel in front
+// otherwise); hop 4's receiver knows them (its recvcounts, or uniform blocks).
+int relay_two_steps(const Exchange &x, const RelayPlan &p, RelaySizes *record, const RelaySizes *planned,
+                    int mismatch)
+{
+    const bool copy = record == nullptr;
+    const Regions &U = *p.units;
+    const int me = x.rank;
+    const int u = U.region_of[me];
+    const bool known = x.uniform;
+    auto recv_size = [&](int s, int d) { return d == me ? x.recvbytes[s] : (known ? x.block_bytes : 0); };
+    auto relay_in = [&](int s, int v) { return U.member(v, U.index_of[s] % U.size_of(v)); };
+    HopIo io;
+    std::vector<Item> held;
+    for (int d = 0; d < x.size; ++d)
+        if (U.region_of[d] != u)
+            held.push_back(Item{me, d, x.sendbytes[d], x.send_block(d)});
+    {
+        std::vector<Message> in;
+        for (int v = 0; v < U.count; ++v) {
+            if (v == u)
+                continue;
+            for (int i = 0; i < U.size_of(v); ++i) {
+                int s = U.member(v, i);
+                if (relay_in(s, u) != me)
+                    continue;
+                Message msg{s, 0, {}};
+                for (int j = 0; j < U.size_of(u); ++j)
+                    msg.items.push_back(Item{s, U.member(u, j), recv_size(s, U.member(u, j)), nullptr});
+                std::sort(msg.items.begin(), msg.items.end(), item_less);
+                in.push_back(std::move(msg));
+            }
+        }
+        KeyFn unit_key = [&](int from, int to) { return mod(U.region_of[to] - U.region_of[from], U.count); };
+        MPIX_CHECK(hop(x, x.tag + 3, held, [&](const Item &it) { return relay_in(me, U.region_of[it.d]); }, in,
+                       unit_key, known ? SizesKnown::everywhere : SizesKnown::nowhere, &io, &mismatch, record,
+                       planned));
+        deliver(x, held, &mismatch, copy);
+    }
+    {
+        for (int j = 0; j < U.size_of(u); ++j) {
+            int d = U.member(u, j);
+            if (d != me)
+                held.push_back(Item{me, d, x.sendbytes[d], x.send_block(d)});
+        }
+        std::sort(held.begin(), held.end(), item_less);
+        std::vector<Message> in;
+        for (int j = 0; j < U.size_of(u); ++j) {
+            int y = U.member(u, j);
+            if (y == me)
+                continue;
+            Message msg{y, 0, {Item{y, me, x.recvbytes[y], nullptr}}};
+            for (int v = 0; v < U.count; ++v)
+                if (v != u)
+                    for (int i = 0; i < U.size_of(v); ++i)
+                        if (relay_in(U.member(v, i), u) == y)
+                            msg.items.push_back(Item{U.member(v, i), me, x.recvbytes[U.member(v, i)], nullptr});
+            std::sort(msg.items.begin(), msg.items.end(), item_less);
+            in.push_back(std::move(msg));
+        }
+        KeyFn member_key = [&](int from, int to) { return mod(U.index_of[to] - U.index_of[from], U.size_of(u)); };
+        // Uniform blocks: exact receives, and a message that follows a wrong-length
+        // one in hop 3 goes empty (relay_length), so its receiver reports it too.
+        MPIX_CHECK(hop(x, x.tag + 4, held, [](const Item &it) { return it.d; }, in, member_key,
+                       known ? SizesKnown::everywhere : SizesKnown::at_destination, &io, &mismatch, record, planned));
+    }
+    deliver(x, held, &mismatch, copy);
+    return held.empty() ? mismatch : MPI_ERR_INTERN;
+}
 
 // relay_exchange, or with `record` / `planned` a persistent request's init /
 // start (see hop).
@@ -394,8 +485,14 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
     // When every rank leads its own group (node_aware, locality_aware), the unit's
     // blocks for each other go in hop 2, to the same peers: one message each.
     const bool merge_hop0 = p.every_rank_leads && U.count > 1;
+    // With leaders (hierarchical, multileader*), the unit's blocks for each other
+    // ride the leaders too (gather, leader to leader, scatter), as in the published
+    // algorithms: a rank then sends one message, not one per member of its node
+    // (63 at 64 ranks a node, each paying the per-message overhead).
+    const bool via_leaders = !p.every_rank_leads && U.count > 1;
+    auto unit_mate = [&](int r) { return U.region_of[r] == u; };
     // Hop 0: inside the unit, straight to the destination.
-    if (!merge_hop0) {
+    if (!merge_hop0 && !via_leaders) {
         std::vector<Item> held;
         std::vector<Message> in;
         for (int i = 0; i < U.size_of(u); ++i) {
@@ -413,6 +510,8 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
     }
     if (U.count == 1)
         return mismatch;
+    if (p.two_step)
+        return relay_two_steps(x, p, record, planned, mismatch);
 
     // The units this rank handles (as a leader), in order.
     std::vector<int> handled;
@@ -430,7 +529,7 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
 
     std::vector<Item> held;
     for (int d = 0; d < x.size; ++d)
-        if (d != me && (remote(d) || merge_hop0))
+        if (d != me && (remote(d) || merge_hop0 || via_leaders))
             held.push_back(Item{me, d, x.sendbytes[d], x.send_block(d)});
     // Payloads stay until the end: a block kept by a hop still points into the
     // storage of the hop that brought it.
@@ -466,7 +565,7 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
                     continue;
                 Message msg{m, 0, {}};
                 for (int d = 0; d < x.size; ++d)
-                    if (remote(d))
+                    if (d != m)  // via_leaders: the unit's blocks too
                         msg.items.push_back(Item{m, d, sent_size(m, d), nullptr});
                 in.push_back(std::move(msg));
             }
@@ -479,6 +578,10 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
         std::vector<Message> in = from_other_leaders([&](int y, std::vector<Item> *items) {
             if (merge_hop0)
                 items->push_back(Item{y, me, x.recvbytes[y], nullptr});
+            if (via_leaders)  // the unit's blocks for my group
+                for (int m : p.group[y])
+                    for (int d : p.group[me])
+                        items->push_back(Item{m, d, recv_size(m, d), nullptr});
             for (int m : p.group[y])
                 for (int v : handled)
                     for (int i = 0; i < U.size_of(v); ++i)
@@ -486,7 +589,7 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
         });
         auto next = [&](const Item &it) {
             int v = U.region_of[it.d];
-            return v == u ? it.d : p.handler(u, v);
+            return v == u ? p.lead_of[it.d] : p.handler(u, v);  // lead_of[d] is d when every rank leads
         };
         MPIX_CHECK(hop(x, x.tag + 2, held, next, in, leader_key, sizes_for(false), &io, &mismatch, record, planned));
         deliver(x, held, &mismatch, copy);
@@ -504,7 +607,8 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
             std::sort(msg.items.begin(), msg.items.end(), item_less);
             in.push_back(std::move(msg));
         }
-        MPIX_CHECK(hop(x, x.tag + 3, held, [&](const Item &it) { return p.handler(U.region_of[it.d], u); }, in,
+        auto next = [&](const Item &it) { return unit_mate(it.d) ? me : p.handler(U.region_of[it.d], u); };
+        MPIX_CHECK(hop(x, x.tag + 3, held, next, in,
                        unit_key, sizes_for(false), &io, &mismatch, record, planned));
     }
     // Hop 4: handlers pass each block to the leader of its destination's group
@@ -525,7 +629,7 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
         if (!leader) {
             Message msg{lead, 0, {}};
             for (int s = 0; s < x.size; ++s)
-                if (remote(s))
+                if (s != me)  // via_leaders: the unit's blocks too
                     msg.items.push_back(Item{s, me, x.recvbytes[s], nullptr});
             in.push_back(std::move(msg));
         }
@@ -555,9 +659,11 @@ int node_aware(const Exchange &x)
     if (const NodeAwarePlan *planned = static_cast<const NodeAwarePlan *>(x.plan))
         return relay(x, planned->relay, nullptr, &planned->sizes);
     const RelayPlan *plan = nullptr;
-    MPIX_CHECK(cached_plan(x.xcomm, "relay:node_aware", [&](RelayPlan *p) -> int {
+    const RelaySteps steps = x.hints->relay_steps;
+    MPIX_CHECK(cached_plan(x.xcomm, "relay:node_aware:" + std::to_string(static_cast<int>(steps)), [&](RelayPlan *p) -> int {
         MPIX_CHECK(get_regions(x.xcomm, Locality::node, &p->units));
         build_relay_groups(p, INT_MAX);  // every rank its own group: all relay
+        choose_relay_steps(p, steps);
         return MPI_SUCCESS;
     }, &plan));
     return relay_exchange(x, *plan);
@@ -581,6 +687,7 @@ int node_aware_prepare(const Exchange &x, std::unique_ptr<ExchangePlan> *out)
     own.max_size = nodes->max_size;
     plan->relay.units = &own;
     build_relay_groups(&plan->relay, INT_MAX);  // as node_aware's cached plan
+    choose_relay_steps(&plan->relay, x.hints->relay_steps);
     Exchange sizes_only = x;
     sizes_only.trace = nullptr;
     int rc = relay(sizes_only, plan->relay, &plan->sizes, nullptr);
@@ -595,7 +702,9 @@ int locality_aware(const Exchange &x)
     const RelayPlan *plan = nullptr;
     bool socket = x.hints->locality == Locality::socket;
     int groups = x.hints->leaders_per_node;
-    std::string key = socket ? "relay:locality_aware:socket" : "relay:locality_aware:" + std::to_string(groups);
+    const RelaySteps steps = x.hints->relay_steps;
+    std::string key = (socket ? "relay:locality_aware:socket" : "relay:locality_aware:" + std::to_string(groups)) +
+                      ":" + std::to_string(static_cast<int>(steps));
     MPIX_CHECK(cached_plan(x.xcomm, key, [&](RelayPlan *p) -> int {
         if (socket) {
             MPIX_CHECK(get_regions(x.xcomm, Locality::socket, &p->units));
@@ -606,6 +715,7 @@ int locality_aware(const Exchange &x)
             p->units = &p->owned;
         }
         build_relay_groups(p, INT_MAX);
+        choose_relay_steps(p, steps);
         return MPI_SUCCESS;
     }, &plan));
     return relay_exchange(x, *plan);

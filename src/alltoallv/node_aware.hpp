@@ -33,6 +33,10 @@ struct RelayPlan : CacheEntry {
     std::vector<std::vector<int>> leaders;  // unit -> its leaders (ascending)
     std::vector<int> leader_pos;         // rank -> position among its unit's leaders, -1 if none
     bool every_rank_leads = false;       // every group is one rank (node_aware, locality_aware)
+    // Every rank leading: a block s -> d between different units takes two steps,
+    //   s -> the member of U(d) at s's index (mod its size) -> d,
+    // instead of the three through H (choose_relay_steps).
+    bool two_step = false;
 
     bool depends_on_topology() const override { return true; }
     int handler(int u, int v) const
@@ -45,6 +49,13 @@ struct RelayPlan : CacheEntry {
 // Groups of each unit: member index i of a unit of n ranks belongs to group
 // i * g / n with g = min(groups_per_unit, n).
 void build_relay_groups(RelayPlan *plan, int groups_per_unit);
+
+// Sets plan->two_step (plans where every rank leads, with more than one unit):
+// `steps`, or for automatic the shape whose busiest rank sends fewer messages,
+// (units - 1) + (n - 1) against 2 (n - 1) + ceil((units - 1) / n) for units of
+// up to n ranks; two steps on a tie, as they also move each byte once inside a
+// unit, not twice. Every rank decides alike: the units are the same everywhere.
+void choose_relay_steps(RelayPlan *plan, RelaySteps steps);
 
 // Splits each node into min(groups, node size) groups of consecutive local
 // indices (balanced), as regions.

@@ -33,6 +33,12 @@ const HintKey kKeys[] = {
      "regions used by locality-aware algorithms"},
     {"inner", HintKind::enumeration, 0, "pairwise|nonblocking", "nonblocking",
      "inner exchange of hierarchical algorithms"},
+    {"relay_steps", HintKind::enumeration, 0, "auto|2|3", "auto",
+     "node_aware and locality_aware: 2 sends each block to the rank at the sender's local index in the "
+     "destination's region, which passes it on inside that region (MPI Advance's node-aware alltoall); 3 gathers "
+     "each remote region's blocks at one rank of the sender's region, exchanges one message per pair of regions and "
+     "redistributes; auto takes the one that sends fewer messages per rank (2 while regions <= ranks a region, "
+     "about)"},
     {"leaders_per_node", HintKind::integer, 1, "integer >= 1 (clamped to node size)", "4",
      "leaders per node of multileader algorithms"},
     {"random_seed", HintKind::integer, 0, "integer >= 0", "0",
@@ -259,6 +265,10 @@ void apply_hints(const std::map<std::string, std::string> &values, AlgorithmLook
                 h->locality = !std::strcmp(value, "socket") ? Locality::socket : Locality::node;
             else if (!std::strcmp(key, "inner"))
                 h->inner = !std::strcmp(value, "pairwise") ? Inner::pairwise : Inner::nonblocking;
+            else if (!std::strcmp(key, "relay_steps"))
+                h->relay_steps = !std::strcmp(value, "2")   ? RelaySteps::two
+                                 : !std::strcmp(value, "3") ? RelaySteps::three
+                                                            : RelaySteps::automatic;
             break;
         case HintKind::boolean: {
             bool b = false;

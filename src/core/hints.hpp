@@ -21,6 +21,8 @@ using AlgorithmLookup = const Algorithm *(*)(Collective c, const char *name);
 
 enum class Locality { node, socket };
 enum class Inner { pairwise, nonblocking };
+// node_aware / locality_aware: how a block reaches another region (relay_steps).
+enum class RelaySteps { automatic, two, three };
 
 // Typed hints, resolved per call: per-call info > comm info > environment > defaults.
 struct Hints {
@@ -33,6 +35,7 @@ struct Hints {
     Locality locality = Locality::node;
     Inner inner = Inner::nonblocking;
     int leaders_per_node = 4;
+    RelaySteps relay_steps = RelaySteps::automatic;
     std::uint64_t random_seed = 0;
     int max_queue = 0;          // 0: unlimited
     std::size_t segment_size = 0;  // 0: no segmentation
