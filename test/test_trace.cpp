@@ -260,15 +260,20 @@ enum class Units { none, nodes, half_nodes, pairs };
 // group_size: that hint too (node_bruck's groups of consecutive ranks of a node).
 // relay_steps: that hint too (node_aware, locality_aware); per_pair = kPerSender:
 // each rank of a unit sends one message to every other unit (two steps).
+// block_bytes: alltoall's block (4 unless given). gather: the leader rows' shape,
+// from the messages non-leaders send: linear (each sends its leader one message,
+// and nothing else) or binomial (in a group of 4+ some forward in the scatter).
 constexpr int kPerSender = -1;
+enum class Gather { any, linear, binomial };
 void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const char *algo, int ppn, Units units,
                  Units leaders, int max_local_sends = -1, int per_pair = 1, const char *group_size = nullptr,
-                 const char *relay_steps = nullptr)
+                 const char *relay_steps = nullptr, int block_bytes = 4, Gather gather = Gather::any)
 {
     const int p = mpixtest::size(), me = mpixtest::rank();
     std::string prefix = dir + "/" + algo + std::to_string(ppn);
     std::string what = std::string(algo) + " P=" + std::to_string(p) + " ppn=" + std::to_string(ppn) +
-                       (relay_steps ? std::string(" relay_steps=") + relay_steps : std::string());
+                       (relay_steps ? std::string(" relay_steps=") + relay_steps : std::string()) +
+                       (block_bytes != 4 ? " block " + std::to_string(block_bytes) : std::string());
     MPIX_Comm_update_locality(xcomm, ppn);
     MPIX_Info *info;
     MPIX_Info_init(&info);
@@ -284,7 +289,9 @@ void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const 
 
     // Nonzero blocks (zero-byte ones send nothing, which would hide messages).
     mpixtest::exchange_and_check(xcomm, alltoall,
-                       [&](int s, int d) { return alltoall ? 4 : 1 + static_cast<int>(mpixtest::mix(s, d, 7) % 9); },
+                       [&](int s, int d) {
+                           return alltoall ? block_bytes : 1 + static_cast<int>(mpixtest::mix(s, d, 7) % 9);
+                       },
                        what);
 
     std::string file = prefix + "." + std::to_string(me) + ".jsonl";
@@ -312,7 +319,7 @@ void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const 
                    (leaders == Units::nodes ? node_of(r - 1) != node_of(r) : half_of(r - 1) != half_of(r));
         };
         std::map<long long, int> arrivals;
-        std::map<int, int> local_sends;
+        std::map<int, int> local_sends, sends;
         std::map<std::pair<int, int>, int> messages;
         std::map<std::pair<int, int>, std::set<long long>> carried;
         for (int i = 0; i < total;) {
@@ -330,6 +337,8 @@ void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const 
                 ++messages[{unit_of(rank), unit_of(to)}];
             if (to >= 0 && node_of(rank) == node_of(to))
                 ++local_sends[rank];
+            if (to >= 0)
+                ++sends[rank];
             if (to >= 0 && node_of(rank) != node_of(to))
                 MPIX_EXPECT(leads(rank), what + ": rank " + std::to_string(rank) + " is no leader but sent to " +
                                                  std::to_string(to) + " on another node");
@@ -341,6 +350,21 @@ void check_relay(MPIX_Comm *xcomm, const std::string &dir, bool alltoall, const 
                     MPIX_EXPECT(arrivals[id] == 1, what + ": block " + std::to_string(s) + "->" + std::to_string(d) +
                                                        " arrived " + std::to_string(arrivals[id]) + " times");
                 }
+        if (gather != Gather::any && p > ppn) {  // one node: straight to the destinations
+            bool forwards = false;
+            for (int r = 0; r < p; ++r)
+                if (!leads(r)) {
+                    forwards = forwards || sends[r] > 1;
+                    MPIX_EXPECT(gather == Gather::binomial || sends[r] == 1,
+                                what + ": rank " + std::to_string(r) + " sent " + std::to_string(sends[r]) +
+                                    " messages, its leader's gather alone designed");
+                }
+            bool big_group = false;  // a group of 4 or more: a binomial scatter forwards
+            for (int r = 0; r + 3 < p; ++r)
+                big_group = big_group || (leads(r) && !leads(r + 1) && !leads(r + 2) && !leads(r + 3));
+            MPIX_EXPECT(gather == Gather::linear || !big_group || forwards,
+                        what + ": no member forwarded blocks: the gather was not binomial");
+        }
         for (const auto &rs : local_sends)
             MPIX_EXPECT(max_local_sends < 0 || rs.second <= max_local_sends,
                         what + ": rank " + std::to_string(rs.first) + " sent " + std::to_string(rs.second) +
@@ -391,9 +415,17 @@ void test_relay_family()
         check_relay(xcomm, dir, false, "locality_aware", ppn, Units::half_nodes, Units::none, -1, 1, nullptr, "3");
         check_relay(xcomm, dir, false, "locality_aware", ppn, Units::half_nodes, Units::none, -1, kPerSender, nullptr,
                     "2");
-        check_relay(xcomm, dir, true, "hierarchical", ppn, Units::nodes, Units::nodes);
-        check_relay(xcomm, dir, true, "multileader", ppn, Units::half_nodes, Units::half_nodes);
-        check_relay(xcomm, dir, true, "multileader_locality", ppn, Units::nodes, Units::half_nodes);
+        // The leader rows gather binomially while a rank's send buffer is at most
+        // 16 KiB, linearly beyond (8 KiB blocks).
+        for (int block : {4, 8192}) {
+            const Gather shape = block == 4 ? Gather::binomial : Gather::linear;
+            check_relay(xcomm, dir, true, "hierarchical", ppn, Units::nodes, Units::nodes, -1, 1, nullptr, nullptr,
+                        block, shape);
+            check_relay(xcomm, dir, true, "multileader", ppn, Units::half_nodes, Units::half_nodes, -1, 1, nullptr,
+                        nullptr, block, shape);
+            check_relay(xcomm, dir, true, "multileader_locality", ppn, Units::nodes, Units::half_nodes, -1, 1,
+                        nullptr, nullptr, block, shape);
+        }
         // node_bruck (radix 2 at these sizes): two Bruck phases of ceil(log2 n)
         // rounds inside the node; between nodes one message per node pair and
         // part: a node's ranks split into smallest node / (nodes - 1) parts

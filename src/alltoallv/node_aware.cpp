@@ -52,8 +52,10 @@ void build_relay_groups(RelayPlan *plan, int groups_per_unit)
         }
     }
     plan->every_rank_leads = true;
+    plan->largest_group = 1;
     for (int r = 0; r < p; ++r) {
         plan->group_size[r] = static_cast<int>(plan->group[plan->lead_of[r]].size());
+        plan->largest_group = std::max(plan->largest_group, plan->group_size[r]);
         plan->every_rank_leads = plan->every_rank_leads && plan->group_size[r] == 1;
     }
 }
@@ -95,6 +97,17 @@ bool item_less(const Item &a, const Item &b) { return a.s != b.s ? a.s < b.s : a
 
 int mod(int a, int m) { return ((a % m) + m) % m; }
 
+// Tags of the binomial gather and scatter steps (x.tag + these + step); hops 0-5
+// use x.tag + hop. kBinomialSteps each: groups of up to 2^24 ranks (larger ones
+// gather linearly).
+constexpr int kGatherTag = 8;
+constexpr int kScatterTag = 32;
+constexpr int kBinomialSteps = 24;
+static_assert(kGatherTag + kBinomialSteps <= kScatterTag && kScatterTag + kBinomialSteps <= kAgreementTag,
+              "relay tags overlap");
+// A member's send buffer up to which the leaders gather and scatter binomially.
+constexpr std::uint64_t kBinomialBytes = 16384;
+
 // One message of a hop: its peer, the pairing step (pairwise inner) and its
 // blocks in (s, d) order, the order both sides enumerate them in.
 struct Message {
@@ -135,7 +148,7 @@ struct MessageSizes {
 
 // Every hop's incoming messages (by hop, then by index in the hop's `incoming`).
 struct RelaySizes {
-    std::vector<MessageSizes> hops[6];
+    std::vector<MessageSizes> hops[kTagsPerCall];  // by tag - x.tag
 };
 
 
@@ -149,16 +162,18 @@ struct RelaySizes {
 // its receiver expects is reported in *mismatch and its items left empty. Steps
 // pair sender and receiver (both compute the same key), so the pairwise inner
 // mode cannot deadlock.
+// `round`: the trace's round (default: the hop, tag - x.tag).
 // Persistent requests: with `record` (init) every message is its items' sizes
 // alone, and what each brings is kept in record->hops[hop]; with `planned` (a
 // start) every message is its bytes alone, received with the planned length
 // (an empty one is not sent).
 int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function<int(const Item &)> &next,
         std::vector<Message> &incoming, const KeyFn &key, SizesKnown known, HopIo *io, int *mismatch,
-        RelaySizes *record, const RelaySizes *planned)
+        RelaySizes *record, const RelaySizes *planned, int round = -1)
 {
     const bool sizes_only = record != nullptr;
     const int hop_id = tag - x.tag;
+    const int trace_round = round >= 0 ? round : hop_id;
     std::vector<MessageSizes> *recorded = sizes_only ? &record->hops[hop_id] : nullptr;
     const std::vector<MessageSizes> *plan = planned ? &planned->hops[hop_id] : nullptr;
     if (recorded)
@@ -237,7 +252,7 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
             else
                 MPIX_CHECK(isend_ranges(addrs, lens, m.peer, tag, x.comm, x.work, &packed, &reqs.back(),
                                         exact ? &io->relayed_wrong : nullptr));
-            trace_message(x, hop_id, m.peer, -1, m.items, total);
+            trace_message(x, trace_round, m.peer, -1, m.items, total);
         }
         // Receives: exact ones posted, probed ones found.
         std::vector<Message *> probed;
@@ -286,7 +301,7 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
                 known_recvs.push_back({reqs.size(), io->storage.back().data(), sent});
                 reqs.emplace_back();
                 MPIX_CHECK(irecv_bytes(io->storage.back().data(), sent, m.peer, tag, x.comm, &reqs.back()));
-                trace_message(x, hop_id, -1, m.peer, m.items, total);
+                trace_message(x, trace_round, -1, m.peer, m.items, total);
             } else {
                 probed.push_back(&m);
                 peers.push_back(m.peer);
@@ -334,7 +349,7 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
                 it.data = sizes_only ? nullptr : data[k] + at;
                 at += it.bytes;
             }
-            trace_message(x, hop_id, -1, m.peer, m.items, total);
+            trace_message(x, trace_round, -1, m.peer, m.items, total);
         }
         // Sizes known everywhere, yet a sender's differ (MPIX_Alltoall with
         // unequal block sizes across ranks): report it and carry on with the
@@ -556,11 +571,34 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
         return in;
     };
 
-    // Hop 1: gather to the group leader (nothing to do when every rank leads).
-    if (!p.every_rank_leads) {
+    // The group's members by position (the leader first), for the binomial
+    // gather and scatter: a leader receives ceil(log2 g) messages, not g - 1,
+    // each paying the per-message overhead (MPI's own small-message gather).
+    const std::vector<int> &members = p.group[lead];
+    const int g = p.group_size[me], pos = p.group_pos[me];
+    // Binomial while a member's whole send buffer is at most kBinomialBytes: past
+    // that, the forwarding ranks' repacking of their subtrees costs more than the
+    // leader's saved message overheads (dragonfly-256x64, P = 256, groups of 16 and
+    // 64: binomial ahead at 16 and 64 B a block, behind from 256 B). Uniform blocks
+    // only: this call's size is the same everywhere (MPIX_Alltoall, as node_bruck's
+    // direct mode takes it), so every rank of the group picks alike.
+    const bool binomial = x.uniform && x.block_bytes * static_cast<std::uint64_t>(x.size) <= kBinomialBytes &&
+                          g <= (1 << kBinomialSteps);
+    // Trace rounds in the order the hops run, the same on every rank: the
+    // binomial steps of the largest group widen hops 1 and 5 to G rounds each.
+    int G = 1;
+    if (binomial)
+        while ((1 << G) < p.largest_group)
+            ++G;
+    auto round_of = [G](int hop) { return hop <= 1 ? hop : hop <= 4 ? hop + G - 1 : 3 + 2 * G; };
+    // Hop 1: gather to the group leader (nothing to do when every rank leads):
+    // each member sends it all it holds; or in binomial steps: at step k a rank
+    // whose position's lowest set bit is k sends all it holds (its subtree's
+    // blocks) to position - 2^k, tags kGatherTag + k.
+    if (!p.every_rank_leads && !binomial) {
         std::vector<Message> in;
         if (leader)
-            for (int m : p.group[me]) {
+            for (int m : members) {
                 if (m == me)
                     continue;
                 Message msg{m, 0, {}};
@@ -570,7 +608,39 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
                 in.push_back(std::move(msg));
             }
         MPIX_CHECK(hop(x, x.tag + 1, held, [&](const Item &) { return lead; }, in, group_key, sizes_for(false), &io,
-                       &mismatch, record, planned));
+                       &mismatch, record, planned,
+                       round_of(1)));
+    }
+    // In the tree a block stops where it meets its destination on its way up
+    // (a member whose subtree holds its source), and the scatter skips it.
+    // Positions: q's subtree is [q, q + lowest set bit of q); the leader's, all.
+    auto ancestor = [&](int d, int s) {  // group positions: d is s's ancestor
+        return d < s && (d == 0 || s < d + (d & -d));
+    };
+    auto position_in_group = [&](int r) { return p.lead_of[r] == lead ? p.group_pos[r] : -1; };
+    if (!p.every_rank_leads && binomial) {
+        for (int k = 0; (1 << k) < g; ++k) {
+            const int bit = 1 << k, low = pos & ((bit << 1) - 1);
+            const int parent = low == bit ? members[pos - bit] : me;
+            std::vector<Message> in;
+            if (low == 0 && pos + bit < g) {
+                // The child's subtree's blocks, less those that met their destination in it.
+                const int child = pos + bit;
+                Message msg{members[child], 0, {}};
+                for (int q = child; q < std::min(child + bit, g); ++q)
+                    for (int d = 0; d < x.size; ++d) {
+                        const int qd = position_in_group(d);
+                        if (d != members[q] && !(qd >= child && ancestor(qd, q)))
+                            msg.items.push_back(Item{members[q], d, sent_size(members[q], d), nullptr});
+                    }
+                std::sort(msg.items.begin(), msg.items.end(), item_less);
+                in.push_back(std::move(msg));
+            }
+            MPIX_CHECK(hop(x, x.tag + kGatherTag + k, held,
+                           [&](const Item &it) { return it.d == me ? me : parent; }, in, group_key, sizes_for(false),
+                           &io, &mismatch, record, planned, 1 + k));
+        }
+        deliver(x, held, &mismatch, copy);  // what met this rank on the way up
     }
     // Hop 2: leaders pass each block to the leader handling its destination unit
     // (merged: and the unit's blocks to their destinations).
@@ -591,7 +661,8 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
             int v = U.region_of[it.d];
             return v == u ? p.lead_of[it.d] : p.handler(u, v);  // lead_of[d] is d when every rank leads
         };
-        MPIX_CHECK(hop(x, x.tag + 2, held, next, in, leader_key, sizes_for(false), &io, &mismatch, record, planned));
+        MPIX_CHECK(hop(x, x.tag + 2, held, next, in, leader_key, sizes_for(false), &io, &mismatch, record, planned,
+                       round_of(2)));
         deliver(x, held, &mismatch, copy);
     }
     // Hop 3: between units, one message per pair of units.
@@ -609,7 +680,8 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
         }
         auto next = [&](const Item &it) { return unit_mate(it.d) ? me : p.handler(U.region_of[it.d], u); };
         MPIX_CHECK(hop(x, x.tag + 3, held, next, in,
-                       unit_key, sizes_for(false), &io, &mismatch, record, planned));
+                       unit_key, sizes_for(false), &io, &mismatch, record, planned,
+                       round_of(3)));
     }
     // Hop 4: handlers pass each block to the leader of its destination's group
     // (the destination itself when every rank leads: its sizes are known there).
@@ -621,10 +693,15 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
                         items->push_back(Item{U.member(v, i), d, recv_size(U.member(v, i), d), nullptr});
         });
         MPIX_CHECK(hop(x, x.tag + 4, held, [&](const Item &it) { return p.lead_of[it.d]; }, in, leader_key,
-                       sizes_for(p.every_rank_leads), &io, &mismatch, record, planned));
+                       sizes_for(p.every_rank_leads), &io, &mismatch, record, planned,
+                       round_of(4)));
     }
-    // Hop 5: leaders scatter to their group (receivers know their sizes).
-    if (!p.every_rank_leads) {
+    // Hop 5: leaders scatter to their group (receivers know their sizes); or in
+    // binomial steps, the reverse of the gather: at step k (from the top) a rank
+    // at a position that is a multiple of 2^(k+1) sends position + 2^k the blocks
+    // for positions [pos + 2^k, pos + 2^(k+1)). The last step's messages hold the
+    // receiver's blocks alone: their sizes are known there. Tags kScatterTag + k.
+    if (!p.every_rank_leads && !binomial) {
         std::vector<Message> in;
         if (!leader) {
             Message msg{lead, 0, {}};
@@ -634,7 +711,33 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
             in.push_back(std::move(msg));
         }
         MPIX_CHECK(hop(x, x.tag + 5, held, [](const Item &it) { return it.d; }, in, group_key, sizes_for(true), &io,
-                       &mismatch, record, planned));
+                       &mismatch, record, planned,
+                       round_of(5)));
+    }
+    if (!p.every_rank_leads && binomial) {
+        int steps = 0;
+        while ((1 << steps) < g)
+            ++steps;
+        for (int k = steps - 1; k >= 0; --k) {
+            const int bit = 1 << k, low = pos & ((bit << 1) - 1);
+            std::vector<Message> in;
+            if (low == bit) {
+                Message msg{members[pos - bit], 0, {}};
+                for (int q = pos; q < std::min(pos + bit, g); ++q)
+                    for (int s = 0; s < x.size; ++s)
+                        if (s != members[q] && !ancestor(q, position_in_group(s)))
+                            msg.items.push_back(Item{s, members[q], recv_size(s, members[q]), nullptr});
+                std::sort(msg.items.begin(), msg.items.end(), item_less);
+                in.push_back(std::move(msg));
+            }
+            auto next = [&](const Item &it) {
+                const int q = p.group_pos[it.d];
+                return low == 0 && q >= pos + bit && q < pos + 2 * bit ? members[pos + bit] : me;
+            };
+            MPIX_CHECK(hop(x, x.tag + kScatterTag + k, held, next, in, group_key, sizes_for(bit == 1), &io,
+                           &mismatch, record, planned,
+                       4 + G + (G - 1 - k)));
+        }
     }
     deliver(x, held, &mismatch, copy);
     return held.empty() ? mismatch : MPI_ERR_INTERN;

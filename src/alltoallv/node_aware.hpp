@@ -33,6 +33,7 @@ struct RelayPlan : CacheEntry {
     std::vector<std::vector<int>> leaders;  // unit -> its leaders (ascending)
     std::vector<int> leader_pos;         // rank -> position among its unit's leaders, -1 if none
     bool every_rank_leads = false;       // every group is one rank (node_aware, locality_aware)
+    int largest_group = 1;               // ranks in the largest group (trace rounds of the binomial steps)
     // Every rank leading: a block s -> d between different units takes two steps,
     //   s -> the member of U(d) at s's index (mod its size) -> d,
     // instead of the three through H (choose_relay_steps).
