@@ -222,38 +222,46 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
         auto in_step = [&](const Message &m) { return !pairwise || m.step == step; };
         std::vector<MPI_Request> reqs;
         std::vector<ScratchBytes> packed;  // this step's packed sends, until they complete
-        for (std::size_t i = 0; i < outgoing.size(); ++i) {
-            const Message &m = outgoing[i];
-            if (!in_step(m))
-                continue;
-            addrs.clear();
-            lens.clear();
-            if (with_header) {
-                sizes.clear();
-                for (const Item &it : m.items)
-                    sizes.push_back(it.bytes);
-                encode_sizes(sizes, &heads[i]);
-                addrs.push_back(reinterpret_cast<char *>(heads[i].data()));
-                lens.push_back(heads[i].size());
+        // Sends; where every receive is exact they follow the receives, so
+        // each message finds its receive posted (probed receives need the
+        // sends first: the probe waits for them).
+        auto post_sends = [&]() -> int {
+            for (std::size_t i = 0; i < outgoing.size(); ++i) {
+                const Message &m = outgoing[i];
+                if (!in_step(m))
+                    continue;
+                addrs.clear();
+                lens.clear();
+                if (with_header) {
+                    sizes.clear();
+                    for (const Item &it : m.items)
+                        sizes.push_back(it.bytes);
+                    encode_sizes(sizes, &heads[i]);
+                    addrs.push_back(reinterpret_cast<char *>(heads[i].data()));
+                    lens.push_back(heads[i].size());
+                }
+                std::size_t total = 0;
+                for (const Item &it : m.items) {
+                    if (sizes_only)
+                        break;  // the header says it all
+                    addrs.push_back(const_cast<char *>(it.data));
+                    lens.push_back(it.bytes);
+                    total += it.bytes;
+                }
+                if (exact && total == 0)
+                    continue;  // the receiver computes or planned the same zero and posts nothing
+                reqs.emplace_back();
+                if (total == 0 && !with_header)  // the receiver probes: send it empty
+                    MPIX_CHECK(isend_bytes(nullptr, 0, m.peer, tag, x.comm, &reqs.back()));
+                else
+                    MPIX_CHECK(isend_ranges(addrs, lens, m.peer, tag, x.comm, x.work, &packed, &reqs.back(),
+                                            exact ? &io->relayed_wrong : nullptr));
+                trace_message(x, trace_round, m.peer, -1, m.items, total);
             }
-            std::size_t total = 0;
-            for (const Item &it : m.items) {
-                if (sizes_only)
-                    break;  // the header says it all
-                addrs.push_back(const_cast<char *>(it.data));
-                lens.push_back(it.bytes);
-                total += it.bytes;
-            }
-            if (exact && total == 0)
-                continue;  // the receiver computes or planned the same zero and posts nothing
-            reqs.emplace_back();
-            if (total == 0 && !with_header)  // the receiver probes: send it empty
-                MPIX_CHECK(isend_bytes(nullptr, 0, m.peer, tag, x.comm, &reqs.back()));
-            else
-                MPIX_CHECK(isend_ranges(addrs, lens, m.peer, tag, x.comm, x.work, &packed, &reqs.back(),
-                                        exact ? &io->relayed_wrong : nullptr));
-            trace_message(x, trace_round, m.peer, -1, m.items, total);
-        }
+            return MPI_SUCCESS;
+        };
+        if (!exact)
+            MPIX_CHECK(post_sends());
         // Receives: exact ones posted, probed ones found.
         std::vector<Message *> probed;
         std::vector<int> peers;
@@ -307,6 +315,8 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
                 peers.push_back(m.peer);
             }
         }
+        if (exact)
+            MPIX_CHECK(post_sends());
         if (!peers.empty())
             // One step (non-blocking inner): every message of this hop's tag is expected.
             MPIX_CHECK(irecv_unknown_sizes(peers, tag, x.comm, !pairwise, &io->storage, &data, &bytes, &probed_reqs));
