@@ -135,6 +135,8 @@ std::string todays_alltoall(int p, int nodes, unsigned long long block)
         return "pmpi";
     if (nodes <= 1 && p <= 16)  // one node of up to 16 ranks: measured natively
         return block <= 1024 ? "bruck_zero_rotation" : block <= 8192 ? "randomized_sendrecv" : "pmpi";
+    if (nodes >= 2 && nodes <= 4 && p / nodes >= 64 && block >= 1024 && block <= 4096)
+        return "locality_aware";  // with leaders_per_node 16
     if (nodes <= 1 || p >= 4 * nodes)
         return "node_bruck";
     return block <= 256 ? "bruck_zero_rotation" : "randomized_sendrecv";
