@@ -459,20 +459,21 @@ int relay_two_steps(const Exchange &x, const RelayPlan &p, RelaySizes *record, c
                 held.push_back(Item{me, d, x.sendbytes[d], x.send_block(d)});
         }
         std::sort(held.begin(), held.end(), item_less);
+        // From each unit-mate y: its own block, and those of the remote sources it relays.
         std::vector<Message> in;
+        std::vector<int> from_mate(U.size_of(u), -1);  // unit index -> position in `in`
         for (int j = 0; j < U.size_of(u); ++j) {
             int y = U.member(u, j);
             if (y == me)
                 continue;
-            Message msg{y, 0, {Item{y, me, x.recvbytes[y], nullptr}}};
-            for (int v = 0; v < U.count; ++v)
-                if (v != u)
-                    for (int i = 0; i < U.size_of(v); ++i)
-                        if (relay_in(U.member(v, i), u) == y)
-                            msg.items.push_back(Item{U.member(v, i), me, x.recvbytes[U.member(v, i)], nullptr});
-            std::sort(msg.items.begin(), msg.items.end(), item_less);
-            in.push_back(std::move(msg));
+            from_mate[j] = static_cast<int>(in.size());
+            in.push_back(Message{y, 0, {Item{y, me, x.recvbytes[y], nullptr}}});
         }
+        for (int s = 0; s < x.size; ++s)
+            if (U.region_of[s] != u && relay_in(s, u) != me)
+                in[from_mate[U.index_of[relay_in(s, u)]]].items.push_back(Item{s, me, x.recvbytes[s], nullptr});
+        for (Message &msg : in)
+            std::sort(msg.items.begin(), msg.items.end(), item_less);
         KeyFn member_key = [&](int from, int to) { return mod(U.index_of[to] - U.index_of[from], U.size_of(u)); };
         // Uniform blocks: exact receives, and a message that follows a wrong-length
         // one in hop 3 goes empty (relay_length), so its receiver reports it too.
@@ -507,17 +508,14 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
     if (copy)
         copy_self_block(x);
 
-    // When every rank leads its own group (node_aware, locality_aware), the unit's
-    // blocks for each other go in hop 2, to the same peers: one message each.
-    const bool merge_hop0 = p.every_rank_leads && U.count > 1;
-    // With leaders (hierarchical, multileader*), the unit's blocks for each other
-    // ride the leaders too (gather, leader to leader, scatter), as in the published
-    // algorithms: a rank then sends one message, not one per member of its node
-    // (63 at 64 ranks a node, each paying the per-message overhead).
-    const bool via_leaders = !p.every_rank_leads && U.count > 1;
-    auto unit_mate = [&](int r) { return U.region_of[r] == u; };
-    // Hop 0: inside the unit, straight to the destination.
-    if (!merge_hop0 && !via_leaders) {
+    // Between units, a unit's blocks for each other travel with the rest: in hop 2
+    // when every rank leads its own group (node_aware, locality_aware; one message
+    // per peer), else through the leaders (gather, leader to leader, scatter), as
+    // in the published algorithms, so a rank sends one message, not one per member
+    // of its node. Only on a single unit do they go straight (hop 0).
+    const bool merge_hop0 = p.every_rank_leads;
+    // Hop 0: inside the one unit, straight to the destination.
+    if (U.count == 1) {
         std::vector<Item> held;
         std::vector<Message> in;
         for (int i = 0; i < U.size_of(u); ++i) {
@@ -532,9 +530,8 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
         MPIX_CHECK(hop(x, x.tag, held, [](const Item &it) { return it.d; }, in, key, sizes_for(true), &io,
                        &mismatch, record, planned));
         deliver(x, held, &mismatch, copy);
-    }
-    if (U.count == 1)
         return mismatch;
+    }
     if (p.two_step)
         return relay_two_steps(x, p, record, planned, mismatch);
 
@@ -554,7 +551,7 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
 
     std::vector<Item> held;
     for (int d = 0; d < x.size; ++d)
-        if (d != me && (remote(d) || merge_hop0 || via_leaders))
+        if (d != me)
             held.push_back(Item{me, d, x.sendbytes[d], x.send_block(d)});
     // Payloads stay until the end: a block kept by a hop still points into the
     // storage of the hop that brought it.
@@ -613,7 +610,7 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
                     continue;
                 Message msg{m, 0, {}};
                 for (int d = 0; d < x.size; ++d)
-                    if (d != m)  // via_leaders: the unit's blocks too
+                    if (d != m)
                         msg.items.push_back(Item{m, d, sent_size(m, d), nullptr});
                 in.push_back(std::move(msg));
             }
@@ -658,7 +655,7 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
         std::vector<Message> in = from_other_leaders([&](int y, std::vector<Item> *items) {
             if (merge_hop0)
                 items->push_back(Item{y, me, x.recvbytes[y], nullptr});
-            if (via_leaders)  // the unit's blocks for my group
+            if (!merge_hop0)  // the unit's blocks for my group, through the leaders
                 for (int m : p.group[y])
                     for (int d : p.group[me])
                         items->push_back(Item{m, d, recv_size(m, d), nullptr});
@@ -688,7 +685,7 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
             std::sort(msg.items.begin(), msg.items.end(), item_less);
             in.push_back(std::move(msg));
         }
-        auto next = [&](const Item &it) { return unit_mate(it.d) ? me : p.handler(U.region_of[it.d], u); };
+        auto next = [&](const Item &it) { return remote(it.d) ? p.handler(U.region_of[it.d], u) : me; };
         MPIX_CHECK(hop(x, x.tag + 3, held, next, in,
                        unit_key, sizes_for(false), &io, &mismatch, record, planned,
                        round_of(3)));
@@ -716,7 +713,7 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
         if (!leader) {
             Message msg{lead, 0, {}};
             for (int s = 0; s < x.size; ++s)
-                if (s != me)  // via_leaders: the unit's blocks too
+                if (s != me)
                     msg.items.push_back(Item{s, me, x.recvbytes[s], nullptr});
             in.push_back(std::move(msg));
         }
