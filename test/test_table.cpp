@@ -135,11 +135,19 @@ std::string todays_alltoall(int p, int nodes, unsigned long long block)
         return "pmpi";
     if (nodes <= 1 && p <= 16)  // one node of up to 16 ranks: measured natively
         return block <= 1024 ? "bruck_zero_rotation" : block <= 8192 ? "randomized_sendrecv" : "pmpi";
-    if (nodes >= 2 && nodes <= 4 && p / nodes >= 64 && block >= 1024 && block <= 4096)
-        return "locality_aware";  // with leaders_per_node 16
+    if (nodes >= 2 && nodes <= 4 && p / nodes >= 64 && block >= 1024 && (block <= 4096 || (block <= 8192 && p <= 256)))
+        return "locality_aware";  // with todays_leaders_per_node
     if (nodes <= 1 || p >= 4 * nodes)
         return "node_bruck";
     return block <= 256 ? "bruck_zero_rotation" : "randomized_sendrecv";
+}
+
+// The group count of today's locality_aware picks: a sixteenth of the node up to
+// 2 KiB blocks, then groups of 16 ranks (a quarter of a node of 64-127, an
+// eighth of one of 128+).
+int todays_leaders_per_node(int p, int nodes, unsigned long long block)
+{
+    return block <= 2048 ? 16 : p / nodes >= 128 ? 8 : 4;
 }
 
 std::string todays_alltoallv(int p, int nodes, unsigned long long mean)
@@ -172,8 +180,20 @@ void test_builtin_is_todays_rule()
     for (int p = 1; p <= 4096; p = p < 40 ? p + 1 : p * 2 - 1)
         for (int nodes = 1; nodes <= p; nodes = nodes < 8 ? nodes + 1 : nodes * 3)
             for (unsigned long long b : {0ull, 1ull, 31ull, 32ull, 33ull, 128ull, 129ull, 255ull, 256ull, 257ull, 767ull, 768ull,
-                                         769ull, 1024ull, 1025ull, 4096ull, 8192ull, 8193ull, 1ull << 20}) {
+                                         769ull, 1024ull, 1025ull, 2048ull, 2049ull, 4096ull, 4097ull, 8192ull,
+                                         8193ull, 1ull << 20}) {
                 std::string a = mpix::auto_alltoall_rule(p, nodes, b)->name;
+                if (a == "locality_aware") {  // and its group count
+                    mpix::SelectionFacts f;
+                    mpix::shape_facts(p, nodes, &f);
+                    f.set(mpix::Fact::block_bytes, b);
+                    const mpix::TableRule *rule = mpix::pick_rule(mpix::TableChain(), Collective::alltoall, f);
+                    auto h = rule ? rule->hints.find("leaders_per_node") : mpix::RuleHints::const_iterator();
+                    const std::string want = std::to_string(todays_leaders_per_node(p, nodes, b));
+                    MPIX_EXPECT(rule && h != rule->hints.end() && h->second == want,
+                                "alltoall P=" + std::to_string(p) + " nodes=" + std::to_string(nodes) + " " +
+                                    std::to_string(b) + " B: leaders_per_node not " + want);
+                }
                 std::string v = mpix::auto_alltoallv_rule(p, nodes, b)->name;
                 MPIX_EXPECT(a == todays_alltoall(p, nodes, b),
                             "alltoall P=" + std::to_string(p) + " nodes=" + std::to_string(nodes) + " " +
