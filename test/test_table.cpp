@@ -135,16 +135,18 @@ std::string todays_alltoall(int p, int nodes, unsigned long long block)
         return "pmpi";
     if (nodes <= 1 && p <= 16)  // one node of up to 16 ranks: measured natively
         return block <= 1024 ? "bruck_zero_rotation" : block <= 8192 ? "randomized_sendrecv" : "pmpi";
-    if (nodes >= 2 && nodes <= 4 && p / nodes >= 64 && block >= 1024 && (block <= 4096 || (block <= 8192 && p <= 256)))
+    if (nodes >= 2 && nodes <= 4 && p / nodes >= 64 && block >= 1024 && block <= 4096)
         return "locality_aware";  // with todays_leaders_per_node
+    if (nodes >= 2 && nodes <= 4 && p / nodes >= 64 && block > 4096 && block <= 8192)
+        return nodes == 2 ? "randomized_sendrecv" : "scattered";
     if (nodes <= 1 || p >= 4 * nodes)
         return "node_bruck";
     return block <= 256 ? "bruck_zero_rotation" : "randomized_sendrecv";
 }
 
 // The group count of today's locality_aware picks: a sixteenth of the node up to
-// 2 KiB blocks, then groups of 16 ranks (a quarter of a node of 64-127, an
-// eighth of one of 128+).
+// 2 KiB blocks, then groups of 16 ranks to 4 KiB (a quarter of a node of 64-127,
+// an eighth of one of 128+).
 int todays_leaders_per_node(int p, int nodes, unsigned long long block)
 {
     return block <= 2048 ? 16 : p / nodes >= 128 ? 8 : 4;
