@@ -469,9 +469,13 @@ int relay_two_steps(const Exchange &x, const RelayPlan &p, RelaySizes *record, c
             from_mate[j] = static_cast<int>(in.size());
             in.push_back(Message{y, 0, {Item{y, me, x.recvbytes[y], nullptr}}});
         }
-        for (int s = 0; s < x.size; ++s)
-            if (U.region_of[s] != u && relay_in(s, u) != me)
-                in[from_mate[U.index_of[relay_in(s, u)]]].items.push_back(Item{s, me, x.recvbytes[s], nullptr});
+        for (int s = 0; s < x.size; ++s) {
+            if (U.region_of[s] == u)
+                continue;
+            const int relay = relay_in(s, u);
+            if (relay != me)
+                in[from_mate[U.index_of[relay]]].items.push_back(Item{s, me, x.recvbytes[s], nullptr});
+        }
         for (Message &msg : in)
             std::sort(msg.items.begin(), msg.items.end(), item_less);
         KeyFn member_key = [&](int from, int to) { return mod(U.index_of[to] - U.index_of[from], U.size_of(u)); };
@@ -513,7 +517,6 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
     // per peer), else through the leaders (gather, leader to leader, scatter), as
     // in the published algorithms, so a rank sends one message, not one per member
     // of its node. Only on a single unit do they go straight (hop 0).
-    const bool merge_hop0 = p.every_rank_leads;
     // Hop 0: inside the one unit, straight to the destination.
     if (U.count == 1) {
         std::vector<Item> held;
@@ -650,12 +653,12 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
         deliver(x, held, &mismatch, copy);  // what met this rank on the way up
     }
     // Hop 2: leaders pass each block to the leader handling its destination unit
-    // (merged: and the unit's blocks to their destinations).
+    // (every rank leading: and the unit's blocks to their destinations).
     {
         std::vector<Message> in = from_other_leaders([&](int y, std::vector<Item> *items) {
-            if (merge_hop0)
+            if (p.every_rank_leads)
                 items->push_back(Item{y, me, x.recvbytes[y], nullptr});
-            if (!merge_hop0)  // the unit's blocks for my group, through the leaders
+            else  // the unit's blocks for my group, through the leaders
                 for (int m : p.group[y])
                     for (int d : p.group[me])
                         items->push_back(Item{m, d, recv_size(m, d), nullptr});
