@@ -1,5 +1,6 @@
 // Bad input: every error returns the named MPI error class under MPI_ERRORS_RETURN,
 // names the function in its string, writes nothing, and leaves the MPIX_Comm usable.
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include "exchange_cases.hpp"
 #include "config.h"
 #include "harness.hpp"
+#include "core/comm.hpp"
 #include "core/error.hpp"
 #include "mpix.h"
 
@@ -45,6 +47,17 @@ std::string mpix_text(int code)
                     std::string(#call) + ": error string '" + error_text(rc_) + "' does not name " + std::string(fn));    \
         MPIX_EXPECT(mpix_text(rc_).find(std::string(fn) + ": ") == 0,                                       \
                     std::string(#call) + ": MPIX_Error_string gave '" + mpix_text(rc_) + "'");             \
+    } while (0)
+
+// EXPECT_CLASS, raised by mpix's own checks (their text), not passed on from
+// the MPI library (texts naming the algorithm, pmpi), as a call without the
+// pass-through shortcuts would be.
+#define EXPECT_OWN_CHECK(call, cls, fn)                                                                   \
+    do {                                                                                                   \
+        EXPECT_CLASS(call, cls, fn);                                                                       \
+        int own_rc_ = (call);                                                                              \
+        MPIX_EXPECT(mpix_text(own_rc_).find("algorithm") == std::string::npos,                           \
+                    std::string(#call) + ": raised by the MPI library: '" + mpix_text(own_rc_) + "'");      \
     } while (0)
 
 struct Fixture {
@@ -156,6 +169,196 @@ void test_alltoall_errors()
 }
 
 using mpixtest::select_row;
+
+// MPIX_Alltoall(_c) hands a call with the arguments of its last pass-through
+// call (same counts, predefined types, MPI_IN_PLACE choice) straight to the MPI
+// library (select/dispatch.hpp, pass_alltoall_again). Such a call must still
+// move the right blocks into new buffers, still reject NULL buffers and
+// MPI_IN_PLACE as recvbuf, and stop once the hints name another row; a derived
+// type (whose handle a new type may take after a free) is never taken for it.
+void test_alltoall_pass_through_repeat()
+{
+    Fixture f;
+    const int p = f.p, me = mpixtest::rank();
+    const char *fn = "MPIX_Alltoall";
+    auto sent = [](int s, int d, int k) { return 1000 * s + 10 * d + k + 1; };
+    // Sends 2 ints a block from fresh buffers (guards after the receive blocks)
+    // through `form` (0: MPIX_Alltoall, 1: MPIX_Alltoall_c, 2: in place).
+    auto exchange = [&](int form, const std::string &what) {
+        std::vector<int> send(2 * p), recv(2 * p + 8, -1);
+        for (int d = 0; d < p; ++d)
+            for (int k = 0; k < 2; ++k)
+                (form == 2 ? recv : send)[2 * d + k] = sent(me, d, k);
+        int rc = form == 0   ? MPIX_Alltoall(send.data(), 2, MPI_INT, recv.data(), 2, MPI_INT, f.xcomm)
+                 : form == 1 ? MPIX_Alltoall_c(send.data(), 2, MPI_INT, recv.data(), 2, MPI_INT, f.xcomm)
+                             : MPIX_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv.data(), 2, MPI_INT, f.xcomm);
+        MPIX_EXPECT(rc == MPI_SUCCESS, what + ": returned " + std::to_string(rc));
+        for (int s = 0; s < p; ++s)
+            for (int k = 0; k < 2; ++k)
+                MPIX_EXPECT(recv[2 * s + k] == sent(s, me, k), what + ": wrong value from rank " + std::to_string(s));
+        for (int g = 2 * p; g < 2 * p + 8; ++g)
+            MPIX_EXPECT(recv[g] == -1, what + ": wrote past the receive blocks");
+    };
+    auto last_row = [&]() {
+        const char *name = f.xcomm->last_algorithm[static_cast<int>(mpix::Collective::alltoall)];
+        return std::string(name ? name : "(none)");
+    };
+    for (const char *row : {"pmpi", "auto"}) {
+        select_row(f.xcomm, "alltoall", row);
+        const std::string where = std::string(" (row ") + row + ")";
+        for (int form : {0, 0, 1, 1, 2, 2, 0})
+            exchange(form, std::string("call of form ") + std::to_string(form) + where);
+        const std::string picked = last_row();
+        // Bad buffers after a good call with the same counts and types.
+        EXPECT_OWN_CHECK(MPIX_Alltoall(f.sendbuf.data(), 2, MPI_INT, MPI_IN_PLACE, 2, MPI_INT, f.xcomm), MPI_ERR_BUFFER, fn);
+        EXPECT_OWN_CHECK(MPIX_Alltoall(nullptr, 2, MPI_INT, f.recvbuf.data(), 2, MPI_INT, f.xcomm), MPI_ERR_BUFFER, fn);
+        EXPECT_OWN_CHECK(MPIX_Alltoall(f.sendbuf.data(), 2, MPI_INT, nullptr, 2, MPI_INT, f.xcomm), MPI_ERR_BUFFER, fn);
+        EXPECT_OWN_CHECK(MPIX_Alltoall_c(f.sendbuf.data(), 2, MPI_INT, nullptr, 2, MPI_INT, f.xcomm), MPI_ERR_BUFFER,
+                     "MPIX_Alltoall_c");
+        EXPECT_OWN_CHECK(MPIX_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, nullptr, 2, MPI_INT, f.xcomm), MPI_ERR_BUFFER,
+                     fn);
+        EXPECT_OWN_CHECK(MPIX_Alltoall(f.sendbuf.data(), 2, MPI_INT, f.recvbuf.data(), 1, MPI_INT, f.xcomm),
+                     MPI_ERR_TRUNCATE, fn);
+        MPIX_EXPECT(f.recv_untouched(), std::string("an erroneous call wrote into the receive buffer") + where);
+        exchange(0, "the call after the errors" + where);
+        MPIX_EXPECT(last_row() == picked, "the row changed from " + picked + " to " + last_row() + where);
+        // Hints naming another row stop the shortcut.
+        select_row(f.xcomm, "alltoall", "pairwise");
+        exchange(0, "pairwise after " + std::string(row));
+        MPIX_EXPECT(last_row() == "pairwise", "hints name pairwise after " + std::string(row) + ", ran " + last_row());
+    }
+    // Derived types: a committed contiguous pair, freed, then a strided type
+    // (whose handle may be the freed one's) with the same count.
+    select_row(f.xcomm, "alltoall", "pmpi");
+    for (int round = 0; round < 2; ++round) {
+        MPI_Datatype t;
+        if (round == 0)
+            MPI_Type_contiguous(2, MPI_INT, &t);
+        else
+            MPI_Type_vector(2, 1, 2, MPI_INT, &t);  // ints 0 and 2 of each 3-int block
+        MPI_Type_commit(&t);
+        const int stride = round == 0 ? 2 : 3;
+        std::vector<int> send(stride * p + 1, -7), recv(stride * p + 8, -1);
+        for (int d = 0; d < p; ++d) {
+            send[stride * d] = sent(me, d, 0);
+            send[stride * d + (round == 0 ? 1 : 2)] = sent(me, d, 1);
+        }
+        for (int call = 0; call < 2; ++call) {
+            std::fill(recv.begin(), recv.end(), -1);
+            int rc = MPIX_Alltoall(send.data(), 1, t, recv.data(), 1, t, f.xcomm);
+            const std::string what = std::string(round == 0 ? "contiguous" : "strided") + " type, call " +
+                                     std::to_string(call);
+            MPIX_EXPECT(rc == MPI_SUCCESS, what + ": returned " + std::to_string(rc));
+            for (int s = 0; s < p; ++s) {
+                MPIX_EXPECT(recv[stride * s] == sent(s, me, 0) &&
+                                recv[stride * s + (round == 0 ? 1 : 2)] == sent(s, me, 1),
+                            what + ": wrong value from rank " + std::to_string(s));
+                if (round == 1)
+                    MPIX_EXPECT(recv[stride * s + 1] == -1, what + ": wrote into a strided type's gap");
+            }
+            for (std::size_t g = static_cast<std::size_t>(stride) * p; g < recv.size(); ++g)
+                MPIX_EXPECT(recv[g] == -1, what + ": wrote past the receive blocks");
+        }
+        MPI_Type_free(&t);
+    }
+    MPIX_Comm_set_info(f.xcomm, nullptr);
+    MPIX_CHECK_ALL("MPIX_Alltoall repeated with the arguments of a pass-through call: checked, right blocks");
+}
+
+// MPIX_Alltoallv's shortcut (the same types and MPI_IN_PLACE choice as its last
+// pass-through call): new counts, displacements and buffers every call, and
+// every bad count or buffer still reported.
+void test_alltoallv_pass_through_repeat()
+{
+    Fixture f;
+    const int p = f.p, me = mpixtest::rank();
+    const char *fn = "MPIX_Alltoallv";
+    auto sent = [](int s, int d, int k) { return 1000 * s + 10 * d + k + 1; };
+    auto len = [](int s, int d, int call) { return (s + 2 * d + call) % 3; };  // 0-2 ints, zero blocks included
+    auto last_row = [&]() {
+        const char *name = f.xcomm->last_algorithm[static_cast<int>(mpix::Collective::alltoallv)];
+        return std::string(name ? name : "(none)");
+    };
+    // Call `call`: blocks of len() ints, sent in reverse rank order with a
+    // gap, received with a gap and guards; in place where `in_place`.
+    auto exchange = [&](int call, bool in_place, const std::string &what) {
+        std::vector<int> sc(p), sd(p), rc(p), rd(p);
+        int at = 1;
+        for (int d = p - 1; d >= 0; --d) {
+            sc[d] = len(me, d, call);
+            sd[d] = at;
+            at += sc[d] + 1;
+        }
+        at = 2;
+        for (int s = 0; s < p; ++s) {
+            rc[s] = len(s, me, call);
+            rd[s] = at;
+            at += rc[s] + 1;
+        }
+        std::vector<int> send(4 * p + 4, -7), recv(at + 8, -1);
+        if (in_place) {
+            for (int d = 0; d < p; ++d) {  // in place: the send side is the receive side
+                sc[d] = rc[d] = len(me, d, call) == len(d, me, call) ? len(me, d, call) : 0;
+                for (int k = 0; k < rc[d]; ++k)
+                    recv[rd[d] + k] = sent(me, d, k);
+            }
+        } else {
+            for (int d = 0; d < p; ++d)
+                for (int k = 0; k < sc[d]; ++k)
+                    send[sd[d] + k] = sent(me, d, k);
+        }
+        int err = MPIX_Alltoallv(in_place ? MPI_IN_PLACE : send.data(), sc.data(), sd.data(), MPI_INT, recv.data(),
+                                 rc.data(), rd.data(), MPI_INT, f.xcomm);
+        MPIX_EXPECT(err == MPI_SUCCESS, what + ": returned " + std::to_string(err));
+        std::vector<char> inside(recv.size(), 0);
+        for (int s = 0; s < p; ++s)
+            for (int k = 0; k < rc[s]; ++k) {
+                inside[rd[s] + k] = 1;
+                MPIX_EXPECT(recv[rd[s] + k] == sent(s, me, k), what + ": wrong value from rank " + std::to_string(s));
+            }
+        for (std::size_t g = 0; g < recv.size(); ++g)
+            MPIX_EXPECT(inside[g] || recv[g] == -1, what + ": wrote outside the receive blocks");
+    };
+    for (const char *row : {"pmpi", "auto"}) {
+        select_row(f.xcomm, "alltoallv", row);
+        const std::string where = std::string(" (row ") + row + ")";
+        for (int call = 0; call < 6; ++call)
+            exchange(call, call == 3 || call == 4, "call " + std::to_string(call) + where);
+        const std::string picked = last_row();
+        std::vector<int> neg = f.counts, zero(p, 0), big = f.counts;
+        neg[p - 1] = -1;
+        big[me] = 3;  // the block to itself longer than its receive block
+        EXPECT_OWN_CHECK(MPIX_Alltoallv(f.sendbuf.data(), neg.data(), f.displs.data(), MPI_INT, f.recvbuf.data(),
+                                    f.counts.data(), f.displs.data(), MPI_INT, f.xcomm), MPI_ERR_COUNT, fn);
+        EXPECT_OWN_CHECK(MPIX_Alltoallv(f.sendbuf.data(), f.counts.data(), f.displs.data(), MPI_INT, f.recvbuf.data(),
+                                    neg.data(), f.displs.data(), MPI_INT, f.xcomm), MPI_ERR_COUNT, fn);
+        EXPECT_OWN_CHECK(MPIX_Alltoallv(f.sendbuf.data(), nullptr, f.displs.data(), MPI_INT, f.recvbuf.data(),
+                                    f.counts.data(), f.displs.data(), MPI_INT, f.xcomm), MPI_ERR_ARG, fn);
+        EXPECT_OWN_CHECK(MPIX_Alltoallv(f.sendbuf.data(), f.counts.data(), f.displs.data(), MPI_INT, f.recvbuf.data(),
+                                    f.counts.data(), nullptr, MPI_INT, f.xcomm), MPI_ERR_ARG, fn);
+        EXPECT_OWN_CHECK(MPIX_Alltoallv(nullptr, f.counts.data(), f.displs.data(), MPI_INT, f.recvbuf.data(),
+                                    f.counts.data(), f.displs.data(), MPI_INT, f.xcomm), MPI_ERR_BUFFER, fn);
+        EXPECT_OWN_CHECK(MPIX_Alltoallv(f.sendbuf.data(), f.counts.data(), f.displs.data(), MPI_INT, nullptr,
+                                    f.counts.data(), f.displs.data(), MPI_INT, f.xcomm), MPI_ERR_BUFFER, fn);
+        EXPECT_OWN_CHECK(MPIX_Alltoallv(f.sendbuf.data(), f.counts.data(), f.displs.data(), MPI_INT, MPI_IN_PLACE,
+                                    f.counts.data(), f.displs.data(), MPI_INT, f.xcomm), MPI_ERR_BUFFER, fn);
+        EXPECT_OWN_CHECK(MPIX_Alltoallv(f.sendbuf.data(), big.data(), f.displs.data(), MPI_INT, f.recvbuf.data(),
+                                    f.counts.data(), f.displs.data(), MPI_INT, f.xcomm), MPI_ERR_TRUNCATE, fn);
+        MPIX_EXPECT(f.recv_untouched(), std::string("an erroneous call wrote into the receive buffer") + where);
+        // A NULL send buffer with nothing to send is no error (both NULL would be
+        // aliased buffers to MPICH's own collective).
+        int err = MPIX_Alltoallv(nullptr, zero.data(), f.displs.data(), MPI_INT, f.recvbuf.data(), zero.data(),
+                                 f.displs.data(), MPI_INT, f.xcomm);
+        MPIX_EXPECT(err == MPI_SUCCESS, "a NULL sendbuf with zero counts" + where + " returned " + std::to_string(err));
+        exchange(6, false, "the call after the errors" + where);
+        MPIX_EXPECT(last_row() == picked, "the row changed from " + picked + " to " + last_row() + where);
+        select_row(f.xcomm, "alltoallv", "pairwise");
+        exchange(7, false, "pairwise after " + std::string(row));
+        MPIX_EXPECT(last_row() == "pairwise", "hints name pairwise after " + std::string(row) + ", ran " + last_row());
+    }
+    MPIX_Comm_set_info(f.xcomm, nullptr);
+    MPIX_CHECK_ALL("MPIX_Alltoallv repeated with the types of a pass-through call: checked, right blocks");
+}
 
 // Runs body(xcomm, row, where) for every registry row of `coll`, on one node and
 // on emulated nodes of each of `ppns` ranks (0: one node; 2 unless given), through a user communicator whose errors return
@@ -798,6 +1001,8 @@ const mpixtest::TestCase kTests[] = {
     {"MPIX_Alltoallv bad input", test_alltoallv_errors},
     {"the progress thread without MPI_THREAD_MULTIPLE", test_progress_thread_refused},
     {"MPIX_Alltoall bad input", test_alltoall_errors},
+    {"MPIX_Alltoall repeated after a pass-through call", test_alltoall_pass_through_repeat},
+    {"MPIX_Alltoallv repeated after a pass-through call", test_alltoallv_pass_through_repeat},
     {"MPI_IN_PLACE as recvbuf, every algorithm", test_in_place_recvbuf},
     {"uncommitted datatypes, every row", test_uncommitted_types},
     {"MPI_IN_PLACE in sparse exchanges, every backend", test_in_place_sparse},

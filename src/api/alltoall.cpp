@@ -51,12 +51,20 @@ int start_alltoall(const char *fn, const void *sendbuf, MPI_Count sendcount, MPI
 extern "C" int MPIX_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                              int recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm)
 {
+    int rc;
+    if (xcomm && pass_alltoall_again(xcomm, "MPIX_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                     recvtype, &rc))
+        return rc;
     return run_alltoall("MPIX_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm);
 }
 
 extern "C" int MPIX_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                                MPI_Count recvcount, MPI_Datatype recvtype, MPIX_Comm *xcomm)
 {
+    int rc;
+    if (xcomm && pass_alltoall_again(xcomm, "MPIX_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                     recvtype, &rc))
+        return rc;
     return run_alltoall("MPIX_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, xcomm);
 }
 

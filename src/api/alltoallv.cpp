@@ -57,6 +57,10 @@ extern "C" int MPIX_Alltoallv(const void *sendbuf, const int sendcounts[], const
                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                               const int rdispls[], MPI_Datatype recvtype, MPIX_Comm *xcomm)
 {
+    int rc;
+    if (xcomm && pass_alltoallv_again(xcomm, "MPIX_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                      recvcounts, rdispls, recvtype, &rc))
+        return rc;
     return alltoallv_entry("MPIX_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                            recvtype, xcomm);
 }

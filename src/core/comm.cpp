@@ -50,6 +50,8 @@ void forget_auto_picks(MPIX_Comm *xcomm)
 {
     for (auto &m : xcomm->auto_memo)
         m = MPIX_Comm::AutoMemo();
+    for (auto &m : xcomm->pass_memo)
+        m = MPIX_Comm::PassMemo();
 }
 
 }  // namespace

@@ -77,6 +77,22 @@ struct MPIX_Comm {
         const std::map<std::string, std::string> *rule_hints = nullptr;
     };
     AutoMemo auto_memo[mpix::kCollectives];
+    // The last MPIX_Alltoall / MPIX_Alltoallv call that went to the MPI
+    // library's own collective (select/dispatch.hpp, pass_alltoall_again): a
+    // call with the same predefined types and MPI_IN_PLACE choice (and, for
+    // MPIX_Alltoall, counts) gets the same row, and passes the checks of the
+    // types, so it goes there directly after those of its counts and buffers.
+    // Indexed by Collective (alltoall, alltoallv); cleared with auto_memo.
+    struct PassMemo {
+        bool valid = false;
+        bool in_place = false;
+        int sendcount = 0, recvcount = 0;  // MPIX_Alltoall's
+        MPI_Datatype sendtype = MPI_DATATYPE_NULL, recvtype = MPI_DATATYPE_NULL;
+        std::size_t sendsize = 0, recvsize = 0;  // the types' sizes (bytes)
+        const mpix::Algorithm *row = nullptr;
+        const char *row_name = nullptr;
+    };
+    PassMemo pass_memo[2];
     // The registry name of the algorithm the last MPIX_Alltoall / MPIX_Alltoallv
     // ran (what `auto` picked), for the benchmark; indexed by Collective.
     const char *last_algorithm[mpix::kCollectives] = {};

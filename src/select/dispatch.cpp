@@ -181,6 +181,11 @@ int report(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc,
     return raise_internal(xcomm->user, rc, fn, algorithm->name);
 }
 
+int report_guarded(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc)
+{
+    return guard_entry(xcomm->user, fn, [&] { return report(xcomm, fn, algorithm, rc); });
+}
+
 Exchange byte_exchange(MPIX_Comm *xcomm, Collective c, const BlockSide &sb, const BlockSide &rb, const Hints *hints,
                        int *mismatch)
 {
@@ -337,6 +342,46 @@ template <Form F>
     return MPI_SUCCESS;
 }
 
+// Records a call that went to the MPI library's own collective for the
+// shortcuts of dispatch.hpp: only where the next call with the same types (and,
+// for MPIX_Alltoall, counts) is sure to get the same row and pass the same
+// checks of its types. The types are predefined (their handles never change
+// meaning), the counts fit an int, the row is the hints' or auto's kept pick
+// (both cleared when the hints, tables or nodes change; for MPIX_Alltoallv a
+// pick kept whatever the blocks), and no copy model charges the call (SMPI
+// builds charge each call). MPIX_Alltoallv_c takes no shortcut.
+template <Form F>
+void remember_pass_through(MPIX_Comm *xcomm, Collective c, const UserSide &send, const UserSide &recv, bool in_place,
+                           const Algorithm *algorithm)
+{
+    if constexpr (F == Form::uniform || F == Form::per_peer) {
+        const int ci = static_cast<int>(c);
+        const MPIX_Comm::AutoMemo &kept = xcomm->auto_memo[ci];
+        const bool row_kept = xcomm->hints.row[ci] == algorithm ||
+                              (!xcomm->hints.row[ci] && kept.valid && kept.row == algorithm &&
+                               kept.block_bytes == auto_memo_block(c, send));
+        if (ci > 1 || !row_kept || xcomm->work.charged() || !recv.info.predefined || !send.info.predefined)
+            return;
+        MPIX_Comm::PassMemo &m = xcomm->pass_memo[ci];
+        if constexpr (F == Form::uniform) {
+            if (!fits_int(send.uniform_count) || !fits_int(recv.uniform_count))
+                return;
+            m.sendcount = static_cast<int>(send.uniform_count);
+            m.recvcount = static_cast<int>(recv.uniform_count);
+        }
+        m.valid = true;
+        m.in_place = in_place;
+        m.sendtype = send.type;
+        m.recvtype = recv.type;
+        m.sendsize = send.info.size;
+        m.recvsize = recv.info.size;
+        m.row = algorithm;
+        m.row_name = algorithm->name;
+    } else {
+        (void)xcomm, (void)c, (void)send, (void)recv, (void)in_place, (void)algorithm;
+    }
+}
+
 // run_exchange for one form.
 template <Form F>
 int run_exchange_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
@@ -361,6 +406,8 @@ int run_exchange_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &se
                                              recv.info.size);
         }
         rc = call_mpi_collective<F>(xcomm, send, recv, in_place, &passed);
+        if (passed && rc == MPI_SUCCESS)
+            remember_pass_through<F>(xcomm, c, send, recv, in_place, algorithm);
         if (passed)
             return rc == MPI_SUCCESS ? MPI_SUCCESS : report(xcomm, fn, algorithm, rc);
     }
