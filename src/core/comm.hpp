@@ -90,7 +90,6 @@ struct MPIX_Comm {
         MPI_Datatype sendtype = MPI_DATATYPE_NULL, recvtype = MPI_DATATYPE_NULL;
         std::size_t sendsize = 0, recvsize = 0;  // the types' sizes (bytes)
         const mpix::Algorithm *row = nullptr;
-        const char *row_name = nullptr;
     };
     PassMemo pass_memo[2];
     // The registry name of the algorithm the last MPIX_Alltoall / MPIX_Alltoallv

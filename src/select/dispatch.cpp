@@ -376,7 +376,6 @@ void remember_pass_through(MPIX_Comm *xcomm, Collective c, const UserSide &send,
         m.sendsize = send.info.size;
         m.recvsize = recv.info.size;
         m.row = algorithm;
-        m.row_name = algorithm->name;
     } else {
         (void)xcomm, (void)c, (void)send, (void)recv, (void)in_place, (void)algorithm;
     }
