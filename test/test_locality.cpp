@@ -4,6 +4,7 @@
 // too). The maps are installed with the internal test hook
 // mpix::set_emulated_regions: this machine has one package, and hwloc's synthetic
 // topologies do not answer the binding query that real socket discovery uses.
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -208,12 +209,88 @@ void test_ppn_environment()
     }
 }
 
+// A relay forwards what it received unpacked where the message arrived grouped by
+// its next receiver: hop 3's items come grouped by hop 4's receiver (the
+// destination's leader), so a rank handling one remote node passes each group on
+// from its receive buffer. Checked by the busiest rank's copies, as its LocalWork
+// counts them, on the first 4 (8) ranks, so at 4 and 8 ranks (make check's
+// locality runs); the blocks are verified too. Per rank of the relay route:
+// - node_aware, three steps, P = 4 in nodes of 2: a handler copies its own block,
+//   its mate's (hop 2), the 4 blocks for the other node (hop 3, packed) and its 2
+//   from there: 8 blocks (10 when hop 4 repacked its mate's 2).
+// - multileader_locality, 2 leaders a node, P = 8 in nodes of 4: leader 2 (it
+//   handles node 1) copies its own block, packs 4 for leader 0 (hop 2), delivers
+//   3, packs 16 for node 1 (hop 3) and 7 for its member (hop 5), and delivers 4:
+//   35 blocks (43 when hop 4 repacked leader 0's 8).
+void test_relay_forwards_unpacked()
+{
+    struct Case {
+        int p, ppn;
+        const char *row;
+        HintList hints;
+        long long busiest_blocks;
+    };
+    const Case cases[] = {
+        {4, 2, "node_aware", {{"relay_steps", "3"}}, 8},
+        {8, 4, "multileader_locality", {{"leaders_per_node", "2"}}, 35},
+    };
+    const int block = 1024, me = mpixtest::rank();
+    for (const Case &c : cases) {
+        const std::string what = std::string(c.row) + " at P = " + std::to_string(c.p);
+        if (mpixtest::size() >= c.p) {
+            MPI_Comm sub;
+            MPI_Comm_split(MPI_COMM_WORLD, me < c.p ? 0 : MPI_UNDEFINED, me, &sub);
+            if (sub != MPI_COMM_NULL) {
+                MPIX_Comm *xcomm;
+                CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, sub), MPI_SUCCESS);
+                std::vector<long long> nodes;
+                for (int r = 0; r < c.p; ++r)
+                    nodes.push_back(r / c.ppn);
+                CU_ASSERT_EQUAL_FATAL(mpix::set_emulated_regions(xcomm, nodes), MPI_SUCCESS);
+                MPIX_Info *info;
+                MPIX_Info_init(&info);
+                MPIX_Info_set(info, "alltoall_algorithm", c.row);
+                for (const auto &kv : c.hints)
+                    MPIX_Info_set(info, kv.first.c_str(), kv.second.c_str());
+                MPIX_Comm_set_info(xcomm, info);
+                MPIX_Info_free(&info);
+                std::vector<unsigned char> sbuf(static_cast<std::size_t>(c.p) * block), rbuf(sbuf.size() + 1);
+                for (int d = 0; d < c.p; ++d)
+                    for (int b = 0; b < block; ++b)
+                        sbuf[static_cast<std::size_t>(d) * block + b] = static_cast<unsigned char>(mpixtest::mix(me, d, b));
+                long long copied = 0;
+                for (int call = 0; call < 2; ++call) {  // the second, once the plan is cached
+                    rbuf.assign(rbuf.size(), 0xEE);
+                    const std::uint64_t before = xcomm->work.bytes();
+                    int rc = MPIX_Alltoall(sbuf.data(), block, MPI_BYTE, rbuf.data(), block, MPI_BYTE, xcomm);
+                    copied = static_cast<long long>(xcomm->work.bytes() - before);
+                    bool ok = rc == MPI_SUCCESS && rbuf.back() == 0xEE;
+                    for (int s = 0; s < c.p; ++s)
+                        for (int b = 0; b < block; ++b)
+                            ok = ok && rbuf[static_cast<std::size_t>(s) * block + b] ==
+                                           static_cast<unsigned char>(mpixtest::mix(s, me, b));
+                    MPIX_EXPECT(ok, what + ": wrong data or an error");
+                }
+                long long busiest = 0;
+                MPI_Allreduce(&copied, &busiest, 1, MPI_LONG_LONG, MPI_MAX, sub);
+                MPIX_EXPECT(busiest == c.busiest_blocks * block,
+                            what + ": the busiest rank copied " + std::to_string(busiest / block) + " blocks, not " +
+                                std::to_string(c.busiest_blocks));
+                MPIX_Comm_free(&xcomm);
+                MPI_Comm_free(&sub);
+            }
+        }
+        MPIX_CHECK_ALL(what.c_str());
+    }
+}
+
 void test_alltoall_layouts() { check_layouts(mpix::Collective::alltoall); }
 void test_alltoallv_layouts() { check_layouts(mpix::Collective::alltoallv); }
 
 const mpixtest::TestCase kTests[] = {
     {"emulated node and socket maps", test_emulated_maps},
     {"MPIX_PPN emulates nodes from MPIX_Comm_init", test_ppn_environment},
+    {"relays forward runs of their receive buffers unpacked", test_relay_forwards_unpacked},
     {"MPIX_Alltoall: every algorithm on uneven, round-robin, socket layouts", test_alltoall_layouts},
     {"MPIX_Alltoallv: every algorithm on uneven, round-robin, socket layouts", test_alltoallv_layouts},
 };

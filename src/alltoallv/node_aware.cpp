@@ -95,6 +95,9 @@ struct Item {
 
 bool item_less(const Item &a, const Item &b) { return a.s != b.s ? a.s < b.s : a.d < b.d; }
 
+// The order of a hop's messages' items, the same on both sides (default: item_less).
+using ItemOrder = std::function<bool(const Item &, const Item &)>;
+
 int mod(int a, int m) { return ((a % m) + m) % m; }
 
 // Tags of the binomial gather and scatter steps (x.tag + these + step); hops 0-5
@@ -163,13 +166,16 @@ struct RelaySizes {
 // pair sender and receiver (both compute the same key), so the pairwise inner
 // mode cannot deadlock.
 // `round`: the trace's round (default: the hop, tag - x.tag).
+// `order`: the order of every message's items on both sides, instead of (s, d):
+// one that groups the items by the receiver's next hop lets the receiver
+// forward each group from its receive buffer as one range, unpacked.
 // Persistent requests: with `record` (init) every message is its items' sizes
 // alone, and what each brings is kept in record->hops[hop]; with `planned` (a
 // start) every message is its bytes alone, received with the planned length
 // (an empty one is not sent).
 int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function<int(const Item &)> &next,
         std::vector<Message> &incoming, const KeyFn &key, SizesKnown known, HopIo *io, int *mismatch,
-        RelaySizes *record, const RelaySizes *planned, int round = -1)
+        RelaySizes *record, const RelaySizes *planned, int round = -1, const ItemOrder *order = nullptr)
 {
     const bool sizes_only = record != nullptr;
     const int hop_id = tag - x.tag;
@@ -198,6 +204,12 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
             outgoing.push_back(Message{to, key(x.rank, to), {}});
         }
         outgoing[f->second].items.push_back(it);
+    }
+    if (order) {
+        for (Message &m : outgoing)
+            std::sort(m.items.begin(), m.items.end(), *order);
+        for (Message &m : incoming)
+            std::sort(m.items.begin(), m.items.end(), *order);
     }
     // Posted from the next rank on, not from rank 0: were every rank to start with
     // the lowest peer, each message wave would land on a few receivers at a time.
@@ -689,9 +701,15 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
             in.push_back(std::move(msg));
         }
         auto next = [&](const Item &it) { return remote(it.d) ? p.handler(U.region_of[it.d], u) : me; };
+        // Grouped by hop 4's receiver (the destination's leader), so a handler of
+        // one unit forwards each group from its receive buffer, unpacked.
+        const ItemOrder by_leader = [&](const Item &a, const Item &b) {
+            const int la = p.lead_of[a.d], lb = p.lead_of[b.d];
+            return la != lb ? la < lb : item_less(a, b);
+        };
         MPIX_CHECK(hop(x, x.tag + 3, held, next, in,
                        unit_key, sizes_for(false), &io, &mismatch, record, planned,
-                       round_of(3)));
+                       round_of(3), &by_leader));
     }
     // Hop 4: handlers pass each block to the leader of its destination's group
     // (the destination itself when every rank leads: its sizes are known there).
