@@ -16,6 +16,16 @@ parts=$(echo " $parts " | sed "s/ tune / tune-dragonfly tune-fattree tune-flat t
 np="${NP:-8}"
 sizes=16,64,256,1024,4096,16384,65536
 
+# The native, smpi and charged parts end in bench/plot: refuse before hours of
+# simulation rather than after them.
+case " $parts " in
+*" native "*|*" smpi "*|*" charged "*)
+    if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+        echo "regenerate: bench/plot needs matplotlib (Debian: apt-get install python3-matplotlib)" >&2
+        exit 1
+    fi ;;
+esac
+
 has_algorithms() {  # collective -> true if the registry has rows for it
     bench/mpix-bench --list | awk -v c="$1:" '$0 == c {f = 1; next} /^[a-z_]+:$/ {f = 0} f {n++} END {exit n ? 0 : 1}'
 }
