@@ -77,8 +77,8 @@ bool reads(const mpix::Algorithm *a, const char *key)
     return keys.find(std::string(",") + key + ",") != std::string::npos;
 }
 
-// Runs a sample of the conformance cases with `algorithm` on the installed map.
-int run_cases(MPIX_Comm *xcomm, bool uniform, const char *algorithm, const HintList &hints, std::string *failure)
+// Selects `algorithm` (MPIX_Alltoall's row, or MPIX_Alltoallv's) with `hints`.
+void select_with_hints(MPIX_Comm *xcomm, bool uniform, const char *algorithm, const HintList &hints)
 {
     MPIX_Info *info;
     MPIX_Info_init(&info);
@@ -87,6 +87,12 @@ int run_cases(MPIX_Comm *xcomm, bool uniform, const char *algorithm, const HintL
         MPIX_Info_set(info, kv.first.c_str(), kv.second.c_str());
     MPIX_Comm_set_info(xcomm, info);
     MPIX_Info_free(&info);
+}
+
+// Runs a sample of the conformance cases with `algorithm` on the installed map.
+int run_cases(MPIX_Comm *xcomm, bool uniform, const char *algorithm, const HintList &hints, std::string *failure)
+{
+    select_with_hints(xcomm, uniform, algorithm, hints);
     int failures = 0, i = 0;
     for (mpixtest::ExchangeCase c : mpixtest::exchange_cases(uniform)) {
         // A quarter of the cases (a seventh at 5+ ranks, where the 2-core machine is
@@ -247,13 +253,7 @@ void test_relay_forwards_unpacked()
                 for (int r = 0; r < c.p; ++r)
                     nodes.push_back(r / c.ppn);
                 CU_ASSERT_EQUAL_FATAL(mpix::set_emulated_regions(xcomm, nodes), MPI_SUCCESS);
-                MPIX_Info *info;
-                MPIX_Info_init(&info);
-                MPIX_Info_set(info, "alltoall_algorithm", c.row);
-                for (const auto &kv : c.hints)
-                    MPIX_Info_set(info, kv.first.c_str(), kv.second.c_str());
-                MPIX_Comm_set_info(xcomm, info);
-                MPIX_Info_free(&info);
+                select_with_hints(xcomm, true, c.row, c.hints);
                 std::vector<unsigned char> sbuf(static_cast<std::size_t>(c.p) * block), rbuf(sbuf.size() + 1);
                 for (int d = 0; d < c.p; ++d)
                     for (int b = 0; b < block; ++b)
