@@ -1,5 +1,7 @@
 #include "harness.hpp"
 
+#include "core/comm.hpp"
+
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -53,7 +55,7 @@ void fail(const std::string &what)
 void exchange_and_check(MPIX_Comm *xcomm, bool alltoall, const std::function<int(int, int)> &bytes,
                         const std::string &what)
 {
-    const int p = mpixtest::size(), me = mpixtest::rank();
+    const int p = xcomm->size, me = xcomm->rank;  // the exchange's communicator
     std::vector<int> sc(p), sd(p), rc(p), rd(p);
     int stotal = 0, rtotal = 0;
     for (int j = 0; j < p; ++j) {

@@ -36,7 +36,8 @@ struct TestCase {
 int run_suite(int argc, char **argv, const char *suite, const TestCase *tests, int count, int thread_level = -1);
 
 // One MPIX_Alltoallv of MPI_BYTE (or, with `alltoall`, MPIX_Alltoall of bytes(0, 0)
-// per block) with block s -> d of bytes(s, d) bytes patterned by (s, d, index);
+// per block) on xcomm's ranks, with block s -> d of bytes(s, d) bytes patterned by
+// (s, d, index);
 // records a failure (prefixed by `what`) for an error code, a wrong byte or a
 // touched guard byte past the receive buffer.
 void exchange_and_check(MPIX_Comm *xcomm, bool alltoall, const std::function<int(int, int)> &bytes,

@@ -697,8 +697,7 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
                     int s = U.member(v, i), d = U.member(u, j);
                     msg.items.push_back(Item{s, d, recv_size(s, d), nullptr});
                 }
-            std::sort(msg.items.begin(), msg.items.end(), item_less);
-            in.push_back(std::move(msg));
+            in.push_back(std::move(msg));  // hop() sorts its items by_leader, as the sender's
         }
         auto next = [&](const Item &it) { return remote(it.d) ? p.handler(U.region_of[it.d], u) : me; };
         // Grouped by hop 4's receiver (the destination's leader), so a handler of
