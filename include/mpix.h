@@ -260,8 +260,11 @@ int MPIX_Info_get(const MPIX_Info *info, const char *key, int valuelen, char *va
  *  @retval MPI_SUCCESS every block arrived
  *  @retval MPI_ERR_ARG @p xcomm is NULL
  *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
- *  @retval MPI_ERR_COUNT a negative count, or a block shorter than its receive block arrived
- *  @retval MPI_ERR_TRUNCATE send and receive block sizes differ, or a longer block arrived
+ *  @retval MPI_ERR_COUNT a negative count, a block shorter than its receive block arrived, or this
+ *          rank's send blocks are shorter than its receive blocks (as below)
+ *  @retval MPI_ERR_TRUNCATE a longer block arrived, or this rank's send blocks are longer than
+ *          its receive blocks: it still takes part, each block cut (padded) to the
+ *          receive length, so the other ranks complete (docs/errors.md)
  *  @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL
  *  @retval MPI_ERR_NO_MEM no memory for staging or scratch space
  *  @retval MPI_ERR_INTERN internal error
@@ -298,8 +301,8 @@ int MPIX_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
  *  @retval MPI_ERR_ARG @p xcomm, a count array or a displacement array is NULL
  *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
  *  @retval MPI_ERR_COUNT a negative count, or a block shorter than its receive block arrived
- *  @retval MPI_ERR_TRUNCATE a block longer than its receive block arrived (or the
- *          block a rank sends itself exceeds its receive block)
+ *  @retval MPI_ERR_TRUNCATE a block longer than its receive block arrived (or the block this
+ *          rank sends itself is longer than its receive block: it still takes part, that block cut)
  *  @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL
  *  @retval MPI_ERR_NO_MEM no memory for staging or scratch space
  *  @retval MPI_ERR_INTERN internal error
@@ -336,7 +339,8 @@ int MPIX_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
  * @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
  * @retval MPI_ERR_COUNT a negative count, P times a block exceeds the address space,
  *         or a block shorter than its receive block arrived
- * @retval MPI_ERR_TRUNCATE send and receive block sizes differ, or a longer block arrived
+ * @retval MPI_ERR_TRUNCATE a longer block arrived, or this rank's send blocks are longer than
+ *         its receive blocks (shorter: MPI_ERR_COUNT); it still takes part, as MPIX_Alltoall()
  * @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL
  * @retval MPI_ERR_NO_MEM no memory for staging or scratch space
  * @retval MPI_ERR_INTERN internal error
@@ -375,7 +379,8 @@ int MPIX_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
  *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
  *  @retval MPI_ERR_COUNT a negative count, a count whose bytes exceed the address space,
  *          or a block shorter than its receive block arrived
- *  @retval MPI_ERR_TRUNCATE a block longer than its receive block arrived
+ *  @retval MPI_ERR_TRUNCATE a block longer than its receive block arrived, or the block this
+ *          rank sends itself is longer than its receive block (it still takes part, that block cut)
  *  @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL
  *  @retval MPI_ERR_NO_MEM no memory for staging or scratch space
  *  @retval MPI_ERR_INTERN internal error
@@ -417,7 +422,9 @@ int MPIX_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
  *  @retval MPI_ERR_REQUEST @p request is NULL
  *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
  *  @retval MPI_ERR_COUNT a negative count or P times a block exceeds the address space
- *  @retval MPI_ERR_TRUNCATE send and receive block sizes differ
+ *  @note blocks of the wrong length, and this rank's send blocks longer (shorter)
+ *        than its receive blocks, are MPI_ERR_TRUNCATE (MPI_ERR_COUNT) from the MPIX_Wait
+ *        or MPIX_Test that completes the exchange
  *  @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL
  *  @retval MPI_ERR_NO_MEM no memory for staging or for the exchange's task
  *  @retval MPI_ERR_INTERN internal error
@@ -459,7 +466,9 @@ int MPIX_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
  *  @retval MPI_ERR_REQUEST @p request is NULL
  *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
  *  @retval MPI_ERR_COUNT a negative count, or a count whose bytes exceed the address space
- *  @retval MPI_ERR_TRUNCATE send and receive block sizes differ
+ *  @note blocks of the wrong length, and this rank's send blocks longer (shorter)
+ *        than its receive blocks, are MPI_ERR_TRUNCATE (MPI_ERR_COUNT) from the MPIX_Wait
+ *        or MPIX_Test that completes the exchange
  *  @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL
  *  @retval MPI_ERR_NO_MEM no memory for staging or for the exchange's task
  *  @retval MPI_ERR_INTERN internal error
@@ -501,7 +510,9 @@ int MPIX_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
  *  @retval MPI_ERR_REQUEST @p request is NULL
  *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
  *  @retval MPI_ERR_COUNT a negative count
- *  @retval MPI_ERR_TRUNCATE the block a rank sends itself exceeds its receive block
+ *  @note blocks of the wrong length, and a block this rank sends itself longer than
+ *        its receive block, are MPI_ERR_TRUNCATE / MPI_ERR_COUNT from the MPIX_Wait or
+ *        MPIX_Test that completes the exchange
  *  @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL
  *  @retval MPI_ERR_NO_MEM no memory for staging or for the exchange's task
  *  @retval MPI_ERR_INTERN internal error
@@ -550,7 +561,9 @@ int MPIX_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
  *  @retval MPI_ERR_REQUEST @p request is NULL
  *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
  *  @retval MPI_ERR_COUNT a negative count, or a count whose bytes exceed the address space
- *  @retval MPI_ERR_TRUNCATE the block a rank sends itself exceeds its receive block
+ *  @note blocks of the wrong length, and a block this rank sends itself longer than
+ *        its receive block, are MPI_ERR_TRUNCATE / MPI_ERR_COUNT from the MPIX_Wait or
+ *        MPIX_Test that completes the exchange
  *  @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL
  *  @retval MPI_ERR_NO_MEM no memory for staging or for the exchange's task
  *  @retval MPI_ERR_INTERN internal error
@@ -709,7 +722,9 @@ typedef struct MPIX_Topo MPIX_Topo;
  * @retval MPI_ERR_ARG @p xcomm or @p request is NULL
  * @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
  * @retval MPI_ERR_COUNT a negative count
- * @retval MPI_ERR_TRUNCATE send and receive block sizes differ
+ * @note blocks of the wrong length, and this rank's send blocks longer (shorter)
+ *        than its receive blocks, are MPI_ERR_TRUNCATE (MPI_ERR_COUNT) from the MPIX_Wait
+ *        or MPIX_Test that completes the exchange
  * @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL
  * @retval MPI_ERR_INFO_KEY @p xinfo holds `tuning_file` (a communicator's hint)
  * @retval MPI_ERR_NO_MEM no memory for staging or scratch space
@@ -754,7 +769,9 @@ int MPIX_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
  *  @retval MPI_ERR_ARG @p xcomm, @p request, a count array or a displacement array is NULL
  *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
  *  @retval MPI_ERR_COUNT a negative count
- *  @retval MPI_ERR_TRUNCATE the block a rank sends itself exceeds its receive block
+ *  @note blocks of the wrong length, and a block this rank sends itself longer than
+ *        its receive block, are MPI_ERR_TRUNCATE / MPI_ERR_COUNT from the MPIX_Wait or
+ *        MPIX_Test that completes the exchange
  *  @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL
  *  @retval MPI_ERR_INFO_KEY @p xinfo holds `tuning_file` (a communicator's hint)
  *  @retval MPI_ERR_NO_MEM no memory for staging or scratch space
@@ -810,8 +827,10 @@ int MPIX_Start(MPIX_Request *request);
  *  @param[out] status an empty status whose MPI_ERROR is the return value, or MPI_STATUS_IGNORE
  *  @retval MPI_SUCCESS the exchange completed
  *  @retval MPI_ERR_REQUEST @p request is NULL
- *  @retval MPI_ERR_COUNT a block shorter than its receive block arrived
- *  @retval MPI_ERR_TRUNCATE a block longer than its receive block arrived
+ *  @retval MPI_ERR_COUNT a block shorter than its receive block arrived (or this rank's own send
+ *          blocks are shorter than its receive blocks)
+ *  @retval MPI_ERR_TRUNCATE a block longer than its receive block arrived (or this rank's own send
+ *          blocks are longer)
  *  @retval MPI_ERR_NO_MEM out of memory
  *  @retval MPI_ERR_INTERN internal error
  *
@@ -842,8 +861,10 @@ int MPIX_Wait(MPIX_Request **request, MPI_Status *status);
  *  @retval MPI_SUCCESS no error so far (see @p flag)
  *  @retval MPI_ERR_REQUEST @p request is NULL
  *  @retval MPI_ERR_ARG @p flag is NULL
- *  @retval MPI_ERR_COUNT a block shorter than its receive block arrived
- *  @retval MPI_ERR_TRUNCATE a block longer than its receive block arrived
+ *  @retval MPI_ERR_COUNT a block shorter than its receive block arrived (or this rank's own send
+ *          blocks are shorter than its receive blocks)
+ *  @retval MPI_ERR_TRUNCATE a block longer than its receive block arrived (or this rank's own send
+ *          blocks are longer)
  *  @retval MPI_ERR_NO_MEM out of memory
  *  @retval MPI_ERR_INTERN internal error
  *

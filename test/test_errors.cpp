@@ -125,13 +125,7 @@ void test_alltoallv_errors()
                                 f.counts.data(), f.displs.data(), MPI_INT, nullptr),
                  MPI_ERR_ARG, fn);
     MPIX_EXPECT(f.recv_untouched(), "an erroneous MPIX_Alltoallv wrote into the receive buffer");
-    // A self block larger than its receive block is caught before anything moves.
-    std::vector<int> big = f.counts;
-    big[mpixtest::rank()] = 3;
-    EXPECT_CLASS(MPIX_Alltoallv(f.sendbuf.data(), big.data(), f.displs.data(), MPI_INT, f.recvbuf.data(),
-                                f.counts.data(), f.displs.data(), MPI_INT, f.xcomm),
-                 MPI_ERR_TRUNCATE, fn);
-    MPIX_EXPECT(f.recv_untouched(), "a truncated MPIX_Alltoallv wrote into the receive buffer");
+    // (A self block longer than its receive block takes part: test_one_rank_erroneous.)
     MPIX_CHECK_ALL("MPIX_Alltoallv rejects bad input with the right class and writes nothing");
 
     // The communicator is still usable after the errors.
@@ -154,8 +148,6 @@ void test_alltoall_errors()
     EXPECT_CLASS(MPIX_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, f.recvbuf.data(), 2, MPI_DATATYPE_NULL, f.xcomm),
                  MPI_ERR_TYPE, fn);
     EXPECT_CLASS(MPIX_Alltoall(f.sendbuf.data(), 2, MPI_INT, f.recvbuf.data(), 2, MPI_INT, nullptr), MPI_ERR_ARG, fn);
-    EXPECT_CLASS(MPIX_Alltoall(f.sendbuf.data(), 2, MPI_INT, f.recvbuf.data(), 1, MPI_INT, f.xcomm), MPI_ERR_TRUNCATE,
-                 fn);
     EXPECT_CLASS(MPIX_Alltoall(nullptr, 2, MPI_INT, f.recvbuf.data(), 2, MPI_INT, f.xcomm), MPI_ERR_BUFFER, fn);
     // A non-contiguous type is packed: the NULL must be caught before anything reads it.
     MPI_Datatype strided;
@@ -165,7 +157,14 @@ void test_alltoall_errors()
     EXPECT_CLASS(MPIX_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, nullptr, 1, strided, f.xcomm), MPI_ERR_BUFFER, fn);
     MPI_Type_free(&strided);
     MPIX_EXPECT(f.recv_untouched(), "an erroneous MPIX_Alltoall wrote into the receive buffer");
-    MPIX_CHECK_ALL("MPIX_Alltoall rejects bad input with the right class and writes nothing");
+    // Send and receive blocks of different lengths: each rank takes part (its
+    // blocks cut to 1 int), then reports it; nothing lands past the blocks.
+    EXPECT_CLASS(MPIX_Alltoall(f.sendbuf.data(), 2, MPI_INT, f.recvbuf.data(), 1, MPI_INT, f.xcomm), MPI_ERR_TRUNCATE,
+                 fn);
+    MPIX_EXPECT(std::all_of(f.recvbuf.begin(), f.recvbuf.begin() + f.p, [](int v) { return v == 5; }) &&
+                    std::all_of(f.recvbuf.begin() + f.p, f.recvbuf.end(), [](int v) { return v == -1; }),
+                "MPIX_Alltoall with blocks cut to 1 int: wrong receive buffer");
+    MPIX_CHECK_ALL("MPIX_Alltoall rejects bad input with the right class and writes nothing past the blocks");
 }
 
 using mpixtest::select_row;
@@ -217,9 +216,11 @@ void test_alltoall_pass_through_repeat()
                      "MPIX_Alltoall_c");
         EXPECT_OWN_CHECK(MPIX_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, nullptr, 2, MPI_INT, f.xcomm), MPI_ERR_BUFFER,
                      fn);
+        MPIX_EXPECT(f.recv_untouched(), std::string("an erroneous call wrote into the receive buffer") + where);
+        // Erroneous on each rank alone: it takes part, then reports (test_one_rank_erroneous).
         EXPECT_OWN_CHECK(MPIX_Alltoall(f.sendbuf.data(), 2, MPI_INT, f.recvbuf.data(), 1, MPI_INT, f.xcomm),
                      MPI_ERR_TRUNCATE, fn);
-        MPIX_EXPECT(f.recv_untouched(), std::string("an erroneous call wrote into the receive buffer") + where);
+        std::fill(f.recvbuf.begin(), f.recvbuf.end(), -1);
         exchange(0, "the call after the errors" + where);
         MPIX_EXPECT(last_row() == picked, "the row changed from " + picked + " to " + last_row() + where);
         // Hints naming another row stop the shortcut.
@@ -342,9 +343,11 @@ void test_alltoallv_pass_through_repeat()
                                     f.counts.data(), f.displs.data(), MPI_INT, f.xcomm), MPI_ERR_BUFFER, fn);
         EXPECT_OWN_CHECK(MPIX_Alltoallv(f.sendbuf.data(), f.counts.data(), f.displs.data(), MPI_INT, MPI_IN_PLACE,
                                     f.counts.data(), f.displs.data(), MPI_INT, f.xcomm), MPI_ERR_BUFFER, fn);
+        MPIX_EXPECT(f.recv_untouched(), std::string("an erroneous call wrote into the receive buffer") + where);
+        // Erroneous on each rank alone: it takes part, then reports (test_one_rank_erroneous).
         EXPECT_OWN_CHECK(MPIX_Alltoallv(f.sendbuf.data(), big.data(), f.displs.data(), MPI_INT, f.recvbuf.data(),
                                     f.counts.data(), f.displs.data(), MPI_INT, f.xcomm), MPI_ERR_TRUNCATE, fn);
-        MPIX_EXPECT(f.recv_untouched(), std::string("an erroneous call wrote into the receive buffer") + where);
+        std::fill(f.recvbuf.begin(), f.recvbuf.end(), -1);
         // A NULL send buffer with nothing to send is no error (both NULL would be
         // aliased buffers to MPICH's own collective).
         int err = MPIX_Alltoallv(nullptr, zero.data(), f.displs.data(), MPI_INT, f.recvbuf.data(), zero.data(),
@@ -965,6 +968,149 @@ void test_uniform_size_mismatch()
     MPIX_CHECK_ALL("MPIX_Alltoall with unequal block sizes: reported, no abort, hang or overrun");
 }
 
+// How a case's call is made: blocking, nonblocking (MPIX_Wait), or persistent
+// (two starts, each waited for).
+enum class CallForm { blocking, nonblocking, persistent };
+
+const char *form_name(CallForm form)
+{
+    return form == CallForm::blocking ? "" : form == CallForm::nonblocking ? ", nonblocking" : ", persistent";
+}
+
+// Makes the call `form` names from its three entry points; returns its error
+// (a persistent request's: both starts must return the same).
+int call_in_form(CallForm form, const std::function<int()> &blocking,
+                 const std::function<int(MPIX_Request **)> &nonblocking,
+                 const std::function<int(MPIX_Request **)> &persistent_init, const std::function<void()> &before_start)
+{
+    if (form == CallForm::blocking)
+        return blocking();
+    MPIX_Request *req = nullptr;
+    if (form == CallForm::nonblocking) {
+        const int rc = nonblocking(&req);
+        return rc != MPI_SUCCESS ? rc : MPIX_Wait(&req, MPI_STATUS_IGNORE);
+    }
+    int rc = persistent_init(&req);
+    for (int start = 0; start < 2 && req; ++start) {  // every start, also after an error
+        before_start();
+        const int started = MPIX_Start(req);
+        const int waited = started == MPI_SUCCESS ? MPIX_Wait(&req, MPI_STATUS_IGNORE) : started;
+        MPIX_EXPECT(start == 0 || mpixtest::error_class(waited) == mpixtest::error_class(rc),
+                    "a persistent request's second start returned class " +
+                        std::to_string(mpixtest::error_class(waited)) + ", its first " +
+                        std::to_string(mpixtest::error_class(rc)));
+        rc = waited;
+    }
+    if (req)
+        MPIX_Request_free(&req);
+    return rc;
+}
+
+// Arguments that are erroneous on rank 0 alone, which the other ranks cannot
+// see: an MPIX_Alltoall whose send blocks are one int longer (shorter) than its
+// receive blocks, and an MPIX_Alltoallv whose block to itself is one int longer
+// than its receive block. Rank 0 takes part with the blocks the others expect
+// (returning at once would leave them waiting for its blocks forever) and
+// reports MPI_ERR_TRUNCATE (MPI_ERR_COUNT); on every row, blocking,
+// nonblocking and persistent, on one node and on nodes of 2:
+//  - MPIX_Alltoall: rank 0 gets every block right; the other ranks complete,
+//    rank 0's block to them cut to 3 ints (padded with zeros).
+//  - MPIX_Alltoallv: rank 0 gets its self block's first 3 ints and every other
+//    block right; the other ranks complete with every block right.
+//  - Nothing lands past a receive block, and a correct call follows.
+void test_one_rank_erroneous()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    auto expect_text = [&](int err, const char *fn, const char *says, const std::string &what) {
+        const std::string text = mpix_text(err);
+        MPIX_EXPECT(text.rfind(std::string(fn) + ": ", 0) == 0 && text.find(says) != std::string::npos,
+                    what + ": MPIX_Error_string gave '" + text + "'");
+    };
+    auto alltoall = [&](MPIX_Comm *xcomm, const char *algo, const std::string &where) {
+        for (CallForm form : {CallForm::blocking, CallForm::nonblocking, CallForm::persistent})
+            for (int delta : {1, -1}) {
+                const int sent = me == 0 ? 3 + delta : 3;
+                std::vector<int> sb(sent * p), rb(3 * p + 4, -7);
+                for (int d = 0; d < p; ++d)
+                    for (int k = 0; k < sent; ++k)
+                        sb[d * sent + k] = me * 10000 + d * 100 + k;
+                const std::string what = std::string(algo) + ": MPIX_Alltoall, rank 0 sends " +
+                                         std::to_string(3 + delta) + " ints a block, receives 3" + where +
+                                         form_name(form);
+                if (std::getenv("MPIX_TEST_VERBOSE") && me == 0)
+                    std::fprintf(stderr, "case: %s\n", what.c_str());
+                const int err = call_in_form(
+                    form, [&] { return MPIX_Alltoall(sb.data(), sent, MPI_INT, rb.data(), 3, MPI_INT, xcomm); },
+                    [&](MPIX_Request **r) {
+                        return MPIX_Ialltoall(sb.data(), sent, MPI_INT, rb.data(), 3, MPI_INT, xcomm, r);
+                    },
+                    [&](MPIX_Request **r) {
+                        return MPIX_Alltoall_init(sb.data(), sent, MPI_INT, rb.data(), 3, MPI_INT, xcomm, nullptr, r);
+                    },
+                    [&] { std::fill(rb.begin(), rb.end(), -7); });
+                const int cls = mpixtest::error_class(err);
+                const int want = me != 0 ? MPI_SUCCESS : delta > 0 ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
+                MPIX_EXPECT(cls == want, what + ": rank " + std::to_string(me) + " got class " + std::to_string(cls));
+                if (me == 0)
+                    expect_text(err, form == CallForm::blocking ? "MPIX_Alltoall" : "MPIX_Wait", "differ in length",
+                                what);
+                bool right = std::all_of(rb.begin() + 3 * p, rb.end(), [](int v) { return v == -7; });
+                for (int q = 0; q < p; ++q)
+                    for (int k = 0; k < 3; ++k)
+                        right = right && rb[3 * q + k] == (q == 0 && k >= 3 + delta ? 0 : q * 10000 + me * 100 + k);
+                MPIX_EXPECT(right, what + ": rank " + std::to_string(me) + "'s receive blocks are wrong");
+            }
+        mpixtest::exchange_and_check(xcomm, true, [](int, int) { return 3; }, std::string(algo) + where);
+    };
+    auto alltoallv = [&](MPIX_Comm *xcomm, const char *algo, const std::string &where) {
+        for (CallForm form : {CallForm::blocking, CallForm::nonblocking, CallForm::persistent}) {
+            std::vector<int> sc(p, 3), rc(p, 3), dis(p);
+            for (int j = 0; j < p; ++j)
+                dis[j] = 5 * j;  // room for a long block and a guard after each
+            if (me == 0)
+                sc[0] = 4;
+            std::vector<int> sb(5 * p), rb(5 * p + 4, -7);
+            for (int j = 0; j < p; ++j)
+                for (int k = 0; k < sc[j]; ++k)
+                    sb[dis[j] + k] = me * 1000 + j * 10 + k;
+            const std::string what =
+                std::string(algo) + ": MPIX_Alltoallv, rank 0 sends itself 4 ints, receives 3" + where + form_name(form);
+            if (std::getenv("MPIX_TEST_VERBOSE") && me == 0)
+                std::fprintf(stderr, "case: %s\n", what.c_str());
+            const int err = call_in_form(
+                form,
+                [&] {
+                    return MPIX_Alltoallv(sb.data(), sc.data(), dis.data(), MPI_INT, rb.data(), rc.data(), dis.data(),
+                                          MPI_INT, xcomm);
+                },
+                [&](MPIX_Request **r) {
+                    return MPIX_Ialltoallv(sb.data(), sc.data(), dis.data(), MPI_INT, rb.data(), rc.data(), dis.data(),
+                                           MPI_INT, xcomm, r);
+                },
+                [&](MPIX_Request **r) {
+                    return MPIX_Alltoallv_init(sb.data(), sc.data(), dis.data(), MPI_INT, rb.data(), rc.data(),
+                                               dis.data(), MPI_INT, xcomm, nullptr, r);
+                },
+                [&] { std::fill(rb.begin(), rb.end(), -7); });
+            const int cls = mpixtest::error_class(err);
+            MPIX_EXPECT(cls == (me == 0 ? MPI_ERR_TRUNCATE : MPI_SUCCESS),
+                        what + ": rank " + std::to_string(me) + " got class " + std::to_string(cls));
+            if (me == 0)
+                expect_text(err, form == CallForm::blocking ? "MPIX_Alltoallv" : "MPIX_Wait", "sends itself", what);
+            bool right = rb[5 * p] == -7 && rb[5 * p + 3] == -7;
+            for (int j = 0; j < p; ++j)
+                for (int k = 0; k < 5; ++k)
+                    right = right && rb[dis[j] + k] == (k < 3 ? j * 1000 + me * 10 + k : -7);
+            MPIX_EXPECT(right, what + ": rank " + std::to_string(me) + "'s receive blocks are wrong");
+        }
+        mpixtest::exchange_and_check(xcomm, false, [](int s, int d) { return 1 + (s + d) % 3; },
+                                     std::string(algo) + where);
+    };
+    on_every_row("alltoall", alltoall);
+    on_every_row("alltoallv", alltoallv);
+    MPIX_CHECK_ALL("arguments erroneous on one rank alone: it takes part and reports, the others complete");
+}
+
 // The progress thread needs MPI_THREAD_MULTIPLE; this program runs under
 // MPI_Init's single level: asked for by the environment, MPIX_Comm_init fails
 // with MPI_ERR_OTHER and a text naming the thread level; by a hint, so does
@@ -1009,6 +1155,7 @@ const mpixtest::TestCase kTests[] = {
     {"out of memory", test_out_of_memory},
     {"block size mismatch, every row", test_block_size_mismatch},
     {"MPIX_Alltoall block sizes unequal across ranks, every row", test_uniform_size_mismatch},
+    {"arguments erroneous on one rank alone, every row", test_one_rank_erroneous},
     {"block size mismatch across segments (randomized_segmented)", test_segmented_mismatch},
     {"block size mismatch with nonempty's receive window of 1", test_nonempty_window_mismatch},
     {"MPIX_Comm / MPIX_Info bad input", test_comm_and_info_errors},

@@ -1,5 +1,6 @@
 #include "core/blocks.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <new>
@@ -217,6 +218,46 @@ int finish_recv_side(const UserSide &user, int size, const BlockSide &side, MPI_
     for (int p = 0; p < size; ++p)
         MPIX_CHECK(unpack_elements(side.base + side.displs[p], user.count(p), user.type, user.info,
                                    const_cast<char *>(user.buf) + user.displ_bytes(p), comm, work));
+    return MPI_SUCCESS;
+}
+
+int FittedSend::fit(const LocalMismatch &m, const UserSide &send, int me, int size, MPI_Comm comm,
+                    LocalWork *work, UserSide *side)
+{
+    *side = send;
+    if (m.error_class == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    const std::size_t n = static_cast<std::size_t>(size);
+    if (!m.uniform) {  // the self block: whole elements within its receive block
+        const std::size_t elements = send.info.size ? m.expected / send.info.size : 0;
+        if (send.form == UserSide::Form::per_peer) {
+            counts_.assign(send.counts, send.counts + n);
+            counts_[static_cast<std::size_t>(me)] = static_cast<int>(elements);
+            side->counts = counts_.data();
+        } else {
+            counts_c_.assign(send.counts_c, send.counts_c + n);
+            counts_c_[static_cast<std::size_t>(me)] = static_cast<MPI_Count>(elements);
+            side->counts_c = counts_c_.data();
+        }
+        return MPI_SUCCESS;
+    }
+    // Each block packed whole (a non-contiguous type), then cut or padded.
+    const std::size_t block = m.expected, kept = std::min(m.sent, m.expected);
+    if (!staging_.resize(block * n + m.sent + 1))
+        return MPI_ERR_NO_MEM;
+    char *packed = staging_.data() + block * n;
+    for (int p = 0; p < size; ++p) {
+        char *to = staging_.data() + block * static_cast<std::size_t>(p);
+        MPIX_CHECK(pack_elements(send.buf + send.displ_bytes(p), send.count(p), send.type, send.info, packed, comm,
+                                 work));
+        std::memcpy(to, packed, kept);
+        std::memset(to + kept, 0, block - kept);
+    }
+    *side = UserSide::uniform(staging_.data(), static_cast<MPI_Count>(block), MPI_BYTE);
+    side->info.extent = 1;
+    side->info.size = 1;
+    side->info.contiguous = true;
+    side->info.predefined = true;
     return MPI_SUCCESS;
 }
 

@@ -118,6 +118,38 @@ int pack_send_side(const UserSide &user, int size, MPI_Comm comm, LocalWork *wor
 int make_recv_side(const UserSide &user, int size, LocalWork *work, BlockSide *out);
 // Unpacks a staged receive side into the user's buffer.
 int finish_recv_side(const UserSide &user, int size, const BlockSide &side, MPI_Comm comm, LocalWork *work);
+// A call that is erroneous on this rank alone, which the other ranks cannot see:
+// MPI_Alltoall send and receive blocks of different lengths (`uniform`), or an
+// MPI_Alltoallv block to this rank itself longer than its receive block.
+// Returning at once would leave the other ranks waiting for this rank's blocks
+// (MPI's own collectives take part and report a truncation), so the rank takes
+// part and reports the error after the exchange (select/dispatch.hpp).
+struct LocalMismatch {
+    int error_class = MPI_SUCCESS;  // MPI_ERR_TRUNCATE (longer) or MPI_ERR_COUNT (shorter); MPI_SUCCESS: none
+    bool uniform = false;
+    std::size_t sent = 0, expected = 0;  // the bytes of a send block and of its receive block
+};
+// The send side a rank with a LocalMismatch takes part with: the blocks the
+// other ranks expect, so that every path runs a correct call (the MPI library's
+// own nonblocking and persistent collectives may hang on blocks of unequal
+// lengths, and so could a row picked for another block size).
+//  - MPI_Alltoall: each send block cut, or padded with zero bytes, to the
+//    receive block's length, as MPI_BYTE in a staging buffer.
+//  - MPI_Alltoallv: the block to itself cut to the whole elements that fit
+//    its receive block.
+class FittedSend {
+public:
+    // *side becomes the fitted side of `send` (which must stay valid: a
+    // persistent request fits again at every start, into the same buffer).
+    // MPI_ERR_NO_MEM when the staging buffer cannot be allocated.
+    int fit(const LocalMismatch &m, const UserSide &send, int me, int size, MPI_Comm comm, LocalWork *work,
+            UserSide *side);
+
+private:
+    ScratchBytes staging_;
+    std::vector<int> counts_;
+    std::vector<MPI_Count> counts_c_;
+};
 // After an exchange's messages: the algorithm's `rc`, else the first block of
 // the wrong length (`mismatch`); the blocks that did arrive are unpacked (a
 // staged side) also when some block had the wrong length.

@@ -181,6 +181,20 @@ int report(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc,
     return raise_internal(xcomm->user, rc, fn, algorithm->name);
 }
 
+int report_local_mismatch(MPIX_Comm *xcomm, const char *fn, const LocalMismatch &local)
+{
+    const std::string sent = std::to_string(local.sent), expected = std::to_string(local.expected);
+    const std::string text =
+        local.uniform
+            ? "this rank's send blocks (" + sent + " bytes) and receive blocks (" + expected +
+                  " bytes) differ in length (MPI_Alltoall needs equal type signatures); each send block went out " +
+                  (local.sent > local.expected ? "cut" : "padded with zero bytes") + " to " + expected +
+                  " bytes, the blocks this rank received are right"
+            : "the block this rank sends itself (" + sent + " bytes) is longer than its receive block (" + expected +
+                  " bytes); the whole elements that fit were received, the other blocks moved as given";
+    return raise(xcomm->user, local.error_class, fn, text.c_str());
+}
+
 int report_guarded(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc)
 {
     return guard_entry(xcomm->user, fn, [&] { return report(xcomm, fn, algorithm, rc); });
@@ -283,12 +297,17 @@ bool has_data(const UserSide &u, int p)
 
 }  // namespace
 
+const UserSide &selection_side(const LocalMismatch &local, const UserSide &send, const UserSide &recv)
+{
+    return local.error_class != MPI_SUCCESS && local.uniform ? recv : send;
+}
+
 namespace {
 
 // check_exchange's body for one form, inlined into run_exchange (every call's path).
 template <Form F>
 [[gnu::always_inline]] inline int check_exchange_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
-                                                    UserSide &recv, bool in_place)
+                                                    UserSide &recv, bool in_place, LocalMismatch *local)
 {
     const int p = xcomm->size;
     const char *why = nullptr;
@@ -308,11 +327,6 @@ template <Form F>
         rc = check_byte_range<F>(send, p, &why);
     if (rc != MPI_SUCCESS)
         return raise(xcomm->user, rc, fn, why);
-    // MPI_Alltoall requires equal type signatures; every block then has the same size.
-    if (c == Collective::alltoall &&
-        static_cast<std::size_t>(count_as<F>(send, 0)) * send.info.size !=
-            static_cast<std::size_t>(count_as<F>(recv, 0)) * recv.info.size)
-        return raise(xcomm->user, MPI_ERR_TRUNCATE, fn, "send and receive block sizes differ");
     // MPI_IN_PLACE is a send-side marker; as recvbuf every row would write through it.
     if (static_cast<const void *>(recv.buf) == MPI_IN_PLACE)
         return raise(xcomm->user, MPI_ERR_BUFFER, fn, "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
@@ -321,23 +335,32 @@ template <Form F>
         return raise(xcomm->user, MPI_ERR_BUFFER, fn, "sendbuf is NULL");
     if (!recv.buf && has_data(recv, p))
         return raise(xcomm->user, MPI_ERR_BUFFER, fn, "recvbuf is NULL");
-    const int me = xcomm->rank;
-    if (static_cast<std::size_t>(count_as<F>(send, me)) * send.info.size >
-        static_cast<std::size_t>(count_as<F>(recv, me)) * recv.info.size)
-        return raise(xcomm->user, MPI_ERR_TRUNCATE, fn, "the block a rank sends itself exceeds its receive block");
+    // MPI_Alltoall requires equal type signatures, so every block has one size;
+    // MPI_Alltoallv a block to itself no longer than its receive block. The
+    // other ranks cannot see either: the rank takes part, then reports it.
+    *local = LocalMismatch{};
+    if (!in_place) {
+        const int peer = c == Collective::alltoall ? 0 : xcomm->rank;
+        const std::size_t sent = static_cast<std::size_t>(count_as<F>(send, peer)) * send.info.size;
+        const std::size_t expected = static_cast<std::size_t>(count_as<F>(recv, peer)) * recv.info.size;
+        if (c == Collective::alltoall ? sent != expected : sent > expected)
+            *local = {sent > expected ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT, c == Collective::alltoall, sent, expected};
+    }
     return MPI_SUCCESS;
 }
 
 // check_and_select's body for one form, inlined into run_exchange.
+// (selection_side: a rank with a LocalMismatch takes part with blocks of its
+// receive length, and picks its row for them.)
 template <Form F>
 [[gnu::always_inline]] inline int check_and_select_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
-                                                      UserSide &recv, bool in_place, const Algorithm **algorithm,
-                                                      const RuleHints **rule_hints)
+                                                      UserSide &recv, bool in_place, LocalMismatch *local,
+                                                      const Algorithm **algorithm, const RuleHints **rule_hints)
 {
-    const int rc = check_exchange_as<F>(xcomm, c, fn, send, recv, in_place);
+    const int rc = check_exchange_as<F>(xcomm, c, fn, send, recv, in_place, local);
     if (rc != MPI_SUCCESS)
         return rc;
-    *algorithm = select_algorithm(c, xcomm, xcomm->hints, send, false, rule_hints);
+    *algorithm = select_algorithm(c, xcomm, xcomm->hints, selection_side(*local, send, recv), false, rule_hints);
     xcomm->last_algorithm[static_cast<int>(c)] = (*algorithm)->name;
     return MPI_SUCCESS;
 }
@@ -381,21 +404,17 @@ void remember_pass_through(MPIX_Comm *xcomm, Collective c, const UserSide &send,
     }
 }
 
-// run_exchange for one form.
+// A checked call on its selected row. The MPI library's own collective gets
+// the caller's arguments as they are: calling it through mpix then costs what
+// calling it directly costs. Tracing needs the byte path (it records the
+// blocks). So does a non-contiguous side: mpix packs it on every row, so a side
+// no machine could stage is MPI_ERR_NO_MEM before anything moves, whichever row
+// auto picks. `remember`: a pass-through may take the shortcuts next time.
 template <Form F>
-int run_exchange_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
+[[gnu::always_inline]] inline int run_row(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorithm *algorithm,
+                                          const RuleHints *rule_hints, const UserSide &send, const UserSide &recv,
+                                          bool in_place, bool remember)
 {
-    sched::drain();  // started exchanges complete first (sched/engine.hpp)
-    const Algorithm *algorithm = nullptr;
-    const RuleHints *rule_hints = nullptr;
-    int rc = check_and_select_as<F>(xcomm, c, fn, send, recv, in_place, &algorithm, &rule_hints);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    // The MPI library's own collective gets the caller's arguments as they are:
-    // calling it through mpix then costs what calling it directly costs. Tracing
-    // needs the byte path (it records the blocks). So does a non-contiguous side:
-    // mpix packs it on every row, so a side no machine could stage is
-    // MPI_ERR_NO_MEM before anything moves, whichever row auto picks.
     if (algorithm->pass_through && xcomm->hints.trace.empty() && recv.info.contiguous &&
         (in_place || send.info.contiguous)) {
         bool passed = false;
@@ -404,13 +423,45 @@ int run_exchange_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &se
             xcomm->work.charge_mpi_self_copy(static_cast<std::size_t>(count_as<F>(recv, xcomm->rank)) *
                                              recv.info.size);
         }
-        rc = call_mpi_collective<F>(xcomm, send, recv, in_place, &passed);
-        if (passed && rc == MPI_SUCCESS)
+        const int rc = call_mpi_collective<F>(xcomm, send, recv, in_place, &passed);
+        if (passed && rc == MPI_SUCCESS && remember)
             remember_pass_through<F>(xcomm, c, send, recv, in_place, algorithm);
         if (passed)
             return rc == MPI_SUCCESS ? MPI_SUCCESS : report(xcomm, fn, algorithm, rc);
     }
     return run_byte_path(xcomm, c, fn, algorithm, comm_hints_with_rule(xcomm, rule_hints), send, recv, in_place);
+}
+
+// A call with a LocalMismatch: its fitted send side on the row, then the
+// rank's own error. Off the fast path (it copies the send blocks).
+template <Form F>
+[[gnu::noinline]] int run_local_mismatch(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorithm *algorithm,
+                                         const RuleHints *rule_hints, const UserSide &send, const UserSide &recv,
+                                         const LocalMismatch &local)
+{
+    FittedSend fitted;
+    UserSide fitted_send;
+    int rc = fitted.fit(local, send, xcomm->rank, xcomm->size, xcomm->comm, &xcomm->work, &fitted_send);
+    if (rc != MPI_SUCCESS)
+        return raise_staging(xcomm->user, rc, fn, "the send staging buffer");
+    rc = run_row<F>(xcomm, c, fn, algorithm, rule_hints, fitted_send, recv, false, false);
+    return rc == MPI_SUCCESS ? report_local_mismatch(xcomm, fn, local) : rc;
+}
+
+// run_exchange for one form.
+template <Form F>
+int run_exchange_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
+{
+    sched::drain();  // started exchanges complete first (sched/engine.hpp)
+    const Algorithm *algorithm = nullptr;
+    const RuleHints *rule_hints = nullptr;
+    LocalMismatch local;
+    const int rc = check_and_select_as<F>(xcomm, c, fn, send, recv, in_place, &local, &algorithm, &rule_hints);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (local.error_class != MPI_SUCCESS)
+        return run_local_mismatch<F>(xcomm, c, fn, algorithm, rule_hints, send, recv, local);
+    return run_row<F>(xcomm, c, fn, algorithm, rule_hints, send, recv, in_place, true);
 }
 
 // The exported entries dispatch on the form once (a call's two sides share it):
@@ -431,19 +482,21 @@ template <typename Body>
 
 }  // namespace
 
-int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
+int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place,
+                   LocalMismatch *local)
 {
     return with_form(recv.form, [&](auto form) {
-        return check_exchange_as<decltype(form)::value>(xcomm, c, fn, send, recv, in_place);
+        return check_exchange_as<decltype(form)::value>(xcomm, c, fn, send, recv, in_place, local);
     });
 }
 
 int check_and_select(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place,
-                     const Algorithm **algorithm, const RuleHints **rule_hints)
+                     LocalMismatch *local, const Algorithm **algorithm, const RuleHints **rule_hints)
 {
     *rule_hints = nullptr;
     return with_form(recv.form, [&](auto form) {
-        return check_and_select_as<decltype(form)::value>(xcomm, c, fn, send, recv, in_place, algorithm, rule_hints);
+        return check_and_select_as<decltype(form)::value>(xcomm, c, fn, send, recv, in_place, local, algorithm,
+                                                          rule_hints);
     });
 }
 

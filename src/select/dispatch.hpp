@@ -20,14 +20,17 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
 
 // The checks run_exchange starts with (also those of a persistent init):
 // counts, datatypes (described into `info`), byte ranges, buffers. Returns
-// MPI_SUCCESS or the error raised on the user's communicator.
-int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place);
+// MPI_SUCCESS or the error raised on the user's communicator; *local tells of
+// an error this rank takes part with and reports after the exchange
+// (FittedSend, report_local_mismatch).
+int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place,
+                   LocalMismatch *local);
 
 // What a blocking and a nonblocking call start with: check_exchange, then the
 // row for this call (selected from the comm's hints and table, recorded as the
 // comm's last algorithm) and the selection rule's hints (NULL if none).
 int check_and_select(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place,
-                     const Algorithm **algorithm, const RuleHints **rule_hints);
+                     LocalMismatch *local, const Algorithm **algorithm, const RuleHints **rule_hints);
 
 // An algorithm's return code as the caller sees it: MPI_SUCCESS, a block-length
 // mismatch (MPI_ERR_TRUNCATE / MPI_ERR_COUNT) or an internal error naming the
@@ -35,6 +38,14 @@ int check_and_select(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &s
 // `receive_state`: what the caller may rely on of this rank's receive blocks then.
 int report(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc,
            const char *receive_state = "this rank's receive blocks are undefined, the other ranks completed");
+
+// The error of a call with a LocalMismatch, once the rank has taken part in it
+// with its FittedSend.
+int report_local_mismatch(MPIX_Comm *xcomm, const char *fn, const LocalMismatch &local);
+
+// The side a call's row is selected for: a rank with a MPI_Alltoall
+// LocalMismatch takes part with blocks of its receive length (FittedSend).
+const UserSide &selection_side(const LocalMismatch &local, const UserSide &send, const UserSide &recv);
 
 // report() inside the guard of a C entry point (what pass_alltoall_again reports).
 int report_guarded(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc);

@@ -64,9 +64,10 @@ public:
 
     // Persistent: keeps the count arrays, stages, prepares. Nonblocking: the
     // caller's arrays are used as they are (valid until completion).
-    int init(const UserSide &send, const UserSide &recv, bool in_place)
+    int init(const UserSide &send, const UserSide &recv, bool in_place, const LocalMismatch &local)
     {
         const int p = xcomm->size;
+        local_ = local;
         if (persistent) {
             send_.keep(send, p);
             recv_.keep(recv, p);
@@ -74,9 +75,15 @@ public:
             send_.side = send;
             recv_.side = recv;
         }
+        if (local.error_class != MPI_SUCCESS) {  // the request runs the fitted side
+            user_send_ = send_.side;
+            const int rc = fitted_.fit(local, user_send_, xcomm->rank, p, xcomm->comm, &xcomm->work, &send_.side);
+            if (rc != MPI_SUCCESS)
+                return raise_staging(xcomm->user, rc, init_fn, "the send staging buffer");
+        }
         in_place_ = in_place;
         if (algorithm_->pass_through && hints_.trace.empty() && recv.info.contiguous &&
-            (in_place || send.info.contiguous)) {
+            (in_place || send_.side.info.contiguous)) {
 #if MPIX_HAVE_PERSISTENT_COLLECTIVES
             if (persistent)
                 return init_mpi_request();
@@ -112,6 +119,12 @@ public:
 
     int start(const char *fn) override
     {
+        if (persistent && local_.error_class != MPI_SUCCESS) {  // this start's send data, fitted again
+            const int rc = fitted_.fit(local_, user_send_, xcomm->rank, xcomm->size, xcomm->comm, &xcomm->work,
+                                       &send_.side);
+            if (rc != MPI_SUCCESS)
+                return raise_staging(xcomm->user, rc, fn, "the send staging buffer");
+        }
         if (mpi_request_ != MPI_REQUEST_NULL) {  // persistent MPI collective
             int rc = MPI_Start(&mpi_request_);
             return rc == MPI_SUCCESS ? rc : report(xcomm, fn, algorithm_, rc);
@@ -141,16 +154,16 @@ public:
                 rc = MPI_Test(&mpi_request_, &flag, MPI_STATUS_IGNORE);
             }
             *done = flag != 0 || rc != MPI_SUCCESS;
-            return rc == MPI_SUCCESS ? rc : report(xcomm, fn, algorithm_, rc);
+            return *done ? outcome(fn, rc) : MPI_SUCCESS;
         }
         if (mpi_nonblocking_) {  // completed and freed by MPI
             *done = true;
-            return MPI_SUCCESS;
+            return outcome(fn, MPI_SUCCESS);
         }
         *done = task_.finished();
         if (!*done)
             return MPI_SUCCESS;
-        return task_.result() == MPI_SUCCESS ? MPI_SUCCESS : report(xcomm, fn, algorithm_, task_.result());
+        return outcome(fn, task_.result());
     }
 
     int wait(const char *fn) override
@@ -174,16 +187,25 @@ public:
                     rc = MPI_Wait(&mpi_request_, MPI_STATUS_IGNORE);
                     done = true;
                 });
-            return rc == MPI_SUCCESS ? rc : report(xcomm, fn, algorithm_, rc);
+            return outcome(fn, rc);
         }
         sched::progress_until([&] { return task_.finished(); });
-        return task_.result() == MPI_SUCCESS ? MPI_SUCCESS : report(xcomm, fn, algorithm_, task_.result());
+        return outcome(fn, task_.result());
     }
 
     bool can_free() override { return sched::forget(&task_); }
     bool on_engine() const override { return true; }
 
 private:
+    // A completed start's error as the caller sees it: a LocalMismatch's, else
+    // the exchange's.
+    int outcome(const char *fn, int rc)
+    {
+        if (local_.error_class != MPI_SUCCESS)
+            return rc == MPI_SUCCESS ? report_local_mismatch(xcomm, fn, local_) : report(xcomm, fn, algorithm_, rc);
+        return rc == MPI_SUCCESS ? rc : report(xcomm, fn, algorithm_, rc);
+    }
+
     // The engine's view of one start.
     class Run : public sched::Task {
     public:
@@ -336,6 +358,9 @@ private:
     BlockSide sb_, rb_;
     Exchange x_{};
     int mismatch_ = MPI_SUCCESS;
+    LocalMismatch local_;
+    UserSide user_send_;  // with a LocalMismatch: the caller's send side (send_ is the fitted one)
+    FittedSend fitted_;
     std::unique_ptr<ExchangePlan> plan_;
     std::unique_ptr<Trace> trace_;
     MPI_Request mpi_request_ = MPI_REQUEST_NULL;
@@ -362,7 +387,9 @@ int init_persistent_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, Use
         return raise(xcomm->user, MPI_ERR_ARG, fn, "request is NULL");
     *request = nullptr;
     sched::drain();  // init is a collective call: earlier starts complete first
-    sched::Hold hold;    int rc = check_exchange(xcomm, c, fn, send, recv, in_place);
+    sched::Hold hold;
+    LocalMismatch local;
+    int rc = check_exchange(xcomm, c, fn, send, recv, in_place, &local);
     if (rc != MPI_SUCCESS)
         return rc;
     const char *why = nullptr;
@@ -370,7 +397,7 @@ int init_persistent_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, Use
         return raise(xcomm->user, rc, fn, why);
     Hints hints = resolve_hints(xcomm, xinfo);
     const RuleHints *rule_hints = nullptr;
-    const Algorithm *algorithm = select_algorithm(c, xcomm, hints, send, true, &rule_hints);
+    const Algorithm *algorithm = select_algorithm(c, xcomm, hints, selection_side(local, send, recv), true, &rule_hints);
     if (rule_hints) {  // the table's values for every key no level set
         const std::map<std::string, std::string> *given[3] = {&xcomm->env_values, &xcomm->info_values,
                                                               xinfo ? &xinfo->values : nullptr};
@@ -378,7 +405,7 @@ int init_persistent_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, Use
     }
     xcomm->last_algorithm[static_cast<int>(c)] = algorithm->name;
     std::unique_ptr<ExchangeRequest> r(new ExchangeRequest(xcomm, fn, c, hints, algorithm, true));
-    rc = r->init(send, recv, in_place);
+    rc = r->init(send, recv, in_place, local);
     if (rc != MPI_SUCCESS)
         return rc;
     *request = r.release();
@@ -398,12 +425,13 @@ int start_nonblocking_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, U
     sched::Hold hold;  // the comm's state, against the progress thread
     const Algorithm *algorithm = nullptr;
     const RuleHints *rule_hints = nullptr;
-    int rc = check_and_select(xcomm, c, fn, send, recv, in_place, &algorithm, &rule_hints);
+    LocalMismatch local;
+    int rc = check_and_select(xcomm, c, fn, send, recv, in_place, &local, &algorithm, &rule_hints);
     if (rc != MPI_SUCCESS)
         return rc;
     std::unique_ptr<ExchangeRequest> r(
         new ExchangeRequest(xcomm, fn, c, comm_hints_with_rule(xcomm, rule_hints), algorithm, false));
-    if ((rc = r->init(send, recv, in_place)) != MPI_SUCCESS)
+    if ((rc = r->init(send, recv, in_place, local)) != MPI_SUCCESS)
         return rc;
     if ((rc = r->start(fn)) != MPI_SUCCESS)
         return rc;
