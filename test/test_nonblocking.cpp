@@ -58,6 +58,119 @@ void check_every_row(mpix::Collective coll)
 }
 
 void test_ialltoall_every_row() { check_every_row(mpix::Collective::alltoall); }
+
+// Ranks whose datatypes have one signature but different layouts, as MPI
+// allows: 3 ints as MPI_INT x 3 on one rank and as one strided vector (ints at
+// 0, 2, 4 of 5) on another (rank 0 contiguous on both sides, odd ranks strided
+// on the send side, other even ranks on the receive side). Every row of both
+// collectives, blocking, nonblocking and persistent (two starts with new data):
+// the path a call takes (the MPI library's own request or the engine) must not
+// depend on a rank's layout, or the ranks never match. Block s -> d carries
+// 1 + (s + d) % 2 units of 3 ints; the gaps of the strided blocks and a guard
+// after the receive buffer stay untouched.
+void test_layouts_differ_across_ranks()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    MPI_Datatype strided;
+    MPI_Type_vector(3, 1, 2, MPI_INT, &strided);
+    MPI_Type_commit(&strided);
+    struct Side {
+        bool strided;
+        MPI_Datatype type() const { return strided ? type_of : MPI_INT; }
+        int count(int units) const { return strided ? units : 3 * units; }  // elements for `units`
+        int ints(int units) const { return 5 * units; }                     // room for them
+        int at(int unit, int j) const { return strided ? 5 * unit + 2 * j : 3 * unit + j; }
+        MPI_Datatype type_of;
+    };
+    const Side send{me % 2 == 1, strided}, recv{me % 2 == 0 && me > 0, strided};  // rank 0: both contiguous
+    auto units = [](int s, int d) { return 1 + (s + d) % 2; };
+    auto value = [](int s, int d, int u, int j, int round) { return round * 100000 + s * 1000 + d * 10 + 3 * u + j; };
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    for (const char *key : {"alltoall", "alltoallv"}) {
+        const bool uniform = std::strcmp(key, "alltoall") == 0;
+        auto n = [&](int s, int d) { return uniform ? 1 : units(s, d); };
+        std::vector<int> sc(p), sd(p), rc(p), rd(p);
+        int send_ints = 0, recv_ints = 0;
+        for (int q = 0; q < p; ++q) {
+            sc[q] = send.count(n(me, q));
+            rc[q] = recv.count(n(q, me));
+            sd[q] = send.strided ? send_ints / 5 : send_ints;  // displacements in extents
+            rd[q] = recv.strided ? recv_ints / 5 : recv_ints;
+            send_ints += send.ints(uniform ? 1 : n(me, q));
+            recv_ints += recv.ints(uniform ? 1 : n(q, me));
+        }
+        if (uniform) {  // block q at q * count extents
+            send_ints = p * (send.strided ? 5 : 3);
+            recv_ints = p * (recv.strided ? 5 : 3);
+        }
+        std::vector<int> sb(send_ints, -2), rb(recv_ints + 4, -1);
+        auto fill = [&](int round) {
+            for (int q = 0; q < p; ++q)
+                for (int u = 0; u < n(me, q); ++u)
+                    for (int j = 0; j < 3; ++j) {
+                        const int base = uniform ? q * (send.strided ? 5 : 3) : (send.strided ? 5 * sd[q] : sd[q]);
+                        sb[base + send.at(u, j)] = value(me, q, u, j, round);
+                    }
+            std::fill(rb.begin(), rb.end(), -1);
+        };
+        for (const std::string &row : row_names(uniform ? mpix::Collective::alltoall : mpix::Collective::alltoallv)) {
+            mpixtest::select_row(xcomm, key, row.c_str());
+            for (int form = 0; form < 3; ++form) {
+                MPIX_Request *req = nullptr;  // forms 1 and 2 (0: blocking, 2: persistent, started twice)
+                for (int round = 0; round < (form == 2 ? 2 : 1); ++round) {
+                    const std::string what = row + " (" + key + ", form " + std::to_string(form) + ", round " +
+                                             std::to_string(round) + ")";
+                    if (std::getenv("MPIX_TEST_VERBOSE"))  // names the case a hang is in
+                        std::fprintf(stderr, "[%d] case: %s\n", me, what.c_str());
+                    fill(round);
+                    int err;
+                    if (form == 2 && round == 1) {
+                        err = MPIX_Start(req);
+                    } else if (uniform) {
+                        err = form == 0   ? MPIX_Alltoall(sb.data(), sc[0], send.type(), rb.data(), rc[0], recv.type(), xcomm)
+                              : form == 1 ? MPIX_Ialltoall(sb.data(), sc[0], send.type(), rb.data(), rc[0], recv.type(),
+                                                           xcomm, &req)
+                                          : MPIX_Alltoall_init(sb.data(), sc[0], send.type(), rb.data(), rc[0],
+                                                               recv.type(), xcomm, nullptr, &req);
+                    } else {
+                        err = form == 0   ? MPIX_Alltoallv(sb.data(), sc.data(), sd.data(), send.type(), rb.data(),
+                                                           rc.data(), rd.data(), recv.type(), xcomm)
+                              : form == 1 ? MPIX_Ialltoallv(sb.data(), sc.data(), sd.data(), send.type(), rb.data(),
+                                                            rc.data(), rd.data(), recv.type(), xcomm, &req)
+                                          : MPIX_Alltoallv_init(sb.data(), sc.data(), sd.data(), send.type(),
+                                                                rb.data(), rc.data(), rd.data(), recv.type(), xcomm,
+                                                                nullptr, &req);
+                    }
+                    if (err == MPI_SUCCESS && form == 2 && round == 0)
+                        err = MPIX_Start(req);
+                    if (err == MPI_SUCCESS && form > 0)
+                        err = MPIX_Wait(&req, MPI_STATUS_IGNORE);
+                    if (form == 2 && round == 1 && req)
+                        MPIX_Request_free(&req);
+                    MPIX_EXPECT(err == MPI_SUCCESS, what + ": returned " + std::to_string(err));
+                    std::vector<char> written(rb.size(), 0);
+                    bool right = true;
+                    for (int q = 0; q < p; ++q)
+                        for (int u = 0; u < n(q, me); ++u)
+                            for (int j = 0; j < 3; ++j) {
+                                const int base =
+                                    uniform ? q * (recv.strided ? 5 : 3) : (recv.strided ? 5 * rd[q] : rd[q]);
+                                const int at = base + recv.at(u, j);
+                                written[at] = 1;
+                                right = right && rb[at] == value(q, me, u, j, round);
+                            }
+                    for (std::size_t g = 0; g < rb.size(); ++g)
+                        right = right && (written[g] || rb[g] == -1);
+                    MPIX_EXPECT(right, what + ": rank " + std::to_string(me) + "'s receive buffer is wrong");
+                }
+            }
+        }
+        MPIX_CHECK_ALL(key);
+    }
+    MPIX_Comm_free(&xcomm);
+    MPI_Type_free(&strided);
+}
 void test_ialltoallv_every_row() { check_every_row(mpix::Collective::alltoallv); }
 
 // Persistent requests of the rows that run as tasks, restarted 100 times with
@@ -357,6 +470,7 @@ const mpixtest::TestCase kTests[] = {
     {"MPIX_Ialltoall: every row, 1-3 in flight, every completion call", test_ialltoall_every_row},
     {"MPIX_Ialltoallv: every row, 1-3 in flight, every completion call", test_ialltoallv_every_row},
     {"persistent requests restarted 100 times", test_persistent_restarts},
+    {"datatypes of one signature, different layouts on different ranks, every row", test_layouts_differ_across_ranks},
     {"MPIX_Start and MPIX_Ialltoallv never wait for a message", test_start_does_not_wait},
     {"requests on two comms, opposite completion orders", test_two_comms},
     {"misuse: NULL, active free, comm free, truncation", test_misuse},

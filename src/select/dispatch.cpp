@@ -271,7 +271,7 @@ int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorith
 
     int mismatch = MPI_SUCCESS;
     Exchange x = byte_exchange(xcomm, c, sb, rb, &hints, &mismatch);
-    x.tag = allocate_tags(xcomm);
+    x.tag = call_tags(xcomm, algorithm);
 
     std::unique_ptr<Trace> trace = open_trace(hints.trace, x.rank, collective_name(c), algorithm->name, x.work);
     x.trace = trace.get();

@@ -122,6 +122,17 @@ inline bool pass_alltoallv_again(MPIX_Comm *xcomm, const char *fn, const void *s
         rc);
 }
 
+// The first of the kTagsPerCall tags of a call on `algorithm`. A pass-through
+// row (the MPI library's own collective) takes the first kTagsPerCall, which
+// allocate_tags never gives: some ranks hand that call the caller's arguments
+// and others byte views of them (their datatypes may differ in layout), and
+// only the byte path would otherwise take tags, leaving the ranks' counters
+// apart for every later call.
+inline int call_tags(MPIX_Comm *xcomm, const Algorithm *algorithm)
+{
+    return algorithm->pass_through ? 0 : allocate_tags(xcomm);
+}
+
 // An Exchange over two byte-block sides (tag and trace left for the caller).
 Exchange byte_exchange(MPIX_Comm *xcomm, Collective c, const BlockSide &sb, const BlockSide &rb, const Hints *hints,
                        int *mismatch);

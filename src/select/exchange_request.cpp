@@ -2,6 +2,8 @@
 //  - the MPI library's own collective on the caller's arguments, for the
 //    pass-through row: MPI_Alltoall(v)_init where the MPI library has it
 //    (persistent), MPI_Ialltoall(v) (nonblocking), progressed by MPI itself;
+//    a non-contiguous side is staged and handed over as bytes, so every rank
+//    takes this path whatever its datatypes' layout;
 //  - every other row as a task of the engine (sched/engine.hpp): the row's
 //    `run` (or, where `prepare` made a plan whose messages are all known at
 //    init, the plan's post and completion) with the checks, selection, byte
@@ -82,13 +84,24 @@ public:
                 return raise_staging(xcomm->user, rc, init_fn, "the send staging buffer");
         }
         in_place_ = in_place;
-        if (algorithm_->pass_through && hints_.trace.empty() && recv.info.contiguous &&
-            (in_place || send_.side.info.contiguous)) {
+        mpi_send_ = send_.side;
+        mpi_recv_ = recv_.side;
+        // The MPI library's own request whatever the datatypes' layout: the
+        // choice must be the same on every rank (a rank on the engine would
+        // never match the others' MPI requests), and the ranks' types may
+        // differ in layout. A non-contiguous side is staged (MPI_ERR_NO_MEM
+        // before anything moves when it cannot be) and handed over as bytes.
+        if (algorithm_->pass_through && hints_.trace.empty() && mpi_request_fits()) {
+            if (!recv.info.contiguous || !(in_place || send_.side.info.contiguous)) {
+                int rc = stage_for_mpi();
+                if (rc != MPI_SUCCESS)
+                    return rc;
+            }
 #if MPIX_HAVE_PERSISTENT_COLLECTIVES
             if (persistent)
                 return init_mpi_request();
 #endif
-            if (!persistent && mpi_nonblocking_fits()) {
+            if (!persistent) {
                 mpi_nonblocking_ = true;  // MPI_Ialltoall(v) at start
                 return MPI_SUCCESS;
             }
@@ -119,6 +132,12 @@ public:
 
     int start(const char *fn) override
     {
+        if (persistent && sb_.staged && (mpi_request_ != MPI_REQUEST_NULL || mpi_nonblocking_)) {
+            // this start's send data for the MPI library's persistent request
+            const int rc = pack_send_side(send_.side, xcomm->size, xcomm->comm, &xcomm->work, &sb_);
+            if (rc != MPI_SUCCESS)
+                return raise_staging(xcomm->user, rc, fn, "the send staging buffer");
+        }
         if (persistent && local_.error_class != MPI_SUCCESS) {  // this start's send data, fitted again
             const int rc = fitted_.fit(local_, user_send_, xcomm->rank, xcomm->size, xcomm->comm, &xcomm->work,
                                        &send_.side);
@@ -136,7 +155,7 @@ public:
         // Tags now, in the order every rank shares (the task may run later);
         // a plan that posts at start keeps the persistent tags it was made with.
         if (!(plan_ && plan_->posts_at_start()))
-            x_.tag = allocate_tags(xcomm);
+            x_.tag = call_tags(xcomm, algorithm_);
         int rc = sched::launch(&task_);
         if (rc != MPI_SUCCESS)
             return raise(xcomm->user, rc, fn, "no stack for the exchange's task (out of memory)");
@@ -154,11 +173,11 @@ public:
                 rc = MPI_Test(&mpi_request_, &flag, MPI_STATUS_IGNORE);
             }
             *done = flag != 0 || rc != MPI_SUCCESS;
-            return *done ? outcome(fn, rc) : MPI_SUCCESS;
+            return *done ? outcome(fn, unstage_from_mpi(rc)) : MPI_SUCCESS;
         }
         if (mpi_nonblocking_) {  // completed and freed by MPI
             *done = true;
-            return outcome(fn, MPI_SUCCESS);
+            return outcome(fn, unstage_from_mpi(MPI_SUCCESS));
         }
         *done = task_.finished();
         if (!*done)
@@ -187,7 +206,7 @@ public:
                     rc = MPI_Wait(&mpi_request_, MPI_STATUS_IGNORE);
                     done = true;
                 });
-            return outcome(fn, rc);
+            return outcome(fn, unstage_from_mpi(rc));
         }
         sched::progress_until([&] { return task_.finished(); });
         return outcome(fn, task_.result());
@@ -235,15 +254,68 @@ private:
         return end(rc);
     }
 
-    // The sides' counts fit the MPI library's nonblocking collectives.
-    bool mpi_nonblocking_fits() const
+    // The MPI library has a request for the call: its persistent collectives
+    // take int counts, as MPIX_Alltoall(v)_init do, and its nonblocking ones
+    // large counts where it has them. (Counts, not the datatypes' layout: a
+    // staged side's byte counts are checked by stage_for_mpi.)
+    bool mpi_request_fits() const
     {
         const UserSide &s = send_.side, &r = recv_.side;
+        if (persistent)
+            return MPIX_HAVE_PERSISTENT_COLLECTIVES;
         if (MPIX_HAVE_LARGE_COUNT)
             return true;
         if (r.form == UserSide::Form::uniform)
             return s.uniform_count <= INT_MAX && r.uniform_count <= INT_MAX;
         return r.form == UserSide::Form::per_peer;
+    }
+
+    // A non-contiguous side for the MPI library: staged (the send side packed
+    // now; a persistent request packs again at every start), handed over as
+    // MPI_BYTE blocks at their staging offsets; MPI_IN_PLACE then becomes a
+    // staged copy of the receive blocks.
+    int stage_for_mpi()
+    {
+        const int p = xcomm->size;
+        int rc = make_send_side(send_.side, p, true, xcomm->comm, &xcomm->work, &sb_);
+        if (rc != MPI_SUCCESS)
+            return raise_staging(xcomm->user, rc, init_fn, "the send staging buffer");
+        rc = make_recv_side(recv_.side, p, &xcomm->work, &rb_);
+        if (rc == MPI_SUCCESS && !rb_.staged && !rb_.stage())  // both staged: their blocks lie alike
+            rc = MPI_ERR_NO_MEM;
+        if (rc != MPI_SUCCESS)
+            return raise_staging(xcomm->user, rc, init_fn, "the receive staging buffer");
+        const bool uniform = recv_.side.form == UserSide::Form::uniform;
+        for (int side = 0; side < 2; ++side) {
+            const BlockSide &b = side == 0 ? sb_ : rb_;
+            UserSide &view = side == 0 ? mpi_send_ : mpi_recv_;
+            bool fits = true;
+            for (int q = 0; q < p; ++q)
+                fits = fits && b.bytes[q] <= INT_MAX && b.displs[q] <= INT_MAX;
+            if (!fits && (persistent || !MPIX_HAVE_LARGE_COUNT))
+                return raise(xcomm->user, MPI_ERR_COUNT, init_fn,
+                             "a staged block's bytes exceed an int count of the MPI library's collective");
+            byte_counts_[side].assign(b.bytes.begin(), b.bytes.end());
+            byte_displs_[side].assign(b.displs.begin(), b.displs.end());
+            int_counts_[side].assign(b.bytes.begin(), b.bytes.end());
+            int_displs_[side].assign(b.displs.begin(), b.displs.end());
+            view = uniform ? UserSide::uniform(b.base, static_cast<MPI_Count>(b.bytes[0]), MPI_BYTE)
+                   : fits  ? UserSide::per_peer(b.base, int_counts_[side].data(), int_displs_[side].data(), MPI_BYTE)
+                           : UserSide::per_peer(b.base, byte_counts_[side].data(), byte_displs_[side].data(), MPI_BYTE);
+            view.info.extent = 1;
+            view.info.size = 1;
+            view.info.contiguous = true;
+            view.info.predefined = true;
+        }
+        in_place_ = false;
+        return MPI_SUCCESS;
+    }
+
+    // After the MPI library's request: a staged receive side unpacked (also
+    // when a block had the wrong length, as finish_exchange does).
+    int unstage_from_mpi(int rc)
+    {
+        return finish_exchange(rc, MPI_SUCCESS, recv_.side, xcomm->size, rb_, xcomm->comm, &xcomm->work);
     }
 
     // The communicator of the MPI library's own requests (MPIX_Comm's
@@ -264,7 +336,7 @@ private:
     {
         MPI_Comm comm = MPI_COMM_NULL;
         MPIX_CHECK(mpi_requests_comm(&comm));
-        const UserSide &s = send_.side, &r = recv_.side;
+        const UserSide &s = mpi_send_, &r = mpi_recv_;
         const void *sbuf = in_place_ ? MPI_IN_PLACE : static_cast<const void *>(s.buf);
         void *rbuf = const_cast<char *>(r.buf);
         if (xcomm->work.charged())  // SMPI: what the MPI library copies locally
@@ -298,7 +370,7 @@ private:
     // The MPI library's persistent collective on the caller's own arguments.
     int init_mpi_request()
     {
-        const UserSide &s = send_.side, &r = recv_.side;
+        const UserSide &s = mpi_send_, &r = mpi_recv_;
         const void *sbuf = in_place_ ? MPI_IN_PLACE : static_cast<const void *>(s.buf);
         void *rbuf = const_cast<char *>(r.buf);
         MPI_Comm comm = MPI_COMM_NULL;
@@ -353,6 +425,12 @@ private:
     const Algorithm *algorithm_;
     OwnedSide send_, recv_;
     bool in_place_ = false;
+    // What the MPI library's own request gets: the sides, or byte views of
+    // their staging (stage_for_mpi) with their counts and displacements.
+    UserSide mpi_send_, mpi_recv_;
+    std::vector<int> int_counts_[2], int_displs_[2];
+    std::vector<MPI_Count> byte_counts_[2];
+    std::vector<MPI_Aint> byte_displs_[2];
     bool packed_ = false;
     bool mpi_nonblocking_ = false;
     BlockSide sb_, rb_;
@@ -374,8 +452,9 @@ const char *persistent_form(const Algorithm &a)
     if (a.prepared)
         return a.prepared;
     if (a.pass_through)  // the same text on every MPI: the table in docs/persistent-neighbour.md is checked against it
-        return "the MPI library's own persistent MPI_Alltoall(v)_init on the caller's arguments (MPI-4; where the "
-               "MPI library lacks it, or with tracing, run as a task as below)";
+        return "the MPI library's own persistent MPI_Alltoall(v)_init on the caller's arguments, a non-contiguous "
+               "side staged and handed over as bytes (MPI-4; where the MPI library lacks it, or with tracing, run as "
+               "a task as below)";
     return "checks, selection, byte views and staging: each start runs the row as a task of the engine, posting "
            "what needs no input at once and progressed by MPIX_Test/MPIX_Wait";
 }
