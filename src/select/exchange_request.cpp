@@ -78,14 +78,13 @@ public:
             recv_.side = recv;
         }
         if (local.error_class != MPI_SUCCESS) {  // the request runs the fitted side
-            user_send_ = send_.side;
-            const int rc = fitted_.fit(local, user_send_, xcomm->rank, p, xcomm->comm, &xcomm->work, &send_.side);
+            local_fit_.reset(new LocalFit{send_.side, {}});
+            const int rc = local_fit_->fitted.fit(local, local_fit_->user_send, xcomm->rank, p, xcomm->comm,
+                                                  &xcomm->work, &send_.side);
             if (rc != MPI_SUCCESS)
                 return raise_staging(xcomm->user, rc, init_fn, "the send staging buffer");
         }
         in_place_ = in_place;
-        mpi_send_ = send_.side;
-        mpi_recv_ = recv_.side;
         // The MPI library's own request whatever the datatypes' layout: the
         // choice must be the same on every rank (a rank on the engine would
         // never match the others' MPI requests), and the ranks' types may
@@ -138,9 +137,9 @@ public:
             if (rc != MPI_SUCCESS)
                 return raise_staging(xcomm->user, rc, fn, "the send staging buffer");
         }
-        if (persistent && local_.error_class != MPI_SUCCESS) {  // this start's send data, fitted again
-            const int rc = fitted_.fit(local_, user_send_, xcomm->rank, xcomm->size, xcomm->comm, &xcomm->work,
-                                       &send_.side);
+        if (persistent && local_fit_) {  // this start's send data, fitted again
+            const int rc = local_fit_->fitted.fit(local_, local_fit_->user_send, xcomm->rank, xcomm->size, xcomm->comm,
+                                                  &xcomm->work, &send_.side);
             if (rc != MPI_SUCCESS)
                 return raise_staging(xcomm->user, rc, fn, "the send staging buffer");
         }
@@ -286,22 +285,24 @@ private:
         if (rc != MPI_SUCCESS)
             return raise_staging(xcomm->user, rc, init_fn, "the receive staging buffer");
         const bool uniform = recv_.side.form == UserSide::Form::uniform;
+        mpi_staged_.reset(new MpiStaging);
+        MpiStaging &m = *mpi_staged_;
         for (int side = 0; side < 2; ++side) {
             const BlockSide &b = side == 0 ? sb_ : rb_;
-            UserSide &view = side == 0 ? mpi_send_ : mpi_recv_;
+            UserSide &view = m.views[side];
             bool fits = true;
             for (int q = 0; q < p; ++q)
                 fits = fits && b.bytes[q] <= INT_MAX && b.displs[q] <= INT_MAX;
             if (!fits && (persistent || !MPIX_HAVE_LARGE_COUNT))
                 return raise(xcomm->user, MPI_ERR_COUNT, init_fn,
                              "a staged block's bytes exceed an int count of the MPI library's collective");
-            byte_counts_[side].assign(b.bytes.begin(), b.bytes.end());
-            byte_displs_[side].assign(b.displs.begin(), b.displs.end());
-            int_counts_[side].assign(b.bytes.begin(), b.bytes.end());
-            int_displs_[side].assign(b.displs.begin(), b.displs.end());
+            m.byte_counts[side].assign(b.bytes.begin(), b.bytes.end());
+            m.byte_displs[side].assign(b.displs.begin(), b.displs.end());
+            m.int_counts[side].assign(b.bytes.begin(), b.bytes.end());
+            m.int_displs[side].assign(b.displs.begin(), b.displs.end());
             view = uniform ? UserSide::uniform(b.base, static_cast<MPI_Count>(b.bytes[0]), MPI_BYTE)
-                   : fits  ? UserSide::per_peer(b.base, int_counts_[side].data(), int_displs_[side].data(), MPI_BYTE)
-                           : UserSide::per_peer(b.base, byte_counts_[side].data(), byte_displs_[side].data(), MPI_BYTE);
+                   : fits  ? UserSide::per_peer(b.base, m.int_counts[side].data(), m.int_displs[side].data(), MPI_BYTE)
+                           : UserSide::per_peer(b.base, m.byte_counts[side].data(), m.byte_displs[side].data(), MPI_BYTE);
             view.info.extent = 1;
             view.info.size = 1;
             view.info.contiguous = true;
@@ -336,7 +337,8 @@ private:
     {
         MPI_Comm comm = MPI_COMM_NULL;
         MPIX_CHECK(mpi_requests_comm(&comm));
-        const UserSide &s = mpi_send_, &r = mpi_recv_;
+        const UserSide &s = mpi_staged_ ? mpi_staged_->views[0] : send_.side;
+        const UserSide &r = mpi_staged_ ? mpi_staged_->views[1] : recv_.side;
         const void *sbuf = in_place_ ? MPI_IN_PLACE : static_cast<const void *>(s.buf);
         void *rbuf = const_cast<char *>(r.buf);
         if (xcomm->work.charged())  // SMPI: what the MPI library copies locally
@@ -370,7 +372,8 @@ private:
     // The MPI library's persistent collective on the caller's own arguments.
     int init_mpi_request()
     {
-        const UserSide &s = mpi_send_, &r = mpi_recv_;
+        const UserSide &s = mpi_staged_ ? mpi_staged_->views[0] : send_.side;
+        const UserSide &r = mpi_staged_ ? mpi_staged_->views[1] : recv_.side;
         const void *sbuf = in_place_ ? MPI_IN_PLACE : static_cast<const void *>(s.buf);
         void *rbuf = const_cast<char *>(r.buf);
         MPI_Comm comm = MPI_COMM_NULL;
@@ -425,20 +428,28 @@ private:
     const Algorithm *algorithm_;
     OwnedSide send_, recv_;
     bool in_place_ = false;
-    // What the MPI library's own request gets: the sides, or byte views of
-    // their staging (stage_for_mpi) with their counts and displacements.
-    UserSide mpi_send_, mpi_recv_;
-    std::vector<int> int_counts_[2], int_displs_[2];
-    std::vector<MPI_Count> byte_counts_[2];
-    std::vector<MPI_Aint> byte_displs_[2];
+    // What the MPI library's own request gets when a side is staged
+    // (stage_for_mpi): byte views of the staging, send and receive, with their
+    // counts and displacements. Null: the sides as they are.
+    struct MpiStaging {
+        UserSide views[2];
+        std::vector<int> int_counts[2], int_displs[2];
+        std::vector<MPI_Count> byte_counts[2];
+        std::vector<MPI_Aint> byte_displs[2];
+    };
+    std::unique_ptr<MpiStaging> mpi_staged_;
     bool packed_ = false;
     bool mpi_nonblocking_ = false;
     BlockSide sb_, rb_;
     Exchange x_{};
     int mismatch_ = MPI_SUCCESS;
     LocalMismatch local_;
-    UserSide user_send_;  // with a LocalMismatch: the caller's send side (send_ is the fitted one)
-    FittedSend fitted_;
+    // With a LocalMismatch: the caller's send side and its fitted copy (send_).
+    struct LocalFit {
+        UserSide user_send;
+        FittedSend fitted;
+    };
+    std::unique_ptr<LocalFit> local_fit_;
     std::unique_ptr<ExchangePlan> plan_;
     std::unique_ptr<Trace> trace_;
     MPI_Request mpi_request_ = MPI_REQUEST_NULL;
