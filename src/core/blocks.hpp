@@ -130,9 +130,9 @@ struct LocalMismatch {
     std::size_t sent = 0, expected = 0;  // the bytes of a send block and of its receive block
 };
 // The send side a rank with a LocalMismatch takes part with: the blocks the
-// other ranks expect, so that every path runs a correct call (the MPI library's
-// own nonblocking and persistent collectives may hang on blocks of unequal
-// lengths, and so could a row picked for another block size).
+// other ranks expect, so that every path runs a correct call: a row, or an
+// algorithm of the MPI library's own collectives, picked for another block
+// size would not match the other ranks' messages.
 //  - MPI_Alltoall: each send block cut, or padded with zero bytes, to the
 //    receive block's length, as MPI_BYTE in a staging buffer.
 //  - MPI_Alltoallv: the block to itself cut to the whole elements that fit
