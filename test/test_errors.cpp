@@ -1031,9 +1031,14 @@ void test_one_rank_erroneous()
             for (int delta : {1, -1}) {
                 const int sent = me == 0 ? 3 + delta : 3;
                 std::vector<int> sb(sent * p), rb(3 * p + 4, -7);
-                for (int d = 0; d < p; ++d)
-                    for (int k = 0; k < sent; ++k)
-                        sb[d * sent + k] = me * 10000 + d * 100 + k;
+                int round = 0;  // a persistent request's starts send new data
+                auto value = [&](int s, int d, int k) { return round * 1000000 + s * 10000 + d * 100 + k; };
+                auto fill_send = [&] {
+                    for (int d = 0; d < p; ++d)
+                        for (int k = 0; k < sent; ++k)
+                            sb[d * sent + k] = value(me, d, k);
+                };
+                fill_send();
                 const std::string what = std::string(algo) + ": MPIX_Alltoall, rank 0 sends " +
                                          std::to_string(3 + delta) + " ints a block, receives 3" + where +
                                          form_name(form);
@@ -1047,7 +1052,11 @@ void test_one_rank_erroneous()
                     [&](MPIX_Request **r) {
                         return MPIX_Alltoall_init(sb.data(), sent, MPI_INT, rb.data(), 3, MPI_INT, xcomm, nullptr, r);
                     },
-                    [&] { std::fill(rb.begin(), rb.end(), -7); });
+                    [&] {
+                        ++round;
+                        fill_send();
+                        std::fill(rb.begin(), rb.end(), -7);
+                    });
                 const int cls = mpixtest::error_class(err);
                 const int want = me != 0 ? MPI_SUCCESS : delta > 0 ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
                 MPIX_EXPECT(cls == want, what + ": rank " + std::to_string(me) + " got class " + std::to_string(cls));
@@ -1057,7 +1066,7 @@ void test_one_rank_erroneous()
                 bool right = std::all_of(rb.begin() + 3 * p, rb.end(), [](int v) { return v == -7; });
                 for (int q = 0; q < p; ++q)
                     for (int k = 0; k < 3; ++k)
-                        right = right && rb[3 * q + k] == (q == 0 && k >= 3 + delta ? 0 : q * 10000 + me * 100 + k);
+                        right = right && rb[3 * q + k] == (q == 0 && k >= 3 + delta ? 0 : value(q, me, k));
                 MPIX_EXPECT(right, what + ": rank " + std::to_string(me) + "'s receive blocks are wrong");
             }
         mpixtest::exchange_and_check(xcomm, true, [](int, int) { return 3; }, std::string(algo) + where);
@@ -1070,9 +1079,14 @@ void test_one_rank_erroneous()
             if (me == 0)
                 sc[0] = 4;
             std::vector<int> sb(5 * p), rb(5 * p + 4, -7);
-            for (int j = 0; j < p; ++j)
-                for (int k = 0; k < sc[j]; ++k)
-                    sb[dis[j] + k] = me * 1000 + j * 10 + k;
+            int round = 0;  // a persistent request's starts send new data
+            auto value = [&](int s, int d, int k) { return round * 1000000 + s * 1000 + d * 10 + k; };
+            auto fill_send = [&] {
+                for (int j = 0; j < p; ++j)
+                    for (int k = 0; k < sc[j]; ++k)
+                        sb[dis[j] + k] = value(me, j, k);
+            };
+            fill_send();
             const std::string what =
                 std::string(algo) + ": MPIX_Alltoallv, rank 0 sends itself 4 ints, receives 3" + where + form_name(form);
             if (std::getenv("MPIX_TEST_VERBOSE") && me == 0)
@@ -1091,7 +1105,11 @@ void test_one_rank_erroneous()
                     return MPIX_Alltoallv_init(sb.data(), sc.data(), dis.data(), MPI_INT, rb.data(), rc.data(),
                                                dis.data(), MPI_INT, xcomm, nullptr, r);
                 },
-                [&] { std::fill(rb.begin(), rb.end(), -7); });
+                [&] {
+                    ++round;
+                    fill_send();
+                    std::fill(rb.begin(), rb.end(), -7);
+                });
             const int cls = mpixtest::error_class(err);
             MPIX_EXPECT(cls == (me == 0 ? MPI_ERR_TRUNCATE : MPI_SUCCESS),
                         what + ": rank " + std::to_string(me) + " got class " + std::to_string(cls));
@@ -1100,7 +1118,7 @@ void test_one_rank_erroneous()
             bool right = rb[5 * p] == -7 && rb[5 * p + 3] == -7;
             for (int j = 0; j < p; ++j)
                 for (int k = 0; k < 5; ++k)
-                    right = right && rb[dis[j] + k] == (k < 3 ? j * 1000 + me * 10 + k : -7);
+                    right = right && rb[dis[j] + k] == (k < 3 ? value(j, me, k) : -7);
             MPIX_EXPECT(right, what + ": rank " + std::to_string(me) + "'s receive blocks are wrong");
         }
         mpixtest::exchange_and_check(xcomm, false, [](int s, int d) { return 1 + (s + d) % 3; },

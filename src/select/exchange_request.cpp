@@ -131,15 +131,15 @@ public:
 
     int start(const char *fn) override
     {
-        if (persistent && sb_.staged && (mpi_request_ != MPI_REQUEST_NULL || mpi_nonblocking_)) {
-            // this start's send data for the MPI library's persistent request
-            const int rc = pack_send_side(send_.side, xcomm->size, xcomm->comm, &xcomm->work, &sb_);
+        if (persistent && local_fit_) {  // this start's send data, fitted again (then packed, below)
+            const int rc = local_fit_->fitted.fit(local_, local_fit_->user_send, xcomm->rank, xcomm->size, xcomm->comm,
+                                                  &xcomm->work, &send_.side);
             if (rc != MPI_SUCCESS)
                 return raise_staging(xcomm->user, rc, fn, "the send staging buffer");
         }
-        if (persistent && local_fit_) {  // this start's send data, fitted again
-            const int rc = local_fit_->fitted.fit(local_, local_fit_->user_send, xcomm->rank, xcomm->size, xcomm->comm,
-                                                  &xcomm->work, &send_.side);
+        if (persistent && sb_.staged && (mpi_request_ != MPI_REQUEST_NULL || mpi_nonblocking_)) {
+            // this start's send data for the MPI library's persistent request
+            const int rc = pack_send_side(send_.side, xcomm->size, xcomm->comm, &xcomm->work, &sb_);
             if (rc != MPI_SUCCESS)
                 return raise_staging(xcomm->user, rc, fn, "the send staging buffer");
         }
