@@ -65,7 +65,8 @@ void test_ialltoall_every_row() { check_every_row(mpix::Collective::alltoall); }
 // on the send side, other even ranks on the receive side). Every row of both
 // collectives, blocking, nonblocking and persistent (two starts with new data):
 // the path a call takes (the MPI library's own request or the engine) must not
-// depend on a rank's layout, or the ranks never match. Block s -> d carries
+// depend on a rank's layout, or the ranks never match (every row up to 2
+// ranks, the pass-through rows from 3). Block s -> d carries
 // 1 + (s + d) % 2 units of 3 ints; the gaps of the strided blocks and a guard
 // after the receive buffer stay untouched.
 void test_layouts_differ_across_ranks()
@@ -115,6 +116,11 @@ void test_layouts_differ_across_ranks()
             std::fill(rb.begin(), rb.end(), -1);
         };
         for (const std::string &row : row_names(uniform ? mpix::Collective::alltoall : mpix::Collective::alltoallv)) {
+            // Every row up to 2 ranks; from 3 (oversubscribed) the rows that
+            // hand the call to the MPI library, whose path must not depend on
+            // a rank's layout (check-stress: every row).
+            if (p > 2 && !mpixtest::full_level() && row != "pmpi" && row != "auto")
+                continue;
             mpixtest::select_row(xcomm, key, row.c_str());
             for (int form = 0; form < 3; ++form) {
                 MPIX_Request *req = nullptr;  // forms 1 and 2 (0: blocking, 2: persistent, started twice)
