@@ -253,11 +253,7 @@ int FittedSend::fit(const LocalMismatch &m, const UserSide &send, int me, int si
         std::memcpy(to, packed, kept);
         std::memset(to + kept, 0, block - kept);
     }
-    *side = UserSide::uniform(staging_.data(), static_cast<MPI_Count>(block), MPI_BYTE);
-    side->info.extent = 1;
-    side->info.size = 1;
-    side->info.contiguous = true;
-    side->info.predefined = true;
+    *side = UserSide::bytes(UserSide::uniform(staging_.data(), static_cast<MPI_Count>(block), MPI_BYTE));
     return MPI_SUCCESS;
 }
 

@@ -78,6 +78,16 @@ struct UserSide {
         return UserSide(Form::per_peer_large, buf, nullptr, nullptr, counts, displs, 0, type);
     }
     UserSide() = default;
+    // `layout`, a side of MPI_BYTE (staged or fitted data), with its type's
+    // description filled in here rather than asked of MPI.
+    static UserSide bytes(UserSide layout)
+    {
+        layout.info.extent = 1;
+        layout.info.size = 1;
+        layout.info.contiguous = true;
+        layout.info.predefined = true;
+        return layout;
+    }
 
     // The caller's count for `peer`, as given (may be negative: run_exchange rejects it).
     MPI_Count raw_count(int peer) const

@@ -289,24 +289,26 @@ private:
         MpiStaging &m = *mpi_staged_;
         for (int side = 0; side < 2; ++side) {
             const BlockSide &b = side == 0 ? sb_ : rb_;
-            UserSide &view = m.views[side];
+            const void *base = b.base;
             bool fits = true;
             for (int q = 0; q < p; ++q)
                 fits = fits && b.bytes[q] <= INT_MAX && b.displs[q] <= INT_MAX;
             if (!fits && (persistent || !MPIX_HAVE_LARGE_COUNT))
                 return raise(xcomm->user, MPI_ERR_COUNT, init_fn,
                              "a staged block's bytes exceed an int count of the MPI library's collective");
-            m.byte_counts[side].assign(b.bytes.begin(), b.bytes.end());
-            m.byte_displs[side].assign(b.displs.begin(), b.displs.end());
-            m.int_counts[side].assign(b.bytes.begin(), b.bytes.end());
-            m.int_displs[side].assign(b.displs.begin(), b.displs.end());
-            view = uniform ? UserSide::uniform(b.base, static_cast<MPI_Count>(b.bytes[0]), MPI_BYTE)
-                   : fits  ? UserSide::per_peer(b.base, m.int_counts[side].data(), m.int_displs[side].data(), MPI_BYTE)
-                           : UserSide::per_peer(b.base, m.byte_counts[side].data(), m.byte_displs[side].data(), MPI_BYTE);
-            view.info.extent = 1;
-            view.info.size = 1;
-            view.info.contiguous = true;
-            view.info.predefined = true;
+            if (uniform) {  // packed: block q at q times the block
+                m.views[side] = UserSide::bytes(UserSide::uniform(base, static_cast<MPI_Count>(b.bytes[0]), MPI_BYTE));
+            } else if (fits) {
+                m.int_counts[side].assign(b.bytes.begin(), b.bytes.end());
+                m.int_displs[side].assign(b.displs.begin(), b.displs.end());
+                m.views[side] =
+                    UserSide::bytes(UserSide::per_peer(base, m.int_counts[side].data(), m.int_displs[side].data(), MPI_BYTE));
+            } else {
+                m.byte_counts[side].assign(b.bytes.begin(), b.bytes.end());
+                m.byte_displs[side].assign(b.displs.begin(), b.displs.end());
+                m.views[side] = UserSide::bytes(
+                    UserSide::per_peer(base, m.byte_counts[side].data(), m.byte_displs[side].data(), MPI_BYTE));
+            }
         }
         in_place_ = false;
         return MPI_SUCCESS;
