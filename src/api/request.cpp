@@ -72,7 +72,7 @@ extern "C" int MPIX_Start(MPIX_Request *request)
         if (request->active)
             return raise(request->xcomm->user, MPI_ERR_REQUEST, fn,
                          "the request is active (started and not completed by MPIX_Wait or MPIX_Test)");
-        sched::Hold hold;  // the comm's state, against the progress thread
+        sched::Hold hold(request->xcomm);  // the comm's state, against its tasks on other threads
         int rc = request->start(fn);
         // A start that failed moved nothing the caller can wait for.
         request->active = rc == MPI_SUCCESS;

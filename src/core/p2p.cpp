@@ -430,12 +430,12 @@ int probe_message(int source, int tag, MPI_Comm comm, bool wait, ProbedMessage *
     }
 #if MPIX_HAVE_MPROBE
     if (wait)
-        MPIX_CHECK(MPI_Mprobe(source, tag, comm, &m->handle, &st));
+        MPIX_CHECK(blocking_mpi_call(task, [&] { return MPI_Mprobe(source, tag, comm, &m->handle, &st); }));
     else
         MPIX_CHECK(MPI_Improbe(source, tag, comm, &flag, &m->handle, &st));
 #else
     if (wait)
-        MPIX_CHECK(MPI_Probe(source, tag, comm, &st));
+        MPIX_CHECK(blocking_mpi_call(task, [&] { return MPI_Probe(source, tag, comm, &st); }));
     else
         MPIX_CHECK(MPI_Iprobe(source, tag, comm, &flag, &st));
 #endif

@@ -31,8 +31,9 @@ WaitContext *set_wait_context(WaitContext *c)
 int wait_request(MPI_Request *request, MPI_Status *status)
 {
     WaitContext *me = current;
+    const auto block = [&] { return blocking_mpi_call(me, [&] { return MPI_Wait(request, status); }); };
     if (!me || me->may_block())
-        return MPI_Wait(request, status);
+        return block();
     for (;;) {
         int flag = 0;
         const int rc = MPI_Test(request, &flag, status);
@@ -40,7 +41,7 @@ int wait_request(MPI_Request *request, MPI_Status *status)
             return rc;
         me->suspend();
         if (me->may_block())
-            return MPI_Wait(request, status);
+            return block();
     }
 }
 
@@ -59,15 +60,18 @@ int wait_requests(int count, MPI_Request *requests, MPI_Status *statuses)
 int wait_some_requests(int count, MPI_Request *requests, int *outcount, int *indices, MPI_Status *statuses)
 {
     WaitContext *me = current;
+    const auto block = [&] {
+        return blocking_mpi_call(me, [&] { return MPI_Waitsome(count, requests, outcount, indices, statuses); });
+    };
     if (!me || me->may_block())
-        return MPI_Waitsome(count, requests, outcount, indices, statuses);
+        return block();
     for (;;) {
         const int rc = MPI_Testsome(count, requests, outcount, indices, statuses);
         if (rc != MPI_SUCCESS || *outcount != 0)  // MPI_UNDEFINED: no active request left
             return rc;
         me->suspend();
         if (me->may_block())
-            return MPI_Waitsome(count, requests, outcount, indices, statuses);
+            return block();
     }
 }
 

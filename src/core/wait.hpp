@@ -17,12 +17,31 @@ public:
     virtual bool may_block() const = 0;
     // Returns control to the engine until it resumes this task.
     virtual void suspend() = 0;
+    // Around a blocking MPI call (only where may_block()): the engine lets
+    // other threads run other tasks meanwhile, and none of them this one.
+    virtual void enter_blocking() {}
+    virtual void leave_blocking() {}
 };
 
 // The context of the code running now (nullptr: the caller's own thread).
 WaitContext *wait_context();
 // Installs `c` (the engine, around a task); returns the one it replaces.
 WaitContext *set_wait_context(WaitContext *c);
+
+// A blocking MPI call where the code may block: in a task that may_block(),
+// between enter_blocking and leave_blocking, so that no thread blocks inside
+// MPI while it holds the engine (two processes' threads could otherwise wait
+// for each other: sched/engine.hpp, ordering rules).
+template <class Call>
+int blocking_mpi_call(WaitContext *me, Call call)
+{
+    if (!me)
+        return call();
+    me->enter_blocking();
+    const int rc = call();
+    me->leave_blocking();
+    return rc;
+}
 
 // MPI_Wait: in a task, lets other work run until the request completes.
 int wait_request(MPI_Request *request, MPI_Status *status);

@@ -62,14 +62,69 @@ void drop_stack(Stack *s)
     s->base = nullptr;
 }
 
+// Per thread natively; per simulated rank under SimGrid SMPI, whose ranks
+// share a thread and get privatized copies of plain variables (core/wait.cpp).
+int &held_depth()
+{
+#if MPIX_SMPI
+    static int depth = 0;
+#else
+    static thread_local int depth = 0;
+#endif
+    return depth;
+}
+
+Hold *&innermost_hold()
+{
+#if MPIX_SMPI
+    static Hold *hold = nullptr;
+#else
+    static thread_local Hold *hold = nullptr;
+#endif
+    return hold;
+}
+
+// The engine's lock: recursive, and counting how deep this thread holds it,
+// so that a task about to block inside MPI can release it entirely.
+class EngineMutex {
+public:
+    void lock()
+    {
+        mutex_.lock();
+        ++held_depth();
+    }
+    void unlock()
+    {
+        --held_depth();
+        mutex_.unlock();
+    }
+    // Releases every level this thread holds; returns how many.
+    int release_all()
+    {
+        const int depth = held_depth();
+        for (int i = 0; i < depth; ++i)
+            unlock();
+        return depth;
+    }
+    void reacquire(int depth)
+    {
+        for (int i = 0; i < depth; ++i)
+            lock();
+    }
+
+private:
+    std::recursive_mutex mutex_;
+};
+
 // The process's tasks. One per process natively; under SimGrid SMPI one per
 // simulated rank (the library is linked statically and its data privatized
 // per rank, sim/README.md), which is what a process is there.
 struct EngineState {
-    std::recursive_mutex mutex;
+    EngineMutex mutex;
     std::vector<Task *> tasks;   // launched, not finished, in launch order
     std::atomic<std::size_t> count{0};  // tasks.size(), read without the lock
     std::vector<Stack> spare;    // stacks of finished tasks, for the next ones
+    int thread_level = -1;       // MPI_Query_thread's, read at the first launch
     // Progress thread.
     int thread_users = 0;
     bool thread_stop = false;
@@ -105,6 +160,19 @@ struct Fiber : WaitContext {
 
     bool may_block() const override { return blocking_ok; }
     void suspend() override { swapcontext(&context, back); }
+    // Blocking inside MPI without the engine's lock: the task is marked so
+    // that no other thread resumes it, and every other task may run meanwhile.
+    void enter_blocking() override
+    {
+        task->blocking_ = true;
+        released = state().mutex.release_all();
+    }
+    void leave_blocking() override
+    {
+        state().mutex.reacquire(released);
+        task->blocking_ = false;
+    }
+    int released = 0;
 
     static void entry()
     {
@@ -124,6 +192,8 @@ struct Fiber : WaitContext {
 };
 
 Task::Task(MPIX_Comm *xcomm, bool world_available) : xcomm_(xcomm), world_available_(world_available) {}
+
+bool Task::launched_here() const { return launched_by_ == std::this_thread::get_id(); }
 
 Task::~Task()
 {
@@ -183,7 +253,7 @@ void runnable(const EngineState &e, std::vector<Task *> *out)
                     break;
                 }
             }
-        if (first)
+        if (first && !t->blocking_)  // one blocking inside MPI on another thread keeps its comm's place
             out->push_back(t);
     }
 }
@@ -193,7 +263,7 @@ void runnable(const EngineState &e, std::vector<Task *> *out)
 int launch(Task *task)
 {
     EngineState &e = state();
-    std::unique_lock<std::recursive_mutex> hold(e.mutex);
+    std::unique_lock<EngineMutex> hold(e.mutex);
     if (!task->fiber_)
         task->fiber_.reset(new Fiber(task));
     Fiber &f = *task->fiber_;
@@ -212,6 +282,9 @@ int launch(Task *task)
     makecontext(&f.context, &Fiber::entry, 0);
     task->state_ = Task::State::running;
     task->rc_ = MPI_SUCCESS;
+    task->launched_by_ = std::this_thread::get_id();
+    if (e.thread_level < 0 && MPI_Query_thread(&e.thread_level) != MPI_SUCCESS)
+        e.thread_level = MPI_THREAD_MULTIPLE;
     bool first = true;
     for (Task *t : e.tasks)
         if (t->comm() == task->comm())
@@ -238,9 +311,13 @@ bool step(bool may_block)
     if (run.empty())
         return false;
     // The only task that can run now may block inside MPI (no busy loop):
-    // the others wait behind it on its comm, and every other started exchange
-    // is the MPI library's, progressed there.
-    const bool alone = may_block && run.size() == 1;
+    // the others wait behind it on its comm, block on other threads, or are the
+    // MPI library's, progressed there. It releases the lock while it blocks.
+    // With other threads calling MPI at once, only the last task of the process,
+    // the caller's own: blocked inside another thread's task, a thread could
+    // not return from its own wait, which a peer may need first.
+    const bool alone = may_block && run.size() == 1 &&
+                       (e.thread_level != MPI_THREAD_MULTIPLE || (e.tasks.size() == 1 && run[0]->launched_here()));
     for (Task *t : run)
         resume(e, t, alone);
     return true;
@@ -251,26 +328,60 @@ bool step(bool may_block)
 void progress()
 {
     EngineState &e = state();
-    std::lock_guard<std::recursive_mutex> hold(e.mutex);
+    std::lock_guard<EngineMutex> hold(e.mutex);
     if (!e.tasks.empty())
         detail::step(false);
 }
 
 void drain()
 {
+    for (Hold *h = innermost_hold(); h; h = h->outer())
+        h->end();  // waiting for other tasks under the lock would stop other threads' calls
     if (state().count.load(std::memory_order_acquire) != 0)  // active_tasks(), without a call
-        progress_until([] { return active_tasks() == 0; });
+        progress_until([] {
+            EngineState &e = state();
+            std::lock_guard<EngineMutex> hold(e.mutex);
+            for (const Task *t : e.tasks)
+                if (t->launched_here())
+                    return false;
+            return true;
+        });
 }
 
 std::size_t active_tasks() { return state().count.load(std::memory_order_acquire); }
 
-Hold::Hold() { state().mutex.lock(); }
-Hold::~Hold() { state().mutex.unlock(); }
+Hold::Hold(MPIX_Comm *xcomm) : outer_(innermost_hold())
+{
+    EngineState &e = state();
+    e.mutex.lock();
+    for (const Task *t : e.tasks)
+        if (t->comm() == xcomm) {
+            locked_ = true;  // kept: a task of this comm may run on another thread
+            break;
+        }
+    if (!locked_)
+        e.mutex.unlock();
+    innermost_hold() = this;
+}
+
+Hold::~Hold()
+{
+    end();
+    innermost_hold() = outer_;
+}
+
+void Hold::end()
+{
+    if (locked_) {
+        locked_ = false;
+        state().mutex.unlock();
+    }
+}
 
 bool forget(Task *task)
 {
     EngineState &e = state();
-    std::lock_guard<std::recursive_mutex> hold(e.mutex);
+    std::lock_guard<EngineMutex> hold(e.mutex);
     if (task->state_ == Task::State::running)
         return false;
     return true;
@@ -282,7 +393,7 @@ namespace {
 void progress_loop(EngineState *e)
 {
     LibraryScope inside;  // its MPI calls are the library's own (core/error.hpp)
-    std::unique_lock<std::recursive_mutex> hold(e->mutex);
+    std::unique_lock<EngineMutex> hold(e->mutex);
     while (!e->thread_stop) {
         if (e->tasks.empty()) {
             e->wake.wait(hold);
@@ -312,7 +423,7 @@ int progress_thread_acquire(const char **why)
         return MPI_ERR_OTHER;
     }
     EngineState &e = state();
-    std::lock_guard<std::recursive_mutex> hold(e.mutex);
+    std::lock_guard<EngineMutex> hold(e.mutex);
     if (e.thread_users++ == 0) {
         e.thread_stop = false;
         try {
@@ -333,7 +444,7 @@ void progress_thread_release()
     EngineState &e = state();
     std::thread stopping;
     {
-        std::lock_guard<std::recursive_mutex> hold(e.mutex);
+        std::lock_guard<EngineMutex> hold(e.mutex);
         if (e.thread_users == 0 || --e.thread_users > 0)
             return;
         e.thread_stop = true;

@@ -25,7 +25,13 @@
 //    them;
 //  - rows agree on values with tagged point-to-point messages (agree_max), never
 //    with a collective on the communicator, whose calls would have to be in the
-//    same order on every rank.
+//    same order on every rank;
+//  - no thread waits while it holds the engine's lock: a task that blocks inside
+//    MPI releases it (enter_blocking), and a collective set-up of a call
+//    (regions, agreements, communicators) drains first, which ends the call's
+//    Hold. Calls on different MPIX_Comms may come from different threads at
+//    once (MPI_THREAD_MULTIPLE): a thread waiting under the lock would stop the
+//    others' exchanges, whose peers may be what it waits for.
 #ifndef MPIX_SCHED_ENGINE_HPP
 #define MPIX_SCHED_ENGINE_HPP
 
@@ -34,6 +40,7 @@
 #include <atomic>
 #include <cstddef>
 #include <memory>
+#include <thread>
 
 #include "core/wait.hpp"
 
@@ -72,6 +79,9 @@ public:
     MPIX_Comm *xcomm_;
     bool world_available_;
     std::atomic<State> state_{State::idle};
+    bool blocking_ = false;  // a thread is inside MPI in this task: no other thread resumes it
+    bool launched_here() const;  // by the calling thread (what its drain() waits for)
+    std::thread::id launched_by_;
     int rc_ = MPI_SUCCESS;
     std::unique_ptr<Fiber> fiber_;
 };
@@ -91,8 +101,11 @@ void progress_until(Done done);
 // running (it may block in MPI, e.g. MPI_Wait on the MPI library's request).
 template <class Done, class Block>
 void progress_until(Done done, Block block);
-// Completes every started task of the process (before a blocking mpix call);
-// costs one atomic load when there is none.
+// Completes every task the calling thread started (before a blocking mpix
+// call, or a collective one such as MPIX_Comm_free), progressing all the
+// others meanwhile; costs one atomic load when the process has none. Another
+// thread's tasks are its own to complete: waiting for them could wait for a
+// peer that is itself in a drain, behind a task of that thread's peer.
 void drain();
 // Tasks started and not finished, in the whole process.
 std::size_t active_tasks();
@@ -107,15 +120,26 @@ bool forget(Task *task);
 int progress_thread_acquire(const char **why);
 void progress_thread_release();
 
-// Holds the engine's lock for a scope: a call that starts an exchange touches
-// its communicator's state (tags, caches, counters), which a task of the same
-// communicator may be using on the progress thread. Recursive.
+// Holds the engine's lock for a scope while `xcomm` has started exchanges: a
+// call that starts one touches its communicator's state (tags, caches,
+// counters), which a task of the same communicator may be using on another
+// thread (the progress thread, or any thread's progress call). Without such a
+// task nobody else touches that state (MPI orders a communicator's collective
+// calls), so the lock is not taken. drain() ends the hold: afterwards the
+// communicator has no task, and the collective that follows must not block
+// other threads. Recursive.
 class Hold {
 public:
-    Hold();
+    explicit Hold(MPIX_Comm *xcomm);
     ~Hold();
     Hold(const Hold &) = delete;
     Hold &operator=(const Hold &) = delete;
+    void end();
+    Hold *outer() const { return outer_; }
+
+private:
+    bool locked_ = false;
+    Hold *outer_ = nullptr;
 };
 
 namespace detail {

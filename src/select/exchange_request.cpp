@@ -478,8 +478,10 @@ int init_persistent_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, Use
     if (!request)
         return raise(xcomm->user, MPI_ERR_ARG, fn, "request is NULL");
     *request = nullptr;
-    sched::drain();  // init is a collective call: earlier starts complete first
-    sched::Hold hold;
+    // Init is a collective call: earlier starts complete first. The comm then
+    // has no task, so its state needs no Hold (sched/engine.hpp), and the
+    // collectives of init (regions, agreement, plan) block no other thread.
+    sched::drain();
     LocalMismatch local;
     int rc = check_exchange(xcomm, c, fn, send, recv, in_place, &local);
     if (rc != MPI_SUCCESS)
@@ -514,7 +516,7 @@ int start_nonblocking_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, U
     if (!request)
         return raise(xcomm->user, MPI_ERR_REQUEST, fn, "request is NULL");
     *request = nullptr;
-    sched::Hold hold;  // the comm's state, against the progress thread
+    sched::Hold hold(xcomm);  // the comm's state, against its tasks on other threads
     const Algorithm *algorithm = nullptr;
     const RuleHints *rule_hints = nullptr;
     LocalMismatch local;

@@ -314,8 +314,19 @@ TableChain chain_of(const MPIX_Comm *xcomm)
 
 // The static facts of this communicator's regions (node or socket); on every
 // call, so nothing is allocated (Regions keeps the largest region).
+// Before a collective call of a call's set-up, outside a task: the started
+// exchanges complete first, which also ends the call's Hold, so that no thread
+// waits in the collective while it holds the engine (sched/engine.hpp).
+void before_setup_collective()
+{
+    if (!wait_context())
+        sched::drain();
+}
+
 int comm_facts(MPIX_Comm *xcomm, Locality locality, SelectionFacts *facts, const Regions **out = nullptr)
 {
+    if (!xcomm->regions[static_cast<int>(locality)])  // built by collectives
+        before_setup_collective();
     const Regions *r = nullptr;
     MPIX_CHECK(get_regions(xcomm, locality, &r));
     if (r && r->count > 0) {
@@ -360,6 +371,7 @@ int agreed_blocks(MPIX_Comm *xcomm, const unsigned long long mine[2], unsigned l
         a->have = true;
     }
     if (!a->have) {
+        before_setup_collective();
         MPIX_CHECK(MPI_Allreduce(mine, a->result, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm));
         a->have = true;
     }
@@ -402,6 +414,8 @@ const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send,
     } else if (chain_needs_agreed(chain, c, facts)) {
         unsigned long long mine[2], agreed[2] = {0, 0};
         local_blocks(xcomm->size, xcomm->rank, send, mine);
+        if (exact)
+            before_setup_collective();
         const int rc = exact ? MPI_Allreduce(mine, agreed, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm)
                              : agreed_blocks(xcomm, mine, agreed);
         if (rc != MPI_SUCCESS)  // the MPI library's own needs no agreement
