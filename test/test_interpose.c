@@ -353,6 +353,37 @@ static void test_nonblocking_through_interposer(void)
     unsetenv("MPIX_IALLTOALL_ALGORITHM");
 }
 
+/* A row name the nonblocking variables do not know is the call's
+ * MPI_ERR_INFO_VALUE, on every rank, and its text names the variable (not the
+ * hint key the drop-in sets from it); nothing is left behind: the next call,
+ * with a known row, completes. */
+static void test_nonblocking_bad_row_variable(void)
+{
+    setenv("MPIX_IALLTOALLV_ALGORITHM", "not_a_row", 1);
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    struct vcase a;
+    vcase_init(&a, 7);
+    MPI_Request req = MPI_REQUEST_NULL;
+    const int code = MPI_Ialltoallv(a.sb, a.sc, a.sd, MPI_INT, a.rb, a.rc, a.rd, MPI_INT, comm, &req);
+    int cls = MPI_SUCCESS, len = 0;
+    MPI_Error_class(code, &cls);
+    char text[MPI_MAX_ERROR_STRING] = "";
+    MPIX_Error_string(code, text, &len);
+    int ok = cls == MPI_ERR_INFO_VALUE && req == MPI_REQUEST_NULL && strstr(text, "MPIX_IALLTOALLV_ALGORITHM") &&
+             strstr(text, "not_a_row");
+    if (!ok)
+        printf("\n  rank %d: class %d, text: %s\n", rank, cls, text);
+    setenv("MPIX_IALLTOALLV_ALGORITHM", "pairwise", 1);
+    ok &= MPI_Ialltoallv(a.sb, a.sc, a.sd, MPI_INT, a.rb, a.rc, a.rd, MPI_INT, comm, &req) == MPI_SUCCESS;
+    ok &= MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS && vcase_right(&a);
+    CU_ASSERT(global_ok(ok));
+    vcase_free(&a);
+    MPI_Comm_free(&comm);
+    unsetenv("MPIX_IALLTOALLV_ALGORITHM");
+}
+
 /* MPI's progress rule through completion calls: even ranks wait for a message
  * that their odd partner sends only after its own MPI_Ialltoallv completed,
  * and only then wait for their all-to-all. The even ranks' MPI_Wait on the
@@ -735,6 +766,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "MPI_Ialltoall(v), every row, every completion call", test_nonblocking_through_interposer);
     CU_add_test(s, "MPI_Ialltoallv: the route, the trace, MPI_Cancel", test_nonblocking_route_and_cancel);
     CU_add_test(s, "MPI_Ialltoallv progressed by MPI_Wait on other requests", test_nonblocking_progress_in_other_waits);
+    CU_add_test(s, "MPI_Ialltoallv: a bad MPIX_IALLTOALLV_ALGORITHM is named", test_nonblocking_bad_row_variable);
 #if MPI_VERSION >= 4
     CU_add_test(s, "MPI_Alltoall(v)_init, every row, Start/Startall, every completion call",
                 test_persistent_through_interposer);

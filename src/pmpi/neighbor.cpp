@@ -26,6 +26,7 @@
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "mpix.h"
+#include "pmpi/env_hint.hpp"
 #include "pmpi/attribute.hpp"
 #include "pmpi/inflight.hpp"
 #include "pmpi/persistent.hpp"
@@ -99,7 +100,9 @@ int make_topology(MPI_Comm comm, NeighborRoute *route)
         if ((rc = MPIX_Info_init(&route->nonblocking_hints)) != MPI_SUCCESS)
             return rc;
         if (std::strcmp(backend, "auto") != 0 &&
-            (rc = MPIX_Info_set(route->nonblocking_hints, "neighbor_alltoallv_algorithm", backend)) != MPI_SUCCESS)
+            (rc = mpix::pmpi::set_env_hint(route->nonblocking_hints, comm, "MPI_Ineighbor_alltoallv / MPI_Neighbor_alltoallv_init",
+                                           "MPIX_INEIGHBOR_ALLTOALLV_ALGORITHM", "neighbor_alltoallv_algorithm",
+                                           backend)) != MPI_SUCCESS)
             return rc;
     }
 #endif

@@ -25,6 +25,7 @@
 #include "core/error.hpp"
 #include "mpix.h"
 #include "pmpi/attribute.hpp"
+#include "pmpi/env_hint.hpp"
 #include "pmpi/inflight.hpp"
 #include "pmpi/persistent.hpp"
 
@@ -97,10 +98,11 @@ int make_route(MPI_Comm comm, NonblockingRoute **out)
         MPIX_Info *info = nullptr;
         if (rc == MPI_SUCCESS)
             rc = MPIX_Info_init(&info);
+        const char *fn = "MPI_Ialltoall(v) / MPI_Alltoall(v)_init";
         if (rc == MPI_SUCCESS && a2a)
-            rc = MPIX_Info_set(info, "alltoall_algorithm", a2a);
+            rc = mpix::pmpi::set_env_hint(info, comm, fn, "MPIX_IALLTOALL_ALGORITHM", "alltoall_algorithm", a2a);
         if (rc == MPI_SUCCESS && a2av)
-            rc = MPIX_Info_set(info, "alltoallv_algorithm", a2av);
+            rc = mpix::pmpi::set_env_hint(info, comm, fn, "MPIX_IALLTOALLV_ALGORITHM", "alltoallv_algorithm", a2av);
         if (rc == MPI_SUCCESS)
             rc = MPIX_Comm_set_info(route->xcomm, info);
         if (info)
