@@ -341,6 +341,8 @@ void drain()
         progress_until([] {
             EngineState &e = state();
             std::lock_guard<EngineMutex> hold(e.mutex);
+            if (e.thread_level != MPI_THREAD_MULTIPLE)  // one thread in MPI at a time: every task
+                return e.tasks.empty();
             for (const Task *t : e.tasks)
                 if (t->launched_here())
                     return false;

@@ -101,11 +101,14 @@ void progress_until(Done done);
 // running (it may block in MPI, e.g. MPI_Wait on the MPI library's request).
 template <class Done, class Block>
 void progress_until(Done done, Block block);
-// Completes every task the calling thread started (before a blocking mpix
-// call, or a collective one such as MPIX_Comm_free), progressing all the
-// others meanwhile; costs one atomic load when the process has none. Another
-// thread's tasks are its own to complete: waiting for them could wait for a
-// peer that is itself in a drain, behind a task of that thread's peer.
+// Completes every task of the process (before a blocking mpix call, or a
+// collective one such as MPIX_Comm_free); costs one atomic load when there is
+// none. Under MPI_THREAD_MULTIPLE only those the calling thread started,
+// progressing the others meanwhile: another thread's tasks are its own to
+// complete, and waiting for them could wait for a peer that is itself in a
+// drain, behind a task of that thread's peer. (Under the other levels one
+// thread at a time calls MPI, so a thread that started an exchange is not in
+// a drain of its own meanwhile, and the exchange needs this drain's progress.)
 void drain();
 // Tasks started and not finished, in the whole process.
 std::size_t active_tasks();
