@@ -550,6 +550,53 @@ void test_threads_on_different_comms()
     MPIX_CHECK_ALL("calls on different MPIX_Comms from three threads at once");
 }
 
+// A communicator handed from one thread to another with an exchange in flight
+// (MPI allows it: the threads order their calls): the second thread's blocking
+// call on it must first complete that exchange, though another thread started
+// it (exchanges of one comm run in start order), or the two would share the
+// communicator's state at once. At 1 rank the exchange ends at its start.
+void test_comm_handed_between_threads()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    MPIX_Comm_update_locality(xcomm, 2);
+    for (const char *row : {"node_bruck", "parlogna", "pairwise"}) {
+        mpixtest::select_row(xcomm, "alltoallv", row);
+        std::vector<int> counts(p, 3), displs(p);
+        for (int j = 0; j < p; ++j)
+            displs[j] = 3 * j;
+        std::vector<int> s1(3 * p), r1(3 * p, -1), s2(3 * p), r2(3 * p, -1);
+        for (int j = 0; j < 3 * p; ++j) {
+            s1[j] = 1000 * me + j;
+            s2[j] = -(1000 * me + j);
+        }
+        MPIX_Request *req = nullptr;
+        int started = MPIX_Ialltoallv(s1.data(), counts.data(), displs.data(), MPI_INT, r1.data(), counts.data(),
+                                      displs.data(), MPI_INT, xcomm, &req);
+        int blocking = MPI_ERR_OTHER;
+        std::thread other([&] {
+            blocking = MPIX_Alltoallv(s2.data(), counts.data(), displs.data(), MPI_INT, r2.data(), counts.data(),
+                                      displs.data(), MPI_INT, xcomm);
+        });
+        other.join();
+        // The blocking call ran after the exchange it found in flight: that
+        // one's data is all here before this thread completes its request.
+        bool first_done = true;
+        for (int j = 0; j < p; ++j)
+            for (int e = 0; e < 3; ++e)
+                first_done = first_done && r1[3 * j + e] == 1000 * j + 3 * me + e;
+        const int waited = MPIX_Wait(&req, MPI_STATUS_IGNORE);
+        bool right = first_done && started == MPI_SUCCESS && blocking == MPI_SUCCESS && waited == MPI_SUCCESS;
+        for (int j = 0; j < p; ++j)
+            for (int e = 0; e < 3; ++e)
+                right = right && r1[3 * j + e] == 1000 * j + 3 * me + e && r2[3 * j + e] == -(1000 * j + 3 * me + e);
+        MPIX_EXPECT(right, std::string(row) + ": a nonblocking exchange, then a blocking one from another thread");
+    }
+    MPIX_CHECK_ALL("a communicator handed between threads with an exchange in flight");
+    MPIX_Comm_free(&xcomm);
+}
+
 const mpixtest::TestCase kTests[] = {
     {"MPIX_Ialltoall: every row, 1-3 in flight, every completion call", test_ialltoall_every_row},
     {"MPIX_Ialltoallv: every row, 1-3 in flight, every completion call", test_ialltoallv_every_row},
@@ -560,6 +607,7 @@ const mpixtest::TestCase kTests[] = {
     {"misuse: NULL, active free, comm free, truncation", test_misuse},
     {"the progress thread", test_progress_thread},
     {"calls on different comms from three threads at once, every row", test_threads_on_different_comms},
+    {"a comm handed between threads with an exchange in flight", test_comm_handed_between_threads},
 };
 
 }  // namespace

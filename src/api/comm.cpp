@@ -133,7 +133,7 @@ extern "C" int MPIX_Comm_free(MPIX_Comm **xcomm)
     if (x->live_objects > 0)
         return raise(x->user, MPI_ERR_COMM, "MPIX_Comm_free",
                      "requests (persistent, or nonblocking not yet completed) or neighbour topologies made on this comm are not freed yet");
-    sched::drain();  // a collective call (frees communicators): as MPIX_Comm_init
+    sched::drain(x);  // a collective call (frees communicators): as MPIX_Comm_init
     if (x->holds_progress_thread)
         sched::progress_thread_release();
     // Caches (windows, sub-communicators) are freed collectively, in key order.
@@ -156,7 +156,7 @@ static int comm_topo_init_unguarded(MPIX_Comm *xcomm)
     static const char *fn = "MPIX_Comm_topo_init";
     if (!xcomm)
         return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "xcomm is NULL");
-    sched::drain();  // a collective call: as MPIX_Comm_init
+    sched::drain(xcomm);  // a collective call: as MPIX_Comm_init
     const Regions *r = nullptr;
     int rc = get_regions(xcomm, Locality::node, &r);
     if (rc == MPI_SUCCESS)
@@ -188,7 +188,7 @@ static int comm_set_info_unguarded(MPIX_Comm *xcomm, const MPIX_Info *info)
 {
     if (!xcomm)
         return raise(MPI_COMM_NULL, MPI_ERR_ARG, "MPIX_Comm_set_info", "xcomm is NULL");
-    sched::drain();  // a collective call: as MPIX_Comm_init
+    sched::drain(xcomm);  // a collective call: as MPIX_Comm_init
     // A tuning_file is read here, collectively (rank 0 reads, every rank parses
     // the same text); a path already read is kept. On any error nothing changes.
     std::shared_ptr<const SelectionTable> table;

@@ -48,7 +48,7 @@ int make_topo(const char *fn, MPIX_Comm *xcomm, int indegree, const int sources[
     if (!topo)
         return raise(xcomm->user, MPI_ERR_ARG, fn, "topo is NULL");
     *topo = nullptr;
-    sched::drain();  // started exchanges complete first (sched/engine.hpp)
+    sched::drain(xcomm);  // started exchanges complete first (sched/engine.hpp)
     const int size = xcomm->size;
     std::string why;
     int local = check_neighbor_list("sources", indegree, sources, size, &why);

@@ -333,18 +333,18 @@ void progress()
         detail::step(false);
 }
 
-void drain()
+void drain(const MPIX_Comm *xcomm)
 {
     for (Hold *h = innermost_hold(); h; h = h->outer())
         h->end();  // waiting for other tasks under the lock would stop other threads' calls
     if (state().count.load(std::memory_order_acquire) != 0)  // active_tasks(), without a call
-        progress_until([] {
+        progress_until([xcomm] {
             EngineState &e = state();
             std::lock_guard<EngineMutex> hold(e.mutex);
             if (e.thread_level != MPI_THREAD_MULTIPLE)  // one thread in MPI at a time: every task
                 return e.tasks.empty();
             for (const Task *t : e.tasks)
-                if (t->launched_here())
+                if (t->launched_here() || t->comm() == xcomm)
                     return false;
             return true;
         });

@@ -21,7 +21,8 @@
 //    exactly as by blocking calls; exchanges on different communicators and
 //    the MPI library's own nonblocking collectives progress concurrently;
 //  - a blocking mpix call first completes every started exchange of the
-//    process (drain): it could otherwise wait for a peer that waits for one of
+//    process (drain; under MPI_THREAD_MULTIPLE those of its thread and its
+//    communicator): it could otherwise wait for a peer that waits for one of
 //    them;
 //  - rows agree on values with tagged point-to-point messages (agree_max), never
 //    with a collective on the communicator, whose calls would have to be in the
@@ -101,15 +102,17 @@ void progress_until(Done done);
 // running (it may block in MPI, e.g. MPI_Wait on the MPI library's request).
 template <class Done, class Block>
 void progress_until(Done done, Block block);
-// Completes every task of the process (before a blocking mpix call, or a
-// collective one such as MPIX_Comm_free); costs one atomic load when there is
-// none. Under MPI_THREAD_MULTIPLE only those the calling thread started,
-// progressing the others meanwhile: another thread's tasks are its own to
-// complete, and waiting for them could wait for a peer that is itself in a
-// drain, behind a task of that thread's peer. (Under the other levels one
-// thread at a time calls MPI, so a thread that started an exchange is not in
-// a drain of its own meanwhile, and the exchange needs this drain's progress.)
-void drain();
+// Completes every task of the process (before a blocking mpix call on
+// `xcomm`, or a collective one such as MPIX_Comm_free); costs one atomic load
+// when there is none. Under MPI_THREAD_MULTIPLE only those the calling thread
+// started and those of `xcomm` (another thread may have started one on it
+// before handing the communicator over), progressing the others meanwhile:
+// another thread's tasks are its own to complete, and waiting for them could
+// wait for a peer that is itself in a drain, behind a task of that thread's
+// peer. (Under the other levels one thread at a time calls MPI, so a thread
+// that started an exchange is not in a drain of its own meanwhile, and the
+// exchange needs this drain's progress.)
+void drain(const MPIX_Comm *xcomm = nullptr);
 // Tasks started and not finished, in the whole process.
 std::size_t active_tasks();
 // Removes a finished or never started task from the engine's lists (its owner

@@ -452,7 +452,7 @@ template <Form F>
 template <Form F>
 int run_exchange_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place)
 {
-    sched::drain();  // started exchanges complete first (sched/engine.hpp)
+    sched::drain(xcomm);  // started exchanges complete first (sched/engine.hpp)
     const Algorithm *algorithm = nullptr;
     const RuleHints *rule_hints = nullptr;
     LocalMismatch local;

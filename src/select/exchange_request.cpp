@@ -326,7 +326,7 @@ private:
     int mpi_requests_comm(MPI_Comm *out)
     {
         if (xcomm->mpi_requests == MPI_COMM_NULL) {
-            sched::drain();  // a collective call: as warm_collective_state (select/registry.hpp)
+            sched::drain(xcomm);  // a collective call: as warm_collective_state (select/registry.hpp)
             const int rc = MPI_Comm_dup(xcomm->user, &xcomm->mpi_requests);
             if (rc != MPI_SUCCESS)
                 return rc;
@@ -481,7 +481,7 @@ int init_persistent_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, Use
     // Init is a collective call: earlier starts complete first. The comm then
     // has no task, so its state needs no Hold (sched/engine.hpp), and the
     // collectives of init (regions, agreement, plan) block no other thread.
-    sched::drain();
+    sched::drain(xcomm);
     LocalMismatch local;
     int rc = check_exchange(xcomm, c, fn, send, recv, in_place, &local);
     if (rc != MPI_SUCCESS)

@@ -208,7 +208,7 @@ public:
 int run_neighbor(const char *fn, const NeighborArgs &args)
 {
     MPIX_Comm *xcomm = args.xcomm;
-    sched::drain();  // started exchanges complete first (sched/engine.hpp)
+    sched::drain(xcomm);  // started exchanges complete first (sched/engine.hpp)
     NeighborCall call;
     MPIX_CHECK(call.init(fn, args, xcomm->hints, allocate_tags(xcomm)));
     MPIX_CHECK(call.start(fn));
@@ -221,7 +221,7 @@ int init_neighbor(const char *fn, const NeighborArgs &args, const MPIX_Info *xin
     MPIX_Comm *xcomm = args.xcomm;
     if (!request)
         return raise(xcomm->user, MPI_ERR_ARG, fn, "request is NULL");
-    sched::drain();  // started exchanges complete first (sched/engine.hpp)
+    sched::drain(xcomm);  // started exchanges complete first (sched/engine.hpp)
     const char *why = nullptr;
     if (int rc = check_call_info(xinfo, &why))
         return raise(xcomm->user, rc, fn, why);

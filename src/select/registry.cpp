@@ -317,16 +317,16 @@ TableChain chain_of(const MPIX_Comm *xcomm)
 // Before a collective call of a call's set-up, outside a task: the started
 // exchanges complete first, which also ends the call's Hold, so that no thread
 // waits in the collective while it holds the engine (sched/engine.hpp).
-void before_setup_collective()
+void before_setup_collective(const MPIX_Comm *xcomm)
 {
     if (!wait_context())
-        sched::drain();
+        sched::drain(xcomm);
 }
 
 int comm_facts(MPIX_Comm *xcomm, Locality locality, SelectionFacts *facts, const Regions **out = nullptr)
 {
     if (!xcomm->regions[static_cast<int>(locality)])  // built by collectives
-        before_setup_collective();
+        before_setup_collective(xcomm);
     const Regions *r = nullptr;
     MPIX_CHECK(get_regions(xcomm, locality, &r));
     if (r && r->count > 0) {
@@ -371,7 +371,7 @@ int agreed_blocks(MPIX_Comm *xcomm, const unsigned long long mine[2], unsigned l
         a->have = true;
     }
     if (!a->have) {
-        before_setup_collective();
+        before_setup_collective(xcomm);
         MPIX_CHECK(MPI_Allreduce(mine, a->result, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm));
         a->have = true;
     }
@@ -415,7 +415,7 @@ const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send,
         unsigned long long mine[2], agreed[2] = {0, 0};
         local_blocks(xcomm->size, xcomm->rank, send, mine);
         if (exact)
-            before_setup_collective();
+            before_setup_collective(xcomm);
         const int rc = exact ? MPI_Allreduce(mine, agreed, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm)
                              : agreed_blocks(xcomm, mine, agreed);
         if (rc != MPI_SUCCESS)  // the MPI library's own needs no agreement
@@ -679,7 +679,7 @@ int warm_collective_state(MPIX_Comm *xcomm, const Algorithm *a, const Hints &hin
                        (!sockets || xcomm->regions[static_cast<int>(Locality::socket)]) &&
                        (!a->warm || (a->warm_ready && a->warm_ready(xcomm)));
     if (!ready)
-        sched::drain();
+        sched::drain(xcomm);
     const Regions *r = nullptr;
     MPIX_CHECK(get_regions(xcomm, Locality::node, &r));
     if (sockets)

@@ -118,7 +118,7 @@ int mpix::exchange_messages(MPIX_Comm *xcomm, MPIX_Info *xinfo, Collective c, co
                       int nnz, const int *dest, const void *vals, const int *counts, const int *displs, int count,
                       MPI_Datatype type, const TypeInfo &ti, SparseInbox *inbox, std::vector<std::size_t> *order)
 {
-    sched::drain();  // started exchanges complete first (sched/engine.hpp)
+    sched::drain(xcomm);  // started exchanges complete first (sched/engine.hpp)
     const char *why = nullptr;
     if (int rc = check_call_info(xinfo, &why))
         return raise(xcomm->user, rc, fn, why);
