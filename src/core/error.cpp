@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "config.h"
+#include "core/per_thread.hpp"
 
 namespace mpix {
 
@@ -206,17 +207,6 @@ int raise_staging(MPI_Comm comm, int mpi_errcode, const char *func, const char *
     return raise(comm, errclass, func, problem.c_str());
 }
 
-int &library_depth()
-{
-    // Per thread natively; per simulated rank under SimGrid SMPI, whose ranks
-    // share a thread and get privatized copies of plain variables (as
-    // core/wait.cpp's wait context).
-#if MPIX_SMPI
-    static int depth = 0;
-#else
-    static thread_local int depth = 0;
-#endif
-    return depth;
-}
+int &library_depth() { return per_thread<struct LibraryDepthTag, int>(); }
 
 }  // namespace mpix

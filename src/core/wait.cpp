@@ -3,34 +3,29 @@
 #include <thread>
 
 #include "config.h"
+#include "core/per_thread.hpp"
 
 namespace mpix {
 
 namespace {
 
-// Under SimGrid SMPI every simulated rank is an actor of one thread: a
-// privatized plain variable is per rank (sim/README.md), thread_local would be
-// shared by all of them.
-#if MPIX_SMPI
-WaitContext *current = nullptr;
-#else
-thread_local WaitContext *current = nullptr;
-#endif
+// The code running now on this thread: a task's context, or none.
+WaitContext *&current_context() { return per_thread<struct WaitContextTag, WaitContext *>(); }
 
 }  // namespace
 
-WaitContext *wait_context() { return current; }
+WaitContext *wait_context() { return current_context(); }
 
 WaitContext *set_wait_context(WaitContext *c)
 {
-    WaitContext *old = current;
-    current = c;
+    WaitContext *old = current_context();
+    current_context() = c;
     return old;
 }
 
 int wait_request(MPI_Request *request, MPI_Status *status)
 {
-    WaitContext *me = current;
+    WaitContext *me = current_context();
     const auto block = [&] { return blocking_mpi_call(me, [&] { return MPI_Wait(request, status); }); };
     if (!me || me->may_block())
         return block();
@@ -59,7 +54,7 @@ int wait_requests(int count, MPI_Request *requests, MPI_Status *statuses)
 
 int wait_some_requests(int count, MPI_Request *requests, int *outcount, int *indices, MPI_Status *statuses)
 {
-    WaitContext *me = current;
+    WaitContext *me = current_context();
     const auto block = [&] {
         return blocking_mpi_call(me, [&] { return MPI_Waitsome(count, requests, outcount, indices, statuses); });
     };
@@ -77,7 +72,7 @@ int wait_some_requests(int count, MPI_Request *requests, int *outcount, int *ind
 
 void yield_now()
 {
-    if (WaitContext *me = current)
+    if (WaitContext *me = current_context())
         me->suspend();
     else
         std::this_thread::yield();
@@ -85,7 +80,7 @@ void yield_now()
 
 int mpi_alltoall_bytes(const void *sendbuf, int block, void *recvbuf, MPI_Comm comm)
 {
-    if (!current)
+    if (!current_context())
         return PMPI_Alltoall(sendbuf, block, MPI_BYTE, recvbuf, block, MPI_BYTE, comm);
     MPI_Request request = MPI_REQUEST_NULL;
     const int rc = PMPI_Ialltoall(sendbuf, block, MPI_BYTE, recvbuf, block, MPI_BYTE, comm, &request);
@@ -95,7 +90,7 @@ int mpi_alltoall_bytes(const void *sendbuf, int block, void *recvbuf, MPI_Comm c
 int mpi_alltoallv_bytes(const void *sendbuf, const int *sendcounts, const int *sdispls, void *recvbuf,
                         const int *recvcounts, const int *rdispls, MPI_Comm comm)
 {
-    if (!current)
+    if (!current_context())
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, MPI_BYTE, recvbuf, recvcounts, rdispls, MPI_BYTE, comm);
     MPI_Request request = MPI_REQUEST_NULL;
     const int rc = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, MPI_BYTE, recvbuf, recvcounts, rdispls, MPI_BYTE,

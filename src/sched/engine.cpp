@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "core/error.hpp"
+#include "core/per_thread.hpp"
 #include "core/wait.hpp"
 
 #if HAVE_VALGRIND_VALGRIND_H
@@ -62,27 +63,9 @@ void drop_stack(Stack *s)
     s->base = nullptr;
 }
 
-// Per thread natively; per simulated rank under SimGrid SMPI, whose ranks
-// share a thread and get privatized copies of plain variables (core/wait.cpp).
-int &held_depth()
-{
-#if MPIX_SMPI
-    static int depth = 0;
-#else
-    static thread_local int depth = 0;
-#endif
-    return depth;
-}
-
-Hold *&innermost_hold()
-{
-#if MPIX_SMPI
-    static Hold *hold = nullptr;
-#else
-    static thread_local Hold *hold = nullptr;
-#endif
-    return hold;
-}
+// How deep the calling thread holds the engine's lock, and its innermost Hold.
+int &held_depth() { return per_thread<struct HeldDepthTag, int>(); }
+Hold *&innermost_hold() { return per_thread<struct InnermostHoldTag, Hold *>(); }
 
 // The engine's lock: recursive, and counting how deep this thread holds it,
 // so that a task about to block inside MPI can release it entirely.
