@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "harness_mix.hpp"
+#include "placed_type.hpp"
 
 namespace mpixtest {
 
@@ -85,14 +86,29 @@ struct Side {
     std::vector<int> counts, displs;  // elements of t, extents
     std::vector<unsigned char> mem;
     std::vector<char> is_data;  // byte is a data byte of some element
+    // MPI_BOTTOM cases: t's element placed at buf()'s absolute address (made by
+    // make_absolute once mem no longer moves; each copy of a Side makes its own).
+    MPI_Datatype absolute = MPI_DATATYPE_NULL;
 
     char *buf() { return (char *)mem.data() + kFrontGuard; }
+    // What a call passes: the buffer and element type, or MPI_BOTTOM and the
+    // absolute type.
+    void *arg() { return absolute != MPI_DATATYPE_NULL ? MPI_BOTTOM : (void *)buf(); }
+    MPI_Datatype type() const { return absolute != MPI_DATATYPE_NULL ? absolute : t.type; }
     MPI_Aint offset(int peer, int elem, int comp) const
     {
         return (MPI_Aint)kFrontGuard + ((MPI_Aint)displs[peer] + elem) * t.extent + t.comp_off[comp];
     }
     size_t comp_size() const { return t.is_double ? sizeof(double) : sizeof(int); }
 };
+
+void make_absolute(Side &s) { s.absolute = placed_at(s.t.type, s.buf()); }
+
+void free_absolute(Side &s)
+{
+    if (s.absolute != MPI_DATATYPE_NULL)
+        MPI_Type_free(&s.absolute);
+}
 
 void layout(Side &s, int p, Layout l, bool uniform)
 {
@@ -176,21 +192,21 @@ bool run_once(MPIX_Comm *xcomm, const ExchangeCase &c, int p, int me, Side &send
 {
     std::vector<unsigned char> send_before = send.mem;
     int rc;
-    const void *sbuf = c.in_place ? MPI_IN_PLACE : (const void *)send.buf();
+    const void *sbuf = c.in_place ? MPI_IN_PLACE : (const void *)send.arg();
     if (c.uniform && c.large_count)
-        rc = MPIX_Alltoall_c(sbuf, send.counts.empty() ? 0 : send.counts[0], send.t.type, recv.buf(),
-                             recv.counts[0], recv.t.type, xcomm);
+        rc = MPIX_Alltoall_c(sbuf, send.counts.empty() ? 0 : send.counts[0], send.type(), recv.arg(),
+                             recv.counts[0], recv.type(), xcomm);
     else if (c.uniform)
-        rc = MPIX_Alltoall(sbuf, send.counts.empty() ? 0 : send.counts[0], send.t.type, recv.buf(), recv.counts[0],
-                           recv.t.type, xcomm);
+        rc = MPIX_Alltoall(sbuf, send.counts.empty() ? 0 : send.counts[0], send.type(), recv.arg(), recv.counts[0],
+                           recv.type(), xcomm);
     else if (c.large_count) {
         std::vector<MPI_Count> sc(send.counts.begin(), send.counts.end()), rc_(recv.counts.begin(), recv.counts.end());
         std::vector<MPI_Aint> sd(send.displs.begin(), send.displs.end()), rd(recv.displs.begin(), recv.displs.end());
-        rc = MPIX_Alltoallv_c(sbuf, sc.data(), sd.data(), send.t.type, recv.buf(), rc_.data(), rd.data(),
-                              recv.t.type, xcomm);
+        rc = MPIX_Alltoallv_c(sbuf, sc.data(), sd.data(), send.type(), recv.arg(), rc_.data(), rd.data(),
+                              recv.type(), xcomm);
     } else
-        rc = MPIX_Alltoallv(sbuf, send.counts.data(), send.displs.data(), send.t.type, recv.buf(), recv.counts.data(),
-                            recv.displs.data(), recv.t.type, xcomm);
+        rc = MPIX_Alltoallv(sbuf, send.counts.data(), send.displs.data(), send.type(), recv.arg(), recv.counts.data(),
+                            recv.displs.data(), recv.type(), xcomm);
     if (rc != MPI_SUCCESS) {
         *detail = "call returned error " + std::to_string(rc);
         return false;
@@ -211,14 +227,14 @@ bool run_persistent(MPIX_Comm *xcomm, const ExchangeCase &c, int p, int me, Side
                     MPIX_Info *xinfo, std::string *detail)
 {
     MPIX_Request *req = nullptr;
-    const void *sbuf = c.in_place ? MPI_IN_PLACE : (const void *)send.buf();
+    const void *sbuf = c.in_place ? MPI_IN_PLACE : (const void *)send.arg();
     std::vector<int> sc = send.counts, sd = send.displs, rc_ = recv.counts, rd = recv.displs;
     if (c.in_place)
         sc = rc_, sd = rd;
-    int rc = c.uniform ? MPIX_Alltoall_init(sbuf, sc.empty() ? 0 : sc[0], send.t.type, recv.buf(), rc_[0],
-                                            recv.t.type, xcomm, xinfo, &req)
-                       : MPIX_Alltoallv_init(sbuf, sc.data(), sd.data(), send.t.type, recv.buf(), rc_.data(),
-                                             rd.data(), recv.t.type, xcomm, xinfo, &req);
+    int rc = c.uniform ? MPIX_Alltoall_init(sbuf, sc.empty() ? 0 : sc[0], send.type(), recv.arg(), rc_[0],
+                                            recv.type(), xcomm, xinfo, &req)
+                       : MPIX_Alltoallv_init(sbuf, sc.data(), sd.data(), send.type(), recv.arg(), rc_.data(),
+                                             rd.data(), recv.type(), xcomm, xinfo, &req);
     if (rc != MPI_SUCCESS) {
         *detail = "init returned error " + std::to_string(rc);
         return false;
@@ -284,6 +300,25 @@ bool run_nonblocking(MPIX_Comm *xcomm, MPI_Comm comm, const ExchangeCase &c, int
 {
     const int k = c.in_flight;
     std::vector<Side> sends(k, send0), recvs(k, recv0);
+    // Each copy's absolute type names its own buffer (made before its call).
+    struct FreeCopies {
+        std::vector<Side> &a, &b;
+        ~FreeCopies()
+        {
+            for (Side &s : a)
+                free_absolute(s);
+            for (Side &s : b)
+                free_absolute(s);
+        }
+    } free_copies{sends, recvs};
+    for (int i = 0; i < k; ++i) {
+        sends[i].absolute = MPI_DATATYPE_NULL;
+        recvs[i].absolute = MPI_DATATYPE_NULL;
+        if (send0.absolute != MPI_DATATYPE_NULL)
+            make_absolute(sends[i]);
+        if (recv0.absolute != MPI_DATATYPE_NULL)
+            make_absolute(recvs[i]);
+    }
     std::vector<std::vector<unsigned char>> send_before(k);
     std::vector<MPIX_Request *> reqs(k, nullptr);
     std::vector<std::vector<MPI_Count>> scc(k), rcc(k);
@@ -300,24 +335,24 @@ bool run_nonblocking(MPIX_Comm *xcomm, MPI_Comm comm, const ExchangeCase &c, int
         for (int j = 0; j < p; ++j)
             put(c.in_place ? recv : send, j, me, j, gen);
         send_before[i] = send.mem;
-        const void *sbuf = c.in_place ? MPI_IN_PLACE : (const void *)send.buf();
+        const void *sbuf = c.in_place ? MPI_IN_PLACE : (const void *)send.arg();
         const Side &cs = c.in_place ? recv : send;
         if (c.uniform && c.large_count)
-            rc = MPIX_Ialltoall_c(sbuf, cs.counts[0], send.t.type, recv.buf(), recv.counts[0], recv.t.type, xcomm,
+            rc = MPIX_Ialltoall_c(sbuf, cs.counts[0], send.type(), recv.arg(), recv.counts[0], recv.type(), xcomm,
                                   &reqs[i]);
         else if (c.uniform)
-            rc = MPIX_Ialltoall(sbuf, cs.counts[0], send.t.type, recv.buf(), recv.counts[0], recv.t.type, xcomm,
+            rc = MPIX_Ialltoall(sbuf, cs.counts[0], send.type(), recv.arg(), recv.counts[0], recv.type(), xcomm,
                                 &reqs[i]);
         else if (c.large_count) {
             scc[i].assign(cs.counts.begin(), cs.counts.end());
             rcc[i].assign(recv.counts.begin(), recv.counts.end());
             sdc[i].assign(cs.displs.begin(), cs.displs.end());
             rdc[i].assign(recv.displs.begin(), recv.displs.end());
-            rc = MPIX_Ialltoallv_c(sbuf, scc[i].data(), sdc[i].data(), send.t.type, recv.buf(), rcc[i].data(),
-                                   rdc[i].data(), recv.t.type, xcomm, &reqs[i]);
+            rc = MPIX_Ialltoallv_c(sbuf, scc[i].data(), sdc[i].data(), send.type(), recv.arg(), rcc[i].data(),
+                                   rdc[i].data(), recv.type(), xcomm, &reqs[i]);
         } else
-            rc = MPIX_Ialltoallv(sbuf, cs.counts.data(), cs.displs.data(), send.t.type, recv.buf(),
-                                 recv.counts.data(), recv.displs.data(), recv.t.type, xcomm, &reqs[i]);
+            rc = MPIX_Ialltoallv(sbuf, cs.counts.data(), cs.displs.data(), send.type(), recv.arg(),
+                                 recv.counts.data(), recv.displs.data(), recv.type(), xcomm, &reqs[i]);
     }
     if (rc != MPI_SUCCESS) {
         *detail = "MPIX_Ialltoall(v) returned error " + std::to_string(rc);
@@ -409,10 +444,18 @@ std::string ExchangeCase::describe() const
       << tn[(int)types] << (in_place ? " in-place" : "") << (large_count && !starts ? " large-count" : "")
       << (starts ? " persistent x" + std::to_string(starts) : "")
       << (in_flight ? " nonblocking x" + std::to_string(in_flight) + " completion " + std::to_string(seed % 4) : "")
-      << " ppn=" << ppn
+      << (bottom ? " MPI_BOTTOM" : "") << " ppn=" << ppn
       << " seed=" << seed;
     return o.str();
 }
+
+// SimGrid SMPI's MPI_BOTTOM is not address 0 (smpi.h), so its datatypes cannot
+// reach absolute addresses from it: no MPI_BOTTOM cases there (sim/check_sim).
+#ifdef SMPI_H
+constexpr bool kBottomCases = false;
+#else
+constexpr bool kBottomCases = true;
+#endif
 
 std::vector<ExchangeCase> exchange_cases(bool uniform)
 {
@@ -428,13 +471,16 @@ std::vector<ExchangeCase> exchange_cases(bool uniform)
                 continue;  // MPI_Alltoall has no displacements
             // Every third case goes through the large-count entry point (3 is
             // coprime with the rotations of node sizes and datatypes).
+            // Every seventh (from the fourth) passes MPI_BOTTOM and absolute types.
             for (Types t : types) {
                 cases.push_back(ExchangeCase{uniform, d, l, t, false, ppns[n % 4], 1000 + n, n % 3 == 1});
+                cases.back().bottom = kBottomCases && n % 7 == 3;
                 ++n;
             }
             // MPI_IN_PLACE with the receive type (contiguous, and non-contiguous).
             Types inplace_type = (n % 2) ? Types::int_vector : Types::int_int;
             cases.push_back(ExchangeCase{uniform, d, l, inplace_type, true, ppns[n % 4], 1000 + n, n % 3 == 1});
+            cases.back().bottom = kBottomCases && n % 7 == 3;
             ++n;
         }
     return cases;
@@ -473,11 +519,18 @@ bool run_exchange_case(MPIX_Comm *xcomm, MPI_Comm comm, const ExchangeCase &c, s
         for (int j = 0; j < p; ++j)
             put(send, j, me, j);
     }
+    if (c.bottom) {
+        if (!c.in_place)
+            make_absolute(send);
+        make_absolute(recv);
+    }
     bool ok = c.starts > 0      ? run_persistent(xcomm, c, p, me, send, recv, xinfo, detail)
               : c.in_flight > 0 ? run_nonblocking(xcomm, comm, c, p, me, send, recv, detail)
                                 : run_once(xcomm, c, p, me, send, recv, detail);
     if (!ok)
         *detail = c.describe() + ": " + *detail;
+    free_absolute(send);
+    free_absolute(recv);
     if (send.t.owned)
         MPI_Type_free(&send.t.type);
     if (recv.t.owned)

@@ -38,6 +38,9 @@ struct ExchangeCase {
     // between start and completion; completed by MPIX_Wait in a per-rank
     // shuffled order, MPIX_Test loops, MPIX_Waitall or MPIX_Testall (by seed).
     int in_flight = 0;
+    // Buffers passed as MPI_BOTTOM, each side's type a struct of its element
+    // type at the buffer's absolute address (same layout in memory).
+    bool bottom = false;
     std::string describe() const;
 };
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "placed_type.hpp"
 #include "select/neighbor_dispatch.hpp"
 #include "select/registry.hpp"
 
@@ -156,13 +157,18 @@ std::vector<std::string> backends()
     return names;
 }
 
+// bottom: buffers passed as MPI_BOTTOM with types at their absolute addresses.
 void run_graph(MPIX_Comm *xcomm, std::uint64_t seed, bool vector, bool persistent, bool use_test,
-               const std::string &backend, const std::string &what)
+               const std::string &backend, const std::string &what, bool bottom = false)
 {
     const int p = mpixtest::size(), me = mpixtest::rank();
     const Graph g = random_graph(seed, p);
     const ElemType t = make_type(vector);
     Buffers b = make_buffers(g, seed, me, t);
+    MPI_Datatype stype = bottom ? mpixtest::placed_at(t.type, b.sendbuf.data()) : t.type;
+    MPI_Datatype rtype = bottom ? mpixtest::placed_at(t.type, b.recvbuf.data()) : t.type;
+    void *sbuf = bottom ? MPI_BOTTOM : b.sendbuf.data();
+    void *rbuf = bottom ? MPI_BOTTOM : b.recvbuf.data();
     MPIX_Topo *topo = nullptr;
     int rc = MPIX_Topo_init((int)g.in[me].size(), g.in[me].data(), MPI_UNWEIGHTED, (int)g.out[me].size(),
                             g.out[me].data(), MPI_UNWEIGHTED, xcomm, &topo);
@@ -171,16 +177,15 @@ void run_graph(MPIX_Comm *xcomm, std::uint64_t seed, bool vector, bool persisten
     if (!persistent) {
         for (int round = 0; round < 2; ++round) {
             fill_send(b, g, me, t, round);
-            rc = MPIX_Neighbor_alltoallv(b.sendbuf.data(), b.scounts.data(), b.sdispls.data(), t.type,
-                                         b.recvbuf.data(), b.rcounts.data(), b.rdispls.data(), t.type, topo, xcomm);
+            rc = MPIX_Neighbor_alltoallv(sbuf, b.scounts.data(), b.sdispls.data(), stype, rbuf, b.rcounts.data(),
+                                         b.rdispls.data(), rtype, topo, xcomm);
             MPIX_EXPECT(rc == MPI_SUCCESS, what + ": MPIX_Neighbor_alltoallv failed");
             check_recv(b, g, me, t, round, what);
         }
     } else {
         MPIX_Request *req = nullptr;
-        rc = MPIX_Neighbor_alltoallv_init(b.sendbuf.data(), b.scounts.data(), b.sdispls.data(), t.type,
-                                          b.recvbuf.data(), b.rcounts.data(), b.rdispls.data(), t.type, topo, xcomm,
-                                          nullptr, &req);
+        rc = MPIX_Neighbor_alltoallv_init(sbuf, b.scounts.data(), b.sdispls.data(), stype, rbuf, b.rcounts.data(),
+                                          b.rdispls.data(), rtype, topo, xcomm, nullptr, &req);
         MPIX_EXPECT(rc == MPI_SUCCESS, what + ": MPIX_Neighbor_alltoallv_init failed");
         for (int round = 0; req && round < 5; ++round) {
             fill_send(b, g, me, t, round);
@@ -199,6 +204,10 @@ void run_graph(MPIX_Comm *xcomm, std::uint64_t seed, bool vector, bool persisten
     }
     if (topo)
         MPIX_Topo_free(&topo);
+    if (bottom) {
+        MPI_Type_free(&stype);
+        MPI_Type_free(&rtype);
+    }
     MPI_Datatype type = t.type;
     if (t.owned)
         MPI_Type_free(&type);
@@ -215,10 +224,12 @@ void test_random_graphs()
             for (const std::string &name : names)
                 for (int mode = 0; mode < 3; ++mode) {  // blocking, persistent + wait, persistent + test
                     const bool vector = (seed + mode) % 2 == 1;
+                    // MPI_BOTTOM and absolute types on one seed, every backend and mode.
+                    const bool bottom = seed == 13;
                     const std::string what = "ppn " + std::to_string(ppn) + " seed " + std::to_string(seed) + " " +
                                              name + (mode == 0 ? " blocking" : mode == 1 ? " wait" : " test") +
-                                             (vector ? " vector" : " int");
-                    run_graph(xcomm, seed, vector, mode > 0, mode == 2, name, what);
+                                             (vector ? " vector" : " int") + (bottom ? " MPI_BOTTOM" : "");
+                    run_graph(xcomm, seed, vector, mode > 0, mode == 2, name, what, bottom);
                 }
         MPIX_CHECK_ALL(("random graphs, ppn " + std::to_string(ppn)).c_str());
     }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "placed_type.hpp"
 #include "mpix.h"
 #include "select/registry.hpp"
 #include "select/sparse_dispatch.hpp"
@@ -422,7 +423,8 @@ void test_zero_length()
 // ---- datatypes ---------------------------------------------------------------
 
 // A non-contiguous element (2 ints, stride 2, extent 3 ints) on both sides; the
-// skipped ints must be left alone.
+// skipped ints must be left alone. Then the same through MPI_BOTTOM, each
+// side's element placed at its buffer's absolute address.
 void test_noncontiguous()
 {
     MPIX_Comm *xc;
@@ -454,43 +456,53 @@ void test_noncontiguous()
         if (std::find(d.begin(), d.end(), me) != d.end())
             srcs_expected.push_back(s);
     }
-    for (Collective c : {Collective::alltoall_crs, Collective::alltoallv_crs})
-        for (const char *name : backends(c)) {
-            Call call;
-            call.algorithm = name;
-            MPIX_Info *info = call_info(c, call);
-            int cap = p;
-            std::vector<int> src(cap, kGuard), recv(static_cast<std::size_t>(cap) * 6 + 3, kGuard);
-            int nnz = cap, rc;
-            if (c == Collective::alltoall_crs) {
-                rc = MPIX_Alltoall_crs(n, dest.data(), 2, elem, send.data(), &nnz, src.data(), 2, elem, recv.data(),
-                                       info, xc);
-            } else {
-                std::vector<int> counts(n, 2), displs(n), rcounts(cap), rdispls(cap);
-                for (int i = 0; i < n; ++i)
-                    displs[i] = 2 * i;
-                int size = 2 * cap;
-                rc = MPIX_Alltoallv_crs(n, 2 * n, dest.data(), counts.data(), displs.data(), elem, send.data(), &nnz,
-                                        &size, src.data(), rcounts.data(), rdispls.data(), elem, recv.data(), info,
-                                        xc);
-                MPIX_EXPECT(size == 2 * nnz, std::string(name) + ": recv_size");
-            }
-            MPIX_Info_free(&info);
-            MPIX_EXPECT(rc == MPI_SUCCESS, std::string(name) + ": rc");
-            MPIX_EXPECT(nnz == static_cast<int>(srcs_expected.size()), std::string(name) + ": recv_nnz");
-            for (int k = 0; k < nnz && k < static_cast<int>(srcs_expected.size()); ++k) {
-                int s = srcs_expected[k];
-                MPIX_EXPECT(src[k] == s, std::string(name) + ": src");
-                for (int e = 0; e < 2; ++e) {
-                    MPIX_EXPECT(recv[k * 6 + e * 3 + 0] == 100 * s + 10 * me + 2 * e, std::string(name) + ": value");
-                    MPIX_EXPECT(recv[k * 6 + e * 3 + 1] == kGuard, std::string(name) + ": gap written");
-                    MPIX_EXPECT(recv[k * 6 + e * 3 + 2] == 100 * s + 10 * me + 2 * e + 1,
-                                std::string(name) + ": value");
+    for (bool bottom : {false, true}) {
+        for (Collective c : {Collective::alltoall_crs, Collective::alltoallv_crs})
+            for (const char *name : backends(c)) {
+                Call call;
+                call.algorithm = name;
+                MPIX_Info *info = call_info(c, call);
+                int cap = p;
+                std::vector<int> src(cap, kGuard), recv(static_cast<std::size_t>(cap) * 6 + 3, kGuard);
+                MPI_Datatype stype = bottom ? mpixtest::placed_at(elem, send.data()) : elem;
+                MPI_Datatype rtype = bottom ? mpixtest::placed_at(elem, recv.data()) : elem;
+                void *sbuf = bottom ? MPI_BOTTOM : send.data(), *rbuf = bottom ? MPI_BOTTOM : recv.data();
+                int nnz = cap, rc;
+                if (c == Collective::alltoall_crs) {
+                    rc = MPIX_Alltoall_crs(n, dest.data(), 2, stype, sbuf, &nnz, src.data(), 2, rtype, rbuf, info,
+                                           xc);
+                } else {
+                    std::vector<int> counts(n, 2), displs(n), rcounts(cap), rdispls(cap);
+                    for (int i = 0; i < n; ++i)
+                        displs[i] = 2 * i;
+                    int size = 2 * cap;
+                    rc = MPIX_Alltoallv_crs(n, 2 * n, dest.data(), counts.data(), displs.data(), stype, sbuf, &nnz,
+                                            &size, src.data(), rcounts.data(), rdispls.data(), rtype, rbuf, info,
+                                            xc);
+                    MPIX_EXPECT(size == 2 * nnz, std::string(name) + ": recv_size");
                 }
+                if (bottom) {
+                    MPI_Type_free(&stype);
+                    MPI_Type_free(&rtype);
+                }
+                MPIX_Info_free(&info);
+                MPIX_EXPECT(rc == MPI_SUCCESS, std::string(name) + (bottom ? " MPI_BOTTOM" : "") + ": rc");
+                MPIX_EXPECT(nnz == static_cast<int>(srcs_expected.size()), std::string(name) + ": recv_nnz");
+                for (int k = 0; k < nnz && k < static_cast<int>(srcs_expected.size()); ++k) {
+                    int s = srcs_expected[k];
+                    MPIX_EXPECT(src[k] == s, std::string(name) + ": src");
+                    for (int e = 0; e < 2; ++e) {
+                        MPIX_EXPECT(recv[k * 6 + e * 3 + 0] == 100 * s + 10 * me + 2 * e,
+                                    std::string(name) + ": value");
+                        MPIX_EXPECT(recv[k * 6 + e * 3 + 1] == kGuard, std::string(name) + ": gap written");
+                        MPIX_EXPECT(recv[k * 6 + e * 3 + 2] == 100 * s + 10 * me + 2 * e + 1,
+                                    std::string(name) + ": value");
+                    }
+                }
+                for (std::size_t k = static_cast<std::size_t>(nnz) * 6; k < recv.size(); ++k)
+                    MPIX_EXPECT(recv[k] == kGuard, std::string(name) + ": written past the data");
             }
-            for (std::size_t k = static_cast<std::size_t>(nnz) * 6; k < recv.size(); ++k)
-                MPIX_EXPECT(recv[k] == kGuard, std::string(name) + ": written past the data");
-        }
+    }
     MPIX_CHECK_ALL("non-contiguous datatype on both sides");
     MPI_Type_free(&elem);
     MPI_Type_free(&vec);

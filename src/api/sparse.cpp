@@ -71,9 +71,9 @@ static int alltoall_crs_unguarded(int send_nnz, const int *dest, int sendcount, 
         ok = false;
     else if (sendvals == MPI_IN_PLACE || recvvals == MPI_IN_PLACE)
         ok = pb.set(MPI_ERR_BUFFER, "sendvals or recvvals is MPI_IN_PLACE (a sparse exchange has no in-place form)");
-    else if (send_nnz > 0 && sendcount > 0 && sti.size > 0 && !sendvals)
+    else if (send_nnz > 0 && sendcount > 0 && sti.size > 0 && null_buffer_for(sendvals, sti))
         ok = pb.set(MPI_ERR_BUFFER, "sendvals is NULL");
-    else if (*recv_nnz > 0 && recvcount > 0 && rti.size > 0 && !recvvals)
+    else if (*recv_nnz > 0 && recvcount > 0 && rti.size > 0 && null_buffer_for(recvvals, rti))
         ok = pb.set(MPI_ERR_BUFFER, "recvvals is NULL");
     if (!ok)
         return raise(xcomm->user, pb.errclass, fn, pb.why);
@@ -155,9 +155,9 @@ static int alltoallv_crs_unguarded(int send_nnz, int send_size, const int *dest,
     }
     if (ok && (sendvals == MPI_IN_PLACE || recvvals == MPI_IN_PLACE))
         ok = pb.set(MPI_ERR_BUFFER, "sendvals or recvvals is MPI_IN_PLACE (a sparse exchange has no in-place form)");
-    else if (ok && send_size > 0 && sti.size > 0 && !sendvals)
+    else if (ok && send_size > 0 && sti.size > 0 && null_buffer_for(sendvals, sti))
         ok = pb.set(MPI_ERR_BUFFER, "sendvals is NULL");
-    else if (ok && *recv_size > 0 && rti.size > 0 && !recvvals)
+    else if (ok && *recv_size > 0 && rti.size > 0 && null_buffer_for(recvvals, rti))
         ok = pb.set(MPI_ERR_BUFFER, "recvvals is NULL");
     if (!ok)
         return raise(xcomm->user, pb.errclass, fn, pb.why);

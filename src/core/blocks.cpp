@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -53,6 +54,29 @@ std::size_t pack_chunk(const TypeInfo &ti)
     return kMaxPackBytes / ti.size > 0 ? kMaxPackBytes / ti.size : 1;
 }
 
+// convert_elements' call for n elements at MPI_BOTTOM (a null pointer in MPICH,
+// whose MPI_Pack and MPI_Unpack refuse it although the type's data lies at
+// absolute addresses): the same elements through a type that starts true_lb
+// before its first data byte, passed that byte's (non-null) address.
+int convert_from_bottom(bool pack, const char *src, std::size_t n, MPI_Datatype type, const TypeInfo &ti,
+                        char *dst, MPI_Comm comm)
+{
+    int blocklength = static_cast<int>(n);
+    MPI_Aint displacement = -ti.true_lb;
+    MPI_Datatype shifted;
+    MPIX_CHECK(MPI_Type_create_hindexed(1, &blocklength, &displacement, type, &shifted));
+    int rc = MPI_Type_commit(&shifted);
+    const std::uintptr_t first = static_cast<std::uintptr_t>(ti.true_lb);
+    int position = 0;
+    const int bytes = static_cast<int>(n * ti.size);
+    if (rc == MPI_SUCCESS && pack)
+        rc = MPI_Pack(reinterpret_cast<const char *>(first), 1, shifted, dst, bytes, &position, comm);
+    else if (rc == MPI_SUCCESS)
+        rc = MPI_Unpack(src, bytes, &position, reinterpret_cast<char *>(first), 1, shifted, comm);
+    MPI_Type_free(&shifted);
+    return rc;
+}
+
 // pack_elements (pack) or unpack_elements, pack_chunk elements per MPI call.
 int convert_elements(bool pack, const char *src, std::size_t count, MPI_Datatype type, const TypeInfo &ti,
                      char *dst, MPI_Comm comm, LocalWork *work)
@@ -69,12 +93,17 @@ int convert_elements(bool pack, const char *src, std::size_t count, MPI_Datatype
     for (std::size_t done = 0; done < count; done += chunk) {
         std::size_t n = count - done < chunk ? count - done : chunk;
         int position = 0;
+        const MPI_Aint typed_offset = static_cast<MPI_Aint>(done) * ti.extent;
+        if (!(pack ? src : dst) && typed_offset == 0) {
+            MPIX_CHECK(convert_from_bottom(pack, src, n, type, ti, dst + done * ti.size, comm));
+            continue;
+        }
         if (pack)
-            MPIX_CHECK(MPI_Pack(src + static_cast<MPI_Aint>(done) * ti.extent, static_cast<int>(n), type,
-                                dst + done * ti.size, static_cast<int>(n * ti.size), &position, comm));
+            MPIX_CHECK(MPI_Pack(src + typed_offset, static_cast<int>(n), type, dst + done * ti.size,
+                                static_cast<int>(n * ti.size), &position, comm));
         else
-            MPIX_CHECK(MPI_Unpack(src + done * ti.size, static_cast<int>(n * ti.size), &position,
-                                  dst + static_cast<MPI_Aint>(done) * ti.extent, static_cast<int>(n), type, comm));
+            MPIX_CHECK(MPI_Unpack(src + done * ti.size, static_cast<int>(n * ti.size), &position, dst + typed_offset,
+                                  static_cast<int>(n), type, comm));
     }
     return MPI_SUCCESS;
 }
@@ -103,6 +132,10 @@ int describe_type(MPI_Datatype type, MPI_Comm comm, TypeInfo *out, const char **
             return MPI_ERR_TYPE;
         }
     }
+    MPI_Aint true_lb = 0, true_extent = 0;
+    if (combiner != MPI_COMBINER_NAMED && MPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS)
+        return MPI_ERR_TYPE;
+    out->true_lb = true_lb;
     out->extent = extent;
     out->size = static_cast<std::size_t>(size);
     out->predefined = combiner == MPI_COMBINER_NAMED;

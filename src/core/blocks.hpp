@@ -18,7 +18,14 @@ struct TypeInfo {
     std::size_t size = 0;  // bytes of data per element
     bool contiguous = false;  // element data is `size` bytes at offset 0, in typemap order
     bool predefined = false;  // a named (predefined) type: its handle never changes meaning
+    MPI_Aint true_lb = 0;     // offset of the first data byte from the buffer (MPI_Type_get_true_extent)
 };
+
+// A NULL buffer for data of this type is an error unless the type's data lies
+// at absolute addresses: MPI_BOTTOM is a null pointer in MPICH, and a derived
+// type with a nonzero true lower bound may address memory from it (MPICH's own
+// rule for its collectives).
+inline bool null_buffer_for(const void *buf, const TypeInfo &ti) { return !buf && ti.true_lb == 0; }
 
 // Fills `out`; MPI_ERR_TYPE, with *why naming the problem, for MPI_DATATYPE_NULL,
 // an invalid handle or a derived type never committed. `comm` (the library's

@@ -331,9 +331,9 @@ template <Form F>
     if (static_cast<const void *>(recv.buf) == MPI_IN_PLACE)
         return raise(xcomm->user, MPI_ERR_BUFFER, fn, "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
     // NULL buffers before anything reads them (packing a non-contiguous side would).
-    if (!in_place && !send.buf && has_data(send, p))
+    if (!in_place && null_buffer_for(send.buf, send.info) && has_data(send, p))
         return raise(xcomm->user, MPI_ERR_BUFFER, fn, "sendbuf is NULL");
-    if (!recv.buf && has_data(recv, p))
+    if (null_buffer_for(recv.buf, recv.info) && has_data(recv, p))
         return raise(xcomm->user, MPI_ERR_BUFFER, fn, "recvbuf is NULL");
     // MPI_Alltoall requires equal type signatures, so every block has one size;
     // MPI_Alltoallv a block to itself no longer than its receive block. The

@@ -41,7 +41,7 @@ int check_side(MPIX_Comm *xcomm, const char *fn, const char *which, const void *
     const char *why = nullptr;
     if (describe_type(type, xcomm->comm, &user->info, &why) != MPI_SUCCESS)
         return raise(xcomm->user, MPI_ERR_TYPE, fn, (side + " datatype: " + why).c_str());
-    if (!buf && has_data && user->info.size > 0)
+    if (null_buffer_for(buf, user->info) && has_data && user->info.size > 0)
         return raise(xcomm->user, MPI_ERR_BUFFER, fn, (side + " buffer is NULL").c_str());
     return MPI_SUCCESS;
 }
