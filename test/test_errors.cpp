@@ -423,6 +423,93 @@ void test_in_place_recvbuf()
     MPIX_CHECK_ALL("MPI_IN_PLACE as recvbuf: MPI_ERR_BUFFER from every algorithm");
 }
 
+// The same buffer as sendbuf and recvbuf without MPI_IN_PLACE, with the same
+// datatype and counts (so every block is its own receive block), is
+// MPI_ERR_BUFFER from every row of both collectives in the blocking, _c,
+// nonblocking and persistent forms, the buffer untouched; also after a call
+// that went to the MPI library's own collective (its repeat shortcut must not
+// take the aliased call). One buffer holding separate send and receive blocks
+// (other displacements) is legal and exchanges correctly.
+void test_aliased_buffers()
+{
+    Fixture f;
+    const int p = f.p, me = mpixtest::rank();
+    std::vector<int> both(2 * p);
+    const std::vector<MPI_Count> counts_c(f.counts.begin(), f.counts.end());
+    const std::vector<MPI_Aint> displs_c(f.displs.begin(), f.displs.end());
+    for (const char *coll : {"alltoall", "alltoallv"}) {
+        const bool v = std::strcmp(coll, "alltoallv") == 0;
+        const std::string fn = v ? "MPIX_Alltoallv" : "MPIX_Alltoall";
+        for (int i = 0; const char *name = MPIX_Algorithm_name(coll, i); ++i) {
+            select_row(f.xcomm, coll, name);
+            // One call with separate buffers first: a pass-through row then
+            // remembers the call for its shortcut.
+            std::vector<int> recv(2 * p, -1);
+            int rc = v ? MPIX_Alltoallv(f.sendbuf.data(), f.counts.data(), f.displs.data(), MPI_INT, recv.data(),
+                                        f.counts.data(), f.displs.data(), MPI_INT, f.xcomm)
+                       : MPIX_Alltoall(f.sendbuf.data(), 2, MPI_INT, recv.data(), 2, MPI_INT, f.xcomm);
+            MPIX_EXPECT(rc == MPI_SUCCESS, fn + " " + name + ": the call with separate buffers failed");
+            for (int form = 0; form < 4; ++form) {  // blocking, _c, nonblocking, persistent
+                std::fill(both.begin(), both.end(), 1000 * me + 7);
+                MPIX_Request *req = nullptr;
+                int *b = both.data();
+                if (form == 0)
+                    rc = v ? MPIX_Alltoallv(b, f.counts.data(), f.displs.data(), MPI_INT, b, f.counts.data(),
+                                            f.displs.data(), MPI_INT, f.xcomm)
+                           : MPIX_Alltoall(b, 2, MPI_INT, b, 2, MPI_INT, f.xcomm);
+                else if (form == 1)
+                    rc = v ? MPIX_Alltoallv_c(b, counts_c.data(), displs_c.data(), MPI_INT, b, counts_c.data(),
+                                              displs_c.data(), MPI_INT, f.xcomm)
+                           : MPIX_Alltoall_c(b, 2, MPI_INT, b, 2, MPI_INT, f.xcomm);
+                else if (form == 2)
+                    rc = v ? MPIX_Ialltoallv(b, f.counts.data(), f.displs.data(), MPI_INT, b, f.counts.data(),
+                                             f.displs.data(), MPI_INT, f.xcomm, &req)
+                           : MPIX_Ialltoall(b, 2, MPI_INT, b, 2, MPI_INT, f.xcomm, &req);
+                else
+                    rc = v ? MPIX_Alltoallv_init(b, f.counts.data(), f.displs.data(), MPI_INT, b, f.counts.data(),
+                                                 f.displs.data(), MPI_INT, f.xcomm, nullptr, &req)
+                           : MPIX_Alltoall_init(b, 2, MPI_INT, b, 2, MPI_INT, f.xcomm, nullptr, &req);
+                const char *forms[] = {"", "_c", " (nonblocking)", " (persistent init)"};
+                const std::string what = fn + forms[form] + " " + name;
+                MPIX_EXPECT(mpixtest::error_class(rc) == MPI_ERR_BUFFER,
+                            what + ": aliased buffers gave class " + std::to_string(mpixtest::error_class(rc)));
+                MPIX_EXPECT(mpix_text(rc).find("same blocks of memory") != std::string::npos,
+                            what + ": MPIX_Error_string gave '" + mpix_text(rc) + "'");
+                MPIX_EXPECT(req == nullptr, what + ": a request was made");
+                for (int x : both)
+                    if (x != 1000 * me + 7) {
+                        MPIX_EXPECT(false, what + ": the buffer changed");
+                        break;
+                    }
+            }
+            // Legal: one buffer, send blocks in its first half, receive blocks in its second.
+            std::vector<int> halves(4 * p, -1), rdispls(p);
+            for (int j = 0; j < p; ++j) {
+                halves[2 * j] = 100 * me + j;
+                halves[2 * j + 1] = -100 * me - j;
+                rdispls[j] = 2 * p + 2 * j;
+            }
+            const std::vector<MPI_Aint> rdispls_c(rdispls.begin(), rdispls.end());
+            for (bool large : {false, true}) {
+                if (!v)
+                    break;
+                std::fill(halves.begin() + 2 * p, halves.end(), -1);
+                rc = large ? MPIX_Alltoallv_c(halves.data(), counts_c.data(), displs_c.data(), MPI_INT, halves.data(),
+                                              counts_c.data(), rdispls_c.data(), MPI_INT, f.xcomm)
+                           : MPIX_Alltoallv(halves.data(), f.counts.data(), f.displs.data(), MPI_INT, halves.data(),
+                                            f.counts.data(), rdispls.data(), MPI_INT, f.xcomm);
+                const std::string what = fn + (large ? "_c " : " ") + name + ": one buffer, separate blocks";
+                MPIX_EXPECT(rc == MPI_SUCCESS, what + ", failed: " + mpix_text(rc));
+                for (int j = 0; j < p && rc == MPI_SUCCESS; ++j)
+                    MPIX_EXPECT(halves[2 * p + 2 * j] == 100 * j + me && halves[2 * p + 2 * j + 1] == -100 * j - me,
+                                what + ": wrong block from rank " + std::to_string(j));
+            }
+        }
+    }
+    MPIX_Comm_set_info(f.xcomm, nullptr);
+    MPIX_CHECK_ALL("aliased buffers: MPI_ERR_BUFFER from every row and form");
+}
+
 // A derived datatype never committed, on either side, is MPI_ERR_TYPE from every
 // row of all four collectives (as MPI's own collectives do), before anything moves.
 void test_uncommitted_types()
@@ -1177,6 +1264,7 @@ const mpixtest::TestCase kTests[] = {
     {"MPIX_Alltoall repeated after a pass-through call", test_alltoall_pass_through_repeat},
     {"MPIX_Alltoallv repeated after a pass-through call", test_alltoallv_pass_through_repeat},
     {"MPI_IN_PLACE as recvbuf, every algorithm", test_in_place_recvbuf},
+    {"aliased sendbuf and recvbuf, every row", test_aliased_buffers},
     {"uncommitted datatypes, every row", test_uncommitted_types},
     {"MPI_IN_PLACE in sparse exchanges, every backend", test_in_place_sparse},
     {"out of memory", test_out_of_memory},

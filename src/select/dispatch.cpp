@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "config.h"
 #include "core/comm.hpp"
@@ -148,10 +149,23 @@ template <Form F>
                                xcomm->comm);
 #endif
     } else if constexpr (F == Form::per_peer) {
+        // MPICH refuses one buffer whose sides share the counts array and type as
+        // aliased, whatever the displacements; blocks that are truly the same
+        // were refused before (same_blocks), so the receive side gets a copy.
+        if (sbuf == rbuf && send.counts == recv.counts && send.type == recv.type) {
+            const std::vector<int> recvcounts(recv.counts, recv.counts + xcomm->size);
+            return PMPI_Alltoallv(sbuf, send.counts, send.displs, send.type, rbuf, recvcounts.data(), recv.displs,
+                                  recv.type, xcomm->comm);
+        }
         return PMPI_Alltoallv(sbuf, send.counts, send.displs, send.type, rbuf, recv.counts, recv.displs, recv.type,
                               xcomm->comm);
     } else {
 #if MPIX_HAVE_LARGE_COUNT
+        if (sbuf == rbuf && send.counts_c == recv.counts_c && send.type == recv.type) {
+            const std::vector<MPI_Count> recvcounts(recv.counts_c, recv.counts_c + xcomm->size);
+            return PMPI_Alltoallv_c(sbuf, send.counts_c, send.displs_c, send.type, rbuf, recvcounts.data(),
+                                    recv.displs_c, recv.type, xcomm->comm);
+        }
         return PMPI_Alltoallv_c(sbuf, send.counts_c, send.displs_c, send.type, rbuf, recv.counts_c, recv.displs_c,
                                 recv.type, xcomm->comm);
 #endif
@@ -283,6 +297,23 @@ int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorith
     return report(xcomm, fn, algorithm, rc);
 }
 
+// The send and receive sides name the same memory, block for block: the same
+// buffer, datatype and counts (and displacement arrays). MPI forbids aliased
+// buffers without MPI_IN_PLACE, and every row would read blocks it has already
+// overwritten. Partly overlapping sides are not looked for (that costs a pass
+// over the blocks on every call); MPICH checks the same buffer, type and counts.
+bool same_blocks(const UserSide &send, const UserSide &recv)
+{
+    if (send.buf != recv.buf || send.type != recv.type || send.form != recv.form)
+        return false;
+    switch (send.form) {
+    case UserSide::Form::uniform: return send.uniform_count == recv.uniform_count;
+    case UserSide::Form::per_peer: return send.counts == recv.counts && send.displs == recv.displs;
+    case UserSide::Form::per_peer_large: return send.counts_c == recv.counts_c && send.displs_c == recv.displs_c;
+    }
+    return false;
+}
+
 bool has_data(const UserSide &u, int p)
 {
     if (u.info.size == 0)
@@ -335,6 +366,9 @@ template <Form F>
         return raise(xcomm->user, MPI_ERR_BUFFER, fn, "sendbuf is NULL");
     if (null_buffer_for(recv.buf, recv.info) && has_data(recv, p))
         return raise(xcomm->user, MPI_ERR_BUFFER, fn, "recvbuf is NULL");
+    if (!in_place && same_blocks(send, recv) && has_data(send, p))
+        return raise(xcomm->user, MPI_ERR_BUFFER, fn,
+                     "sendbuf and recvbuf are the same blocks of memory (MPI_IN_PLACE is the in-place form)");
     // MPI_Alltoall requires equal type signatures, so every block has one size;
     // MPI_Alltoallv a block to itself no longer than its receive block. The
     // other ranks cannot see either: the rank takes part, then reports it.

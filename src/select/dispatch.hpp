@@ -82,7 +82,8 @@ inline bool pass_alltoall_again(MPIX_Comm *xcomm, const char *fn, const void *se
     const MPIX_Comm::PassMemo &m = xcomm->pass_memo[static_cast<int>(Collective::alltoall)];
     const bool in_place = sendbuf == MPI_IN_PLACE;
     if (!m.valid || m.in_place != in_place || m.recvcount != recvcount || m.recvtype != recvtype || !recvbuf ||
-        recvbuf == MPI_IN_PLACE || (!in_place && (m.sendcount != sendcount || m.sendtype != sendtype || !sendbuf)))
+        recvbuf == MPI_IN_PLACE ||
+        (!in_place && (m.sendcount != sendcount || m.sendtype != sendtype || !sendbuf || sendbuf == recvbuf)))
         return false;
     return pass_on(
         xcomm, Collective::alltoall, fn, m,
@@ -97,7 +98,8 @@ inline bool pass_alltoallv_again(MPIX_Comm *xcomm, const char *fn, const void *s
     const MPIX_Comm::PassMemo &m = xcomm->pass_memo[static_cast<int>(Collective::alltoallv)];
     const bool in_place = sendbuf == MPI_IN_PLACE;
     if (!m.valid || m.in_place != in_place || m.recvtype != recvtype || !recvcounts || !rdispls ||
-        recvbuf == MPI_IN_PLACE || (!in_place && (m.sendtype != sendtype || !sendcounts || !sdispls)))
+        recvbuf == MPI_IN_PLACE ||
+        (!in_place && (m.sendtype != sendtype || !sendcounts || !sdispls || sendbuf == recvbuf)))
         return false;
     // run_exchange's checks of the counts and buffers, as filters.
     const int p = xcomm->size;
