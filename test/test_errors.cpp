@@ -490,15 +490,30 @@ void test_aliased_buffers()
                 rdispls[j] = 2 * p + 2 * j;
             }
             const std::vector<MPI_Aint> rdispls_c(rdispls.begin(), rdispls.end());
-            for (bool large : {false, true}) {
-                if (!v)
-                    break;
+            for (int form = 0; v && form < 4; ++form) {  // blocking, _c, nonblocking, persistent
                 std::fill(halves.begin() + 2 * p, halves.end(), -1);
-                rc = large ? MPIX_Alltoallv_c(halves.data(), counts_c.data(), displs_c.data(), MPI_INT, halves.data(),
-                                              counts_c.data(), rdispls_c.data(), MPI_INT, f.xcomm)
-                           : MPIX_Alltoallv(halves.data(), f.counts.data(), f.displs.data(), MPI_INT, halves.data(),
-                                            f.counts.data(), rdispls.data(), MPI_INT, f.xcomm);
-                const std::string what = fn + (large ? "_c " : " ") + name + ": one buffer, separate blocks";
+                int *h = halves.data();
+                MPIX_Request *req = nullptr;
+                if (form == 0)
+                    rc = MPIX_Alltoallv(h, f.counts.data(), f.displs.data(), MPI_INT, h, f.counts.data(),
+                                        rdispls.data(), MPI_INT, f.xcomm);
+                else if (form == 1)
+                    rc = MPIX_Alltoallv_c(h, counts_c.data(), displs_c.data(), MPI_INT, h, counts_c.data(),
+                                          rdispls_c.data(), MPI_INT, f.xcomm);
+                else if (form == 2)
+                    rc = MPIX_Ialltoallv(h, f.counts.data(), f.displs.data(), MPI_INT, h, f.counts.data(),
+                                         rdispls.data(), MPI_INT, f.xcomm, &req);
+                else
+                    rc = MPIX_Alltoallv_init(h, f.counts.data(), f.displs.data(), MPI_INT, h, f.counts.data(),
+                                             rdispls.data(), MPI_INT, f.xcomm, nullptr, &req);
+                if (rc == MPI_SUCCESS && form == 3)
+                    rc = MPIX_Start(req);
+                if (rc == MPI_SUCCESS && form >= 2)
+                    rc = MPIX_Wait(&req, MPI_STATUS_IGNORE);
+                if (req)
+                    MPIX_Request_free(&req);
+                const char *forms[] = {" ", "_c ", " (nonblocking) ", " (persistent) "};
+                const std::string what = fn + forms[form] + name + ": one buffer, separate blocks";
                 MPIX_EXPECT(rc == MPI_SUCCESS, what + ", failed: " + mpix_text(rc));
                 for (int j = 0; j < p && rc == MPI_SUCCESS; ++j)
                     MPIX_EXPECT(halves[2 * p + 2 * j] == 100 * j + me && halves[2 * p + 2 * j + 1] == -100 * j - me,

@@ -155,6 +155,22 @@ int unpack_elements(const char *src, std::size_t count, MPI_Datatype type, const
     return convert_elements(false, src, count, type, ti, dst, comm, work);
 }
 
+UserSide SeparateCounts::receive_side(const void *sendbuf, const UserSide &send, const UserSide &recv, int size)
+{
+    UserSide out = recv;
+    if (sendbuf != recv.buf || send.type != recv.type)
+        return out;
+    const std::size_t n = static_cast<std::size_t>(size);
+    if (recv.form == UserSide::Form::per_peer && send.counts == recv.counts) {
+        counts_.assign(recv.counts, recv.counts + n);
+        out.counts = counts_.data();
+    } else if (recv.form == UserSide::Form::per_peer_large && send.counts_c == recv.counts_c) {
+        counts_c_.assign(recv.counts_c, recv.counts_c + n);
+        out.counts_c = counts_c_.data();
+    }
+    return out;
+}
+
 bool BlockSide::stage()
 {
     displs.assign(bytes.size(), 0);

@@ -122,6 +122,21 @@ private:
 // The bytes of all of a side's blocks (counts times the type's size).
 std::size_t side_bytes(const UserSide &user, int size);
 
+// What the MPI library's own MPI_Alltoallv(_c) (and their nonblocking and
+// persistent forms) is handed for the receive side. MPICH refuses one buffer
+// whose two sides share a counts array and datatype as aliased, whatever the
+// displacements; calls whose blocks are truly the same were refused before
+// (same_blocks), so such a receive side gets a copy of its counts, kept here
+// for as long as the MPI call may read it.
+class SeparateCounts {
+public:
+    UserSide receive_side(const void *sendbuf, const UserSide &send, const UserSide &recv, int size);
+
+private:
+    std::vector<int> counts_;
+    std::vector<MPI_Count> counts_c_;
+};
+
 // Send side: used in place if contiguous, else packed now. With `force_copy`
 // (MPI_IN_PLACE: the data also lives in the receive buffer) always packed.
 // MPI_ERR_NO_MEM when the packed copy cannot be allocated.

@@ -8,7 +8,6 @@
 #include <memory>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 #include "config.h"
 #include "core/comm.hpp"
@@ -149,25 +148,16 @@ template <Form F>
                                xcomm->comm);
 #endif
     } else if constexpr (F == Form::per_peer) {
-        // MPICH refuses one buffer whose sides share the counts array and type as
-        // aliased, whatever the displacements; blocks that are truly the same
-        // were refused before (same_blocks), so the receive side gets a copy.
-        if (sbuf == rbuf && send.counts == recv.counts && send.type == recv.type) {
-            const std::vector<int> recvcounts(recv.counts, recv.counts + xcomm->size);
-            return PMPI_Alltoallv(sbuf, send.counts, send.displs, send.type, rbuf, recvcounts.data(), recv.displs,
-                                  recv.type, xcomm->comm);
-        }
-        return PMPI_Alltoallv(sbuf, send.counts, send.displs, send.type, rbuf, recv.counts, recv.displs, recv.type,
+        SeparateCounts separate;
+        const UserSide r = separate.receive_side(sbuf, send, recv, xcomm->size);
+        return PMPI_Alltoallv(sbuf, send.counts, send.displs, send.type, rbuf, r.counts, r.displs, r.type,
                               xcomm->comm);
     } else {
 #if MPIX_HAVE_LARGE_COUNT
-        if (sbuf == rbuf && send.counts_c == recv.counts_c && send.type == recv.type) {
-            const std::vector<MPI_Count> recvcounts(recv.counts_c, recv.counts_c + xcomm->size);
-            return PMPI_Alltoallv_c(sbuf, send.counts_c, send.displs_c, send.type, rbuf, recvcounts.data(),
-                                    recv.displs_c, recv.type, xcomm->comm);
-        }
-        return PMPI_Alltoallv_c(sbuf, send.counts_c, send.displs_c, send.type, rbuf, recv.counts_c, recv.displs_c,
-                                recv.type, xcomm->comm);
+        SeparateCounts separate;
+        const UserSide r = separate.receive_side(sbuf, send, recv, xcomm->size);
+        return PMPI_Alltoallv_c(sbuf, send.counts_c, send.displs_c, send.type, rbuf, r.counts_c, r.displs_c, r.type,
+                                xcomm->comm);
 #endif
     }
     *passed = false;

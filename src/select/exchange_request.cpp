@@ -340,8 +340,9 @@ private:
         MPI_Comm comm = MPI_COMM_NULL;
         MPIX_CHECK(mpi_requests_comm(&comm));
         const UserSide &s = mpi_staged_ ? mpi_staged_->views[0] : send_.side;
-        const UserSide &r = mpi_staged_ ? mpi_staged_->views[1] : recv_.side;
         const void *sbuf = in_place_ ? MPI_IN_PLACE : static_cast<const void *>(s.buf);
+        const UserSide r = separate_counts_.receive_side(
+            sbuf, s, mpi_staged_ ? mpi_staged_->views[1] : recv_.side, xcomm->size);
         void *rbuf = const_cast<char *>(r.buf);
         if (xcomm->work.charged())  // SMPI: what the MPI library copies locally
             xcomm->work.charge_mpi_self_copy(r.count(xcomm->rank) * r.info.size);
@@ -375,8 +376,9 @@ private:
     int init_mpi_request()
     {
         const UserSide &s = mpi_staged_ ? mpi_staged_->views[0] : send_.side;
-        const UserSide &r = mpi_staged_ ? mpi_staged_->views[1] : recv_.side;
         const void *sbuf = in_place_ ? MPI_IN_PLACE : static_cast<const void *>(s.buf);
+        const UserSide r = separate_counts_.receive_side(
+            sbuf, s, mpi_staged_ ? mpi_staged_->views[1] : recv_.side, xcomm->size);
         void *rbuf = const_cast<char *>(r.buf);
         MPI_Comm comm = MPI_COMM_NULL;
         int rc = mpi_requests_comm(&comm);
@@ -455,6 +457,7 @@ private:
     std::unique_ptr<ExchangePlan> plan_;
     std::unique_ptr<Trace> trace_;
     MPI_Request mpi_request_ = MPI_REQUEST_NULL;
+    SeparateCounts separate_counts_;  // read by mpi_request_ until it completes or is freed
     Run task_;
 };
 
