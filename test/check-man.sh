@@ -107,6 +107,19 @@ else
     [ $ok -eq 1 ] && pass=$((pass + 1))
 fi
 
+# Code examples show their backslashes: roff reads an unescaped one (printf("%s\n")) as
+# an escape, so each must be \e, or Doxygen's own \& and \f (doc/man-tidy.awk).
+for page in $(page_of man7/mpix.7) $(for f in "$top"/doc/man/man3/*.3 doc/man/man3/*.3; do
+        [ -f "$f" ] && echo "$f"; done | sort -u); do
+    raw=$(awk '/^\.nf/ { c = 1; next } /^\.fi/ { c = 0 } c && /\\[^e&f]|\\$/ { print FNR ": " $0 }' "$page")
+    if [ -n "$raw" ]; then
+        bad "$page: a code example has an unescaped backslash (shown wrongly by man):"
+        printf "%s\n" "$raw"
+    else
+        pass=$((pass + 1))
+    fi
+done
+
 # Doxygen's warnings about the public functions' parameters (WARN_NO_PARAMDOC).
 if [ -f doc/doxygen-warnings.log ]; then
     if grep -qi 'param\|not documented\|undocumented' doc/doxygen-warnings.log; then
