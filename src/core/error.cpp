@@ -13,12 +13,12 @@
 
 namespace mpix {
 
+#if MPIX_HAVE_ADD_ERROR_STRING
 namespace {
 
 // True if a code added to a predefined class reports the string set for it.
 int error_strings_round_trip()
 {
-#if MPIX_HAVE_ADD_ERROR_STRING
     int code;
     static const char probe[] = "mpix: error string probe";
     if (MPI_Add_error_code(MPI_ERR_OTHER, &code) != MPI_SUCCESS ||
@@ -26,13 +26,11 @@ int error_strings_round_trip()
         return 0;
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;
-    return MPI_Error_string(code, text, &len) == MPI_SUCCESS && std::string(text, len) == probe;
-#else
-    return 0;
-#endif
+    return PMPI_Error_string(code, text, &len) == MPI_SUCCESS && std::string(text, len) == probe;
 }
 
 }  // namespace
+#endif
 
 bool error_strings_supported()
 {
@@ -102,7 +100,8 @@ int error_string(int code, char *string, int *resultlen)
         *resultlen = static_cast<int>(n);
         return MPI_SUCCESS;
     }
-    return MPI_Error_string(code, string, resultlen);
+    // PMPI_: the drop-in's MPI_Error_string comes here (pmpi/interpose.cpp).
+    return PMPI_Error_string(code, string, resultlen);
 }
 
 int raise(MPI_Comm comm, int errclass, const char *func, const char *problem)

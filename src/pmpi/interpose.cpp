@@ -56,6 +56,14 @@ int route(MPI_Comm comm, MPIX_Comm **out)
 
 }  // namespace
 
+// MPICH 4.0 keeps no text for an error code of a predefined class, so the
+// drop-in's MPI_Error_string gives the text of the error mpix raised last on
+// this thread for that code (MPIX_Error_string's rule), else the MPI library's.
+extern "C" int MPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    return MPIX_Error_string(errorcode, string, resultlen);
+}
+
 extern "C" int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
