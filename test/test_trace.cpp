@@ -1571,6 +1571,106 @@ void test_replay_every_row()
         rmdir(dir.c_str());
 }
 
+// The trace file tag of a communicator whose MPI_COMM_WORLD ranks are `world_ranks`
+// in order, computed here independently: FNV-1a over each rank's four bytes,
+// lowest first, as "g" and eight hex digits.
+std::string expected_group_tag(const std::vector<int> &world_ranks)
+{
+    unsigned long hash = 2166136261ul;
+    for (int w : world_ranks)
+        for (int b = 0; b < 4; ++b) {
+            hash ^= (static_cast<unsigned long>(static_cast<unsigned>(w)) >> (8 * b)) & 0xfful;
+            hash = (hash * 16777619ul) & 0xfffffffful;
+        }
+    char text[16];
+    std::snprintf(text, sizeof text, "g%08lx", hash);
+    return text;
+}
+
+// Lines in `file` (0 when it does not exist).
+std::size_t line_count(const std::string &file)
+{
+    return read_trace(file).size();
+}
+
+// Communicators over other groups than MPI_COMM_WORLD's trace to their own
+// files, PREFIX.g<hash of their world ranks>.<rank>.jsonl, so a program's row
+// and column communicators (or halves) never append to one file: MPI_COMM_WORLD's
+// duplicate keeps PREFIX.<rank>.jsonl, the world in reverse order and (P >= 2)
+// two halves each get theirs, and every file holds exactly its own call's rows.
+void test_sub_communicator_trace_files()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    const std::string prefix = mpixtest::shared_temp_dir() + "/t";
+    const std::function<int(int, int)> bytes = [](int s, int d) { return 1 + (s + 2 * d) % 3; };
+    MPI_Comm reversed, half;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, p - me, &reversed);
+    MPI_Comm_split(MPI_COMM_WORLD, me < p / 2, me, &half);
+    struct Case {
+        const char *what;
+        MPI_Comm comm;
+        std::string file;
+    };
+    std::vector<Case> cases;
+    cases.push_back({"MPI_COMM_WORLD's duplicate", MPI_COMM_WORLD, prefix + "." + std::to_string(me) + ".jsonl"});
+    std::vector<int> reversed_world(static_cast<std::size_t>(p));
+    for (int r = 0; r < p; ++r)
+        reversed_world[static_cast<std::size_t>(r)] = p - 1 - r;
+    const std::string reversed_tag = expected_group_tag(reversed_world);
+    if (p >= 2)  // one rank: the world's own group and order
+        cases.push_back({"the world in reverse order", reversed,
+                         prefix + "." + reversed_tag + "." + std::to_string(p - 1 - me) + ".jsonl"});
+    std::vector<int> half_world;
+    for (int r = 0; r < p; ++r)
+        if ((r < p / 2) == (me < p / 2))
+            half_world.push_back(r);
+    const int half_rank = static_cast<int>(std::find(half_world.begin(), half_world.end(), me) - half_world.begin());
+    const std::string half_tag = expected_group_tag(half_world);
+    if (p >= 2)
+        cases.push_back(
+            {"a half of the world", half, prefix + "." + half_tag + "." + std::to_string(half_rank) + ".jsonl"});
+    if (p >= 2)
+        MPIX_EXPECT(expected_group_tag({0}) != expected_group_tag({1}), "the tags of two halves differ");
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        MPI_Comm comm;
+        MPI_Comm_dup(cases[i].comm, &comm);
+        MPIX_Comm *xcomm;
+        CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, comm), MPI_SUCCESS);
+        select_traced(xcomm, "alltoallv", "pairwise", prefix);
+        std::vector<std::size_t> before(cases.size());
+        for (std::size_t k = 0; k < cases.size(); ++k)
+            before[k] = line_count(cases[k].file);
+        mpixtest::exchange_and_check(xcomm, false, bytes, cases[i].what);
+        int q = 0;
+        MPI_Comm_size(comm, &q);
+        MPIX_Comm_free(&xcomm);
+        MPI_Comm_free(&comm);
+        MPI_Barrier(MPI_COMM_WORLD);  // every rank's file is written
+        for (std::size_t k = 0; k < cases.size(); ++k) {
+            const std::size_t grown = line_count(cases[k].file) - before[k];
+            if (k == i) {
+                // pairwise: one round per other rank of the communicator
+                MPIX_EXPECT(grown == static_cast<std::size_t>(q - 1),
+                            std::string(cases[i].what) + ": " + cases[k].file + " got " + std::to_string(grown) +
+                                " lines, expected " + std::to_string(q - 1));
+                for (const Line &l : read_trace(cases[k].file))
+                    MPIX_EXPECT(l.send_peer >= 0 && l.send_peer < q && l.recv_peer >= 0 && l.recv_peer < q,
+                                std::string(cases[i].what) + ": a peer outside the communicator");
+            } else if (cases[k].file != cases[i].file) {
+                MPIX_EXPECT(grown == 0, std::string(cases[i].what) + " wrote into " + cases[k].file);
+            }
+        }
+        MPIX_CHECK_ALL(cases[i].what);
+    }
+    for (const Case &c : cases)
+        std::remove(c.file.c_str());
+    MPI_Comm_free(&reversed);
+    MPI_Comm_free(&half);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0)
+        rmdir(prefix.substr(0, prefix.size() - 2).c_str());
+}
+
 const mpixtest::TestCase kTests[] = {
     {"ParLogNa K against an independent digit count, P <= 64", test_round_count_formula},
     {"ParLogNa traces: K, D, temporary bound, each block once", test_parlogna_every_radix},
@@ -1585,6 +1685,7 @@ const mpixtest::TestCase kTests[] = {
      test_node_bruck_adaptive_picks},
     {"the trace replay rejects broken traces", test_replay_rejects_broken_traces},
     {"every row of every collective: its trace replays, each block ends at its destination", test_replay_every_row},
+    {"sub-communicators trace to files of their own group", test_sub_communicator_trace_files},
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "core/comm.hpp"
 #include "core/error.hpp"
+#include "core/trace.hpp"
 #include "mpix.h"
 #include "sched/engine.hpp"
 #include "select/registry.hpp"
@@ -104,6 +105,7 @@ static int comm_init_unguarded(MPIX_Comm **xcomm, MPI_Comm comm)
     x->world_available = initialized && !finalized;
     MPI_Comm_size(x->comm, &x->size);
     MPI_Comm_rank(x->comm, &x->rank);
+    x->trace_group = mpix::trace_group_tag(x->comm, x->world_available);
     void *ub = nullptr;
     int flag = 0;
     MPI_Comm_get_attr(x->comm, MPI_TAG_UB, &ub, &flag);

@@ -44,6 +44,7 @@ struct MPIX_Comm {
     MPI_Comm mpi_requests = MPI_COMM_NULL;
     int size = 0;
     int rank = 0;
+    std::string trace_group;  // core/trace.hpp's trace_group_tag: names this comm's trace files
     int tag_ub = 32767;
     int next_tag = 0;
 

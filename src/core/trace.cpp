@@ -1,9 +1,11 @@
 #include "core/trace.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/local_work.hpp"
 
@@ -21,53 +23,100 @@ void Trace::round(int round, int send_peer, int recv_peer, const std::vector<lon
 }
 
 namespace {
-void write_json_string(std::FILE *f, const std::string &s)
+void append_json_string(std::string &out, const std::string &s)
 {
-    std::fputc('"', f);
+    out += '"';
     for (char c : s) {
         if (c == '"' || c == '\\')
-            std::fputc('\\', f);
+            out += '\\';
         if (static_cast<unsigned char>(c) >= 0x20)
-            std::fputc(c, f);
+            out += c;
     }
-    std::fputc('"', f);
+    out += '"';
 }
 }  // namespace
 
-std::unique_ptr<Trace> open_trace(const std::string &prefix, int rank, const char *call, const char *algorithm,
-                                  const LocalWork *work)
+std::unique_ptr<Trace> open_trace(const std::string &prefix, const std::string &group, int rank, const char *call,
+                                  const char *algorithm, const LocalWork *work)
 {
     if (prefix.empty())
         return nullptr;
-    std::unique_ptr<Trace> t(new Trace(prefix + "." + std::to_string(rank) + ".jsonl", call, algorithm));
+    std::string path = prefix + ".";
+    if (!group.empty())
+        path += group + ".";
+    std::unique_ptr<Trace> t(new Trace(path + std::to_string(rank) + ".jsonl", call, algorithm));
     t->count_copies(work, work->bytes());
     return t;
 }
 
+std::string trace_group_tag(MPI_Comm comm, bool world_available)
+{
+    if (!world_available)
+        return "";
+    MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+    MPI_Comm_group(comm, &group);
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    int same = MPI_UNEQUAL;
+    MPI_Group_compare(group, world, &same);
+    std::string tag;
+    if (same != MPI_IDENT) {
+        int n = 0;
+        MPI_Group_size(group, &n);
+        std::vector<int> ranks(static_cast<std::size_t>(n)), in_world(static_cast<std::size_t>(n));
+        for (int i = 0; i < n; ++i)
+            ranks[static_cast<std::size_t>(i)] = i;
+        MPI_Group_translate_ranks(group, n, ranks.data(), world, in_world.data());
+        std::uint32_t hash = 2166136261u;  // FNV-1a over the world ranks' bytes
+        for (int w : in_world)
+            for (int b = 0; b < 4; ++b) {
+                hash ^= static_cast<std::uint32_t>(w >> (8 * b)) & 0xffu;
+                hash *= 16777619u;
+            }
+        char text[16];
+        std::snprintf(text, sizeof text, "g%08x", static_cast<unsigned>(hash));
+        tag = text;
+    }
+    MPI_Group_free(&group);
+    MPI_Group_free(&world);
+    return tag;
+}
+
 Trace::~Trace()
 {
+    // The whole call's lines go out in one append, so lines of the same file
+    // written by other processes or threads never interleave within a call.
+    std::string text;
+    const unsigned long long copied = work_ ? static_cast<unsigned long long>(work_->bytes() - copied_start_) : 0;
+    char number[160];
+    for (const Round &r : rounds_) {
+        text += "{\"call\":";
+        append_json_string(text, call_);
+        text += ",\"algorithm\":";
+        append_json_string(text, algorithm_);
+        text += ",\"params\":";
+        append_json_string(text, params_);
+        std::snprintf(number, sizeof number, ",\"round\":%d,\"send_peer\":%d,\"recv_peer\":%d,\"blocks\":[", r.round,
+                      r.send_peer, r.recv_peer);
+        text += number;
+        for (std::size_t i = 0; i < r.blocks.size(); ++i) {
+            std::snprintf(number, sizeof number, i ? ",%lld" : "%lld", r.blocks[i]);
+            text += number;
+        }
+        std::snprintf(number, sizeof number, "],\"bytes_sent\":%zu,\"bytes_recv\":%zu,\"temp_bytes\":%zu", r.sent,
+                      r.recv, temp_peak_);
+        text += number;
+        if (stage_peak_ > 0) {
+            std::snprintf(number, sizeof number, ",\"stage_bytes\":%zu,\"stage_peak\":%zu", r.staged, stage_peak_);
+            text += number;
+        }
+        std::snprintf(number, sizeof number, ",\"copied_bytes\":%llu}\n", copied);
+        text += number;
+    }
     std::FILE *f = std::fopen(path_.c_str(), "a");
     if (!f)
         return;  // tracing is best effort; the exchange itself succeeded
-    const unsigned long long copied = work_ ? static_cast<unsigned long long>(work_->bytes() - copied_start_) : 0;
-    for (const Round &r : rounds_) {
-        std::fputs("{\"call\":", f);
-        write_json_string(f, call_);
-        std::fputs(",\"algorithm\":", f);
-        write_json_string(f, algorithm_);
-        std::fputs(",\"params\":", f);
-        write_json_string(f, params_);
-        std::fprintf(f, ",\"round\":%d,\"send_peer\":%d,\"recv_peer\":%d,\"blocks\":[", r.round,
-                     r.send_peer, r.recv_peer);
-        for (std::size_t i = 0; i < r.blocks.size(); ++i)
-            std::fprintf(f, i ? ",%lld" : "%lld", r.blocks[i]);
-        std::fprintf(f, "],\"bytes_sent\":%zu,\"bytes_recv\":%zu,\"temp_bytes\":%zu", r.sent, r.recv,
-                     temp_peak_);
-        if (stage_peak_ > 0)
-            std::fprintf(f, ",\"stage_bytes\":%zu,\"stage_peak\":%zu", r.staged, stage_peak_);
-        std::fprintf(f, ",\"copied_bytes\":%llu", copied);
-        std::fputs("}\n", f);
-    }
+    std::setvbuf(f, nullptr, _IONBF, 0);  // one write() of the whole text
+    std::fwrite(text.data(), 1, text.size(), f);
     std::fclose(f);
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <mpi.h>
+
 namespace mpix {
 
 class LocalWork;
@@ -59,12 +61,21 @@ private:
 };
 
 // The trace of one call (or one start of a persistent request) of `algorithm`
-// on rank `rank`: PREFIX.<rank>.jsonl for the hint `trace` = `prefix`; nullptr
-// when the prefix is empty (tracing off). Every dispatch (alltoall(v), sparse,
-// neighbour, persistent) opens its traces here, so every row gets one. The
-// copies counted on `work` from now until the trace is written are the call's.
-std::unique_ptr<Trace> open_trace(const std::string &prefix, int rank, const char *call, const char *algorithm,
-                                  const LocalWork *work);
+// on rank `rank`: PREFIX.<rank>.jsonl for the hint `trace` = `prefix`, or
+// PREFIX.<group>.<rank>.jsonl on a communicator whose group is not
+// MPI_COMM_WORLD's (`group`: trace_group_tag), so sub-communicators never share
+// a file; nullptr when the prefix is empty (tracing off). Every dispatch
+// (alltoall(v), sparse, neighbour, persistent) opens its traces here, so every
+// row gets one. The copies counted on `work` from now until the trace is
+// written are the call's.
+std::unique_ptr<Trace> open_trace(const std::string &prefix, const std::string &group, int rank, const char *call,
+                                  const char *algorithm, const LocalWork *work);
+
+// "" for a communicator with MPI_COMM_WORLD's group in its order (or when
+// MPI_COMM_WORLD is not there); otherwise "g" and eight hex digits hashed from
+// its ranks' MPI_COMM_WORLD ranks in order, the same on every rank of it.
+// Local: no communication.
+std::string trace_group_tag(MPI_Comm comm, bool world_available);
 
 }  // namespace mpix
 

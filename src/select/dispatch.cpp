@@ -277,7 +277,8 @@ int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorith
     Exchange x = byte_exchange(xcomm, c, sb, rb, &hints, &mismatch);
     x.tag = call_tags(xcomm, algorithm);
 
-    std::unique_ptr<Trace> trace = open_trace(hints.trace, x.rank, collective_name(c), algorithm->name, x.work);
+    std::unique_ptr<Trace> trace =
+        open_trace(hints.trace, xcomm->trace_group, x.rank, collective_name(c), algorithm->name, x.work);
     x.trace = trace.get();
     {
         WorldErrorsReturn world_returns(xcomm->world_available);  // a truncated receive must come back here

@@ -402,7 +402,8 @@ private:
     {
         mismatch_ = MPI_SUCCESS;
         xcomm->work.set_working_set(sb_.total_bytes + rb_.total_bytes);
-        trace_ = open_trace(hints_.trace, xcomm->rank, collective_name(collective_), algorithm_->name, &xcomm->work);
+        trace_ = open_trace(hints_.trace, xcomm->trace_group, xcomm->rank, collective_name(collective_),
+                            algorithm_->name, &xcomm->work);
         if (!packed_) {
             int rc = pack_send_side(send_.side, xcomm->size, xcomm->comm, &xcomm->work, &sb_);
             if (rc != MPI_SUCCESS) {

@@ -168,7 +168,7 @@ private:
     // One completed exchange's messages, as the plan listed them, to the trace.
     void write_trace() const
     {
-        std::unique_ptr<Trace> trace = open_trace(trace_prefix_, xcomm_->rank,
+        std::unique_ptr<Trace> trace = open_trace(trace_prefix_, xcomm_->trace_group, xcomm_->rank,
                                                   collective_name(Collective::neighbor_alltoallv), algorithm_->name,
                                                   &xcomm_->work);
         if (!trace)

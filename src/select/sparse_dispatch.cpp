@@ -64,7 +64,8 @@ int run_sparse(MPIX_Comm *xcomm, Collective c, const char *fn, SparseExchange &x
         apply_rule_hints(*rule_hints, xcomm->lookup, given, 3, &with_rule);
         x.hints = &with_rule;
     }
-    std::unique_ptr<Trace> trace = open_trace(hints.trace, x.rank, collective_name(c), a->name, &xcomm->work);
+    std::unique_ptr<Trace> trace =
+        open_trace(hints.trace, xcomm->trace_group, x.rank, collective_name(c), a->name, &xcomm->work);
     x.trace = trace.get();
     rc = a->run_sparse(x);
     trace.reset();  // written now; x must not keep it
