@@ -231,6 +231,117 @@ void test_alltoall_c_total_past_2g()
     MPI_Type_free(&chunk);
 }
 
+// The pmpi row where ranks differ in layout: rank 0 receives through a
+// non-contiguous type (its call takes mpix's byte path) while the others hand
+// MPI their own contiguous arguments; rank 0's blocks lie past 2 GiB (v form)
+// or its total is past 2 GiB (uniform form, 2 ranks). Every rank must call the
+// MPI library's same collective: rank 0 through MPI's large-count form (it
+// took the spread-out exchange before and hung against the others).
+void test_pmpi_mixed_layouts_past_2g()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    MPIX_Comm *xcomm;
+    MPIX_Comm_init(&xcomm, MPI_COMM_WORLD);
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    MPIX_Info_set(info, "alltoall_algorithm", "pmpi");
+    MPIX_Info_set(info, "alltoallv_algorithm", "pmpi");
+    MPIX_Comm_set_info(xcomm, info);
+    MPIX_Info_free(&info);
+    {
+        const std::size_t block = 100, offset = me == 0 ? 2 * kGiB + 4096 : 4096;
+        // `block` bytes, every second one of 2 * block - 1; extent 1, so that
+        // the displacements count bytes
+        MPI_Datatype vector, strided;
+        MPI_Type_vector(static_cast<int>(block), 1, 2, MPI_BYTE, &vector);
+        MPI_Type_create_resized(vector, 0, 1, &strided);
+        MPI_Type_commit(&strided);
+        MPI_Type_free(&vector);
+        const std::size_t stride = me == 0 ? 2 : 1, span = me == 0 ? 2 * block - 1 : block;
+        SparseBuffer send(offset + slot(block) * p), recv(4096 + slot(span) * p);
+        MPIX_EXPECT(send.base && recv.base, "cannot reserve the buffers");
+        MPIX_CHECK_ALL("pmpi mixed layouts: buffers");
+        std::vector<MPI_Count> sc(p, static_cast<MPI_Count>(block)), rc(p, me == 0 ? 1 : static_cast<MPI_Count>(block));
+        std::vector<MPI_Aint> sd(p), rd(p);
+        for (int j = 0; j < p; ++j) {
+            sd[j] = static_cast<MPI_Aint>(offset + slot(block) * j);
+            rd[j] = static_cast<MPI_Aint>(4096 + slot(span) * j);
+            fill_send(send.base + sd[j], block, me, j);
+        }
+        for (bool nonblocking : {false, true}) {
+            const std::string what = nonblocking ? "MPIX_Ialltoallv_c" : "MPIX_Alltoallv_c";
+            for (int j = 0; j < p; ++j)
+                std::memset(recv.base + rd[j] - 64, kGuard, 64 + span + 64);  // guards, and the gaps between bytes
+            const MPI_Datatype rtype = me == 0 ? strided : MPI_BYTE;
+            int code = MPI_SUCCESS;
+            if (nonblocking) {
+                MPIX_Request *request = nullptr;
+                code = MPIX_Ialltoallv_c(send.base, sc.data(), sd.data(), MPI_BYTE, recv.base, rc.data(), rd.data(),
+                                         rtype, xcomm, &request);
+                if (code == MPI_SUCCESS)
+                    code = MPIX_Wait(&request, MPI_STATUS_IGNORE);
+            } else {
+                code = MPIX_Alltoallv_c(send.base, sc.data(), sd.data(), MPI_BYTE, recv.base, rc.data(), rd.data(),
+                                        rtype, xcomm);
+            }
+            MPIX_EXPECT(code == MPI_SUCCESS, "pmpi mixed layouts, " + what + ": error " + std::to_string(code));
+            for (int j = 0; code == MPI_SUCCESS && j < p; ++j) {
+                const unsigned char *b = reinterpret_cast<unsigned char *>(recv.base + rd[j]);
+                for (std::size_t i = 0; i < span + 64; ++i) {
+                    const bool data = i < span && i % stride == 0;
+                    const unsigned char want = data ? pattern(j, me, i / stride) : kGuard;
+                    if (b[i] != want || b[-1 - static_cast<long>(i % 64)] != kGuard) {
+                        MPIX_EXPECT(false, "pmpi mixed layouts, " + what + ": block from rank " + std::to_string(j) +
+                                               " byte " + std::to_string(i) + (data ? "" : " (a gap or guard)"));
+                        break;
+                    }
+                }
+            }
+            MPIX_CHECK_ALL(("pmpi mixed layouts, " + what + ", offsets past 2 GiB on rank 0").c_str());
+        }
+        MPI_Type_free(&strided);
+    }
+    if (p == 2) {
+        // Blocks of 2^30 + 2048 bytes (each fits an int, the two do not): rank 0
+        // receives them as 2 KiB pieces a page apart, staging a total past 2 GiB;
+        // rank 1 passes its contiguous arguments through.
+        const std::size_t big = kGiB + 2048, piece = 2048;
+        MPI_Datatype pieces;
+        MPI_Type_vector(static_cast<int>(big / piece), static_cast<int>(piece), static_cast<int>(2 * piece), MPI_BYTE,
+                        &pieces);
+        MPI_Type_commit(&pieces);
+        const std::size_t extent = me == 0 ? 2 * big - piece : big;  // of a received block
+        SparseBuffer send(big * 2), recv(4096 + extent * 2 + 4096);
+        MPIX_EXPECT(send.base && recv.base, "cannot reserve the buffers");
+        MPIX_CHECK_ALL("pmpi mixed layouts: uniform buffers");
+        for (int j = 0; j < 2; ++j)
+            fill_send(send.base + big * j, big, me, j);
+        unsigned char *rbase = reinterpret_cast<unsigned char *>(recv.base + 4096);
+        std::memset(rbase - 64, kGuard, 64);
+        std::memset(rbase + extent * 2, kGuard, 64);
+        const int code = me == 0 ? MPIX_Alltoall_c(send.base, static_cast<MPI_Count>(big), MPI_BYTE, rbase, 1,
+                                                   pieces, xcomm)
+                                 : MPIX_Alltoall_c(send.base, static_cast<MPI_Count>(big), MPI_BYTE, rbase,
+                                                   static_cast<MPI_Count>(big), MPI_BYTE, xcomm);
+        MPIX_EXPECT(code == MPI_SUCCESS, "pmpi mixed layouts, MPIX_Alltoall_c: error " + std::to_string(code));
+        for (int j = 0; code == MPI_SUCCESS && j < 2; ++j)
+            for (std::size_t at : samples(big)) {
+                const std::size_t where = me == 0 ? at / piece * 2 * piece + at % piece : at;  // byte `at` lies here
+                if (rbase[extent * j + where] != pattern(j, me, at)) {
+                    MPIX_EXPECT(false, "pmpi mixed layouts, MPIX_Alltoall_c: block from rank " + std::to_string(j) +
+                                           " byte " + std::to_string(at));
+                    break;
+                }
+            }
+        for (int g = 1; g <= 64; ++g)
+            MPIX_EXPECT(rbase[-g] == kGuard && rbase[extent * 2 + static_cast<std::size_t>(g) - 1] == kGuard,
+                        "pmpi mixed layouts, MPIX_Alltoall_c: a guard byte outside the blocks changed");
+        MPIX_CHECK_ALL("pmpi mixed layouts, MPIX_Alltoall_c, a staged total past 2 GiB on rank 0");
+        MPI_Type_free(&pieces);
+    }
+    MPIX_Comm_free(&xcomm);
+}
+
 // Counts whose bytes or offsets overflow the address space: MPI_ERR_COUNT /
 // MPI_ERR_ARG on every rank before anything moves, never a wrapped size.
 void test_overflowing_counts()
@@ -273,6 +384,8 @@ const mpixtest::TestCase kTests[] = {
     {"MPIX_Alltoallv_c: offsets past 2 GiB, every row", test_alltoallv_c_offsets_past_2g},
     {"MPIX_Alltoallv_c: a block past 2 GiB, every row", test_alltoallv_c_block_past_2g},
     {"MPIX_Alltoall_c: 2^30 + 64 byte blocks, every row", test_alltoall_c_total_past_2g},
+    {"pmpi row, ranks of different layouts: offsets and totals past 2 GiB beside pass-through calls",
+     test_pmpi_mixed_layouts_past_2g},
     {"overflowing large counts are MPI errors", test_overflowing_counts},
 };
 

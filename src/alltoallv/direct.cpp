@@ -187,18 +187,44 @@ int direct_pmpi(const Exchange &x)
     x.work->charge_mpi_self_copy(std::min(x.sendbytes[x.rank], x.recvbytes[x.rank]));
     // Blocking or nonblocking as the call is (core/wait.hpp, mpi_alltoall_bytes).
     // Uniform exchanges always lay block j at j * block_bytes (see Exchange).
+    // Other ranks may hand MPI their own arguments (a contiguous layout passes
+    // through, run_row), so this rank calls the MPI library's collective too,
+    // whatever its sizes: past an int, through MPI-4's large-count form.
     if (x.uniform && fits_int(x.block_bytes * static_cast<std::size_t>(p))) {
         trace_opaque(x, "MPI_Alltoall");
         const int n = static_cast<int>(x.block_bytes);
         return mpi_alltoall_bytes(x.sendbuf, n, x.recvbuf, x.comm);
     }
+#if MPIX_HAVE_LARGE_COUNT
+    if (x.uniform) {
+        trace_opaque(x, "MPI_Alltoall");
+        return mpi_alltoall_bytes_c(x.sendbuf, static_cast<MPI_Count>(x.block_bytes), x.recvbuf, x.comm);
+    }
+#endif
+    bool fits = true;
+    for (int i = 0; i < p && fits; ++i)
+        fits = fits_int(x.sendbytes[i]) && fits_int(x.sdispls[i]) && fits_int(x.recvbytes[i]) &&
+               fits_int(x.rdispls[i]);
+    if (!fits) {
+#if MPIX_HAVE_LARGE_COUNT
+        std::vector<MPI_Count> sc(p), rc(p);
+        std::vector<MPI_Aint> sd(p), rd(p);
+        for (int i = 0; i < p; ++i) {
+            sc[i] = static_cast<MPI_Count>(x.sendbytes[i]);
+            sd[i] = x.sdispls[i];
+            rc[i] = static_cast<MPI_Count>(x.recvbytes[i]);
+            rd[i] = x.rdispls[i];
+        }
+        trace_opaque(x, "MPI_Alltoallv");
+        return mpi_alltoallv_bytes_c(x.sendbuf, sc.data(), sd.data(), x.recvbuf, rc.data(), rd.data(), x.comm);
+#else
+        // No call of the MPI library takes these sizes (nor then does any
+        // rank's pass-through): the spread-out exchange.
+        return direct_nonblocking(x);
+#endif
+    }
     std::vector<int> sc(p), sd(p), rc(p), rd(p);
     for (int i = 0; i < p; ++i) {
-        // MPI_Alltoallv takes int byte counts and offsets; beyond that the
-        // library's collective cannot describe the call, so use the spread-out one.
-        if (!fits_int(x.sendbytes[i]) || !fits_int(x.sdispls[i]) || !fits_int(x.recvbytes[i]) ||
-            !fits_int(x.rdispls[i]))
-            return direct_nonblocking(x);
         sc[i] = static_cast<int>(x.sendbytes[i]);
         sd[i] = static_cast<int>(x.sdispls[i]);
         rc[i] = static_cast<int>(x.recvbytes[i]);

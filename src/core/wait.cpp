@@ -98,4 +98,27 @@ int mpi_alltoallv_bytes(const void *sendbuf, const int *sendcounts, const int *s
     return rc != MPI_SUCCESS ? rc : wait_request(&request, MPI_STATUS_IGNORE);
 }
 
+#if MPIX_HAVE_LARGE_COUNT
+int mpi_alltoall_bytes_c(const void *sendbuf, MPI_Count block, void *recvbuf, MPI_Comm comm)
+{
+    if (!current_context())
+        return PMPI_Alltoall_c(sendbuf, block, MPI_BYTE, recvbuf, block, MPI_BYTE, comm);
+    MPI_Request request = MPI_REQUEST_NULL;
+    const int rc = PMPI_Ialltoall_c(sendbuf, block, MPI_BYTE, recvbuf, block, MPI_BYTE, comm, &request);
+    return rc != MPI_SUCCESS ? rc : wait_request(&request, MPI_STATUS_IGNORE);
+}
+
+int mpi_alltoallv_bytes_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, void *recvbuf,
+                          const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Comm comm)
+{
+    if (!current_context())
+        return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, MPI_BYTE, recvbuf, recvcounts, rdispls, MPI_BYTE,
+                                comm);
+    MPI_Request request = MPI_REQUEST_NULL;
+    const int rc = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, MPI_BYTE, recvbuf, recvcounts, rdispls, MPI_BYTE,
+                                     comm, &request);
+    return rc != MPI_SUCCESS ? rc : wait_request(&request, MPI_STATUS_IGNORE);
+}
+#endif
+
 }  // namespace mpix

@@ -7,6 +7,8 @@
 
 #include <mpi.h>
 
+#include "config.h"
+
 namespace mpix {
 
 // What the engine installs while it runs a task on this thread.
@@ -63,6 +65,12 @@ void yield_now();
 int mpi_alltoall_bytes(const void *sendbuf, int block, void *recvbuf, MPI_Comm comm);
 int mpi_alltoallv_bytes(const void *sendbuf, const int *sendcounts, const int *sdispls, void *recvbuf,
                         const int *recvcounts, const int *rdispls, MPI_Comm comm);
+#if MPIX_HAVE_LARGE_COUNT
+// The same with MPI-4's large-count forms, for blocks, totals or offsets past an int.
+int mpi_alltoall_bytes_c(const void *sendbuf, MPI_Count block, void *recvbuf, MPI_Comm comm);
+int mpi_alltoallv_bytes_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, void *recvbuf,
+                          const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Comm comm);
+#endif
 
 }  // namespace mpix
 
