@@ -342,6 +342,77 @@ void test_pmpi_mixed_layouts_past_2g()
     MPIX_Comm_free(&xcomm);
 }
 
+// Persistent requests on the pmpi row whose packed (staged) side holds a block
+// past 2^31 bytes: MPIX_Alltoall_init and MPIX_Alltoallv_init take int counts,
+// but a count of a large datatype is more bytes than an int. The receive side
+// is 2^19 + 1 pages, each in the first half of two pages (non-contiguous, so
+// mpix stages it) and MPI's persistent collective gets it through its
+// large-count form. They failed with MPI_ERR_COUNT, and past that, MPI_Type_size
+// (an int) and MPI_Pack/MPI_Unpack (int sizes) could not describe the element.
+// At 1 rank and MPIX_TEST_LEVEL=full only (make check-stress): the staging and
+// the unpacked block are 2 GiB each, 30 s on the two-core machine.
+void test_pmpi_persistent_staged_past_2g()
+{
+    if (mpixtest::size() != 1 || !mpixtest::full_level()) {
+        if (mpixtest::rank() == 0)
+            std::printf("  (make check-stress runs this case: MPIX_TEST_LEVEL=full at 1 rank)\n");
+        return;
+    }
+    const std::size_t page = 4096, n = (std::size_t(1) << 19) + 1, bytes = n * page;
+    MPI_Datatype pages, spread;
+    MPI_Type_contiguous(static_cast<int>(page), MPI_BYTE, &pages);
+    MPI_Type_vector(static_cast<int>(n), static_cast<int>(page), static_cast<int>(2 * page), MPI_BYTE, &spread);
+    MPI_Type_commit(&pages);
+    MPI_Type_commit(&spread);
+    SparseBuffer send(bytes), recv(page + 2 * bytes + page);
+    MPIX_EXPECT(send.base && recv.base, "cannot reserve the buffers");
+    MPIX_CHECK_ALL("pmpi persistent staged past 2 GiB: buffers");
+    fill_send(send.base, bytes, 0, 0);
+    unsigned char *rbase = reinterpret_cast<unsigned char *>(recv.base + page);
+    MPIX_Comm *xcomm;
+    MPIX_Comm_init(&xcomm, MPI_COMM_WORLD);
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    MPIX_Info_set(info, "alltoall_algorithm", "pmpi");
+    MPIX_Info_set(info, "alltoallv_algorithm", "pmpi");
+    for (bool v : {false, true}) {
+        const std::string what = std::string(v ? "MPIX_Alltoallv_init" : "MPIX_Alltoall_init") +
+                                 ", a staged block of 2^31 + 4096 bytes";
+        std::memset(rbase - 64, kGuard, 64);
+        std::memset(rbase + 2 * bytes - page, kGuard, 64);  // past the last page
+        for (std::size_t at : samples(bytes))  // and in the gap after each sampled page
+            rbase[at / page * 2 * page + page + at % page] = kGuard;
+        MPIX_Request *request = nullptr;
+        const int one = 1, zero = 0, count = static_cast<int>(n);
+        int code = v ? MPIX_Alltoallv_init(send.base, &count, &zero, pages, rbase, &one, &zero, spread, xcomm, info,
+                                           &request)
+                     : MPIX_Alltoall_init(send.base, count, pages, rbase, 1, spread, xcomm, info, &request);
+        if (code == MPI_SUCCESS)
+            code = MPIX_Start(request);
+        if (code == MPI_SUCCESS)
+            code = MPIX_Wait(&request, MPI_STATUS_IGNORE);
+        MPIX_EXPECT(code == MPI_SUCCESS, what + ": error " + std::to_string(code));
+        for (std::size_t at : samples(bytes)) {
+            const std::size_t where = at / page * 2 * page + at % page;
+            if (code == MPI_SUCCESS && (rbase[where] != pattern(0, 0, at) || rbase[where + page] != kGuard)) {
+                MPIX_EXPECT(false, what + ": byte " + std::to_string(at) +
+                                       (rbase[where] != pattern(0, 0, at) ? " wrong" : ": the gap after it changed"));
+                break;
+            }
+        }
+        for (int g = 0; g < 64; ++g)
+            MPIX_EXPECT(rbase[-1 - g] == kGuard && rbase[2 * bytes - page + static_cast<std::size_t>(g)] == kGuard,
+                        what + ": a guard byte outside the block changed");
+        if (request)
+            MPIX_Request_free(&request);
+        MPIX_CHECK_ALL(what.c_str());
+    }
+    MPIX_Info_free(&info);
+    MPIX_Comm_free(&xcomm);
+    MPI_Type_free(&pages);
+    MPI_Type_free(&spread);
+}
+
 // Counts whose bytes or offsets overflow the address space: MPI_ERR_COUNT /
 // MPI_ERR_ARG on every rank before anything moves, never a wrapped size.
 void test_overflowing_counts()
@@ -386,6 +457,7 @@ const mpixtest::TestCase kTests[] = {
     {"MPIX_Alltoall_c: 2^30 + 64 byte blocks, every row", test_alltoall_c_total_past_2g},
     {"pmpi row, ranks of different layouts: offsets and totals past 2 GiB beside pass-through calls",
      test_pmpi_mixed_layouts_past_2g},
+    {"pmpi row, persistent: a staged block past 2 GiB (1 rank, check-stress)", test_pmpi_persistent_staged_past_2g},
     {"overflowing large counts are MPI errors", test_overflowing_counts},
 };
 

@@ -54,6 +54,32 @@ std::size_t pack_chunk(const TypeInfo &ti)
     return kMaxPackBytes / ti.size > 0 ? kMaxPackBytes / ti.size : 1;
 }
 
+// MPI_Pack (pack) or MPI_Unpack of `n` elements of `type` between the typed
+// buffer `typed` and `bytes` packed bytes at `packed`. A piece past an int (one
+// element past 2 GiB) goes through MPI-4's MPI_Pack_c / MPI_Unpack_c; without
+// them it is MPI_ERR_COUNT.
+int pack_call(bool pack, const char *typed_src, char *typed_dst, std::size_t n, MPI_Datatype type,
+              const char *packed_src, char *packed_dst, std::size_t bytes, MPI_Comm comm)
+{
+    if (n <= static_cast<std::size_t>(INT_MAX) && bytes <= static_cast<std::size_t>(INT_MAX)) {
+        int position = 0;
+        return pack ? MPI_Pack(typed_src, static_cast<int>(n), type, packed_dst, static_cast<int>(bytes), &position,
+                               comm)
+                    : MPI_Unpack(packed_src, static_cast<int>(bytes), &position, typed_dst, static_cast<int>(n), type,
+                                 comm);
+    }
+#if MPIX_HAVE_LARGE_COUNT
+    MPI_Count position = 0;
+    return pack ? MPI_Pack_c(typed_src, static_cast<MPI_Count>(n), type, packed_dst, static_cast<MPI_Count>(bytes),
+                             &position, comm)
+                : MPI_Unpack_c(packed_src, static_cast<MPI_Count>(bytes), &position, typed_dst,
+                               static_cast<MPI_Count>(n), type, comm);
+#else
+    (void)typed_src, (void)typed_dst, (void)type, (void)packed_src, (void)packed_dst, (void)comm;
+    return MPI_ERR_COUNT;
+#endif
+}
+
 // convert_elements' call for n elements at MPI_BOTTOM (a null pointer in MPICH,
 // whose MPI_Pack and MPI_Unpack refuse it although the type's data lies at
 // absolute addresses): the same elements through a type that starts true_lb
@@ -67,12 +93,9 @@ int convert_from_bottom(bool pack, const char *src, std::size_t n, MPI_Datatype 
     MPIX_CHECK(MPI_Type_create_hindexed(1, &blocklength, &displacement, type, &shifted));
     int rc = MPI_Type_commit(&shifted);
     const std::uintptr_t first = static_cast<std::uintptr_t>(ti.true_lb);
-    int position = 0;
-    const int bytes = static_cast<int>(n * ti.size);
-    if (rc == MPI_SUCCESS && pack)
-        rc = MPI_Pack(reinterpret_cast<const char *>(first), 1, shifted, dst, bytes, &position, comm);
-    else if (rc == MPI_SUCCESS)
-        rc = MPI_Unpack(src, bytes, &position, reinterpret_cast<char *>(first), 1, shifted, comm);
+    if (rc == MPI_SUCCESS)
+        rc = pack_call(pack, reinterpret_cast<const char *>(first), reinterpret_cast<char *>(first), 1, shifted, src,
+                       dst, n * ti.size, comm);
     MPI_Type_free(&shifted);
     return rc;
 }
@@ -92,18 +115,17 @@ int convert_elements(bool pack, const char *src, std::size_t count, MPI_Datatype
     std::size_t chunk = pack_chunk(ti);
     for (std::size_t done = 0; done < count; done += chunk) {
         std::size_t n = count - done < chunk ? count - done : chunk;
-        int position = 0;
         const MPI_Aint typed_offset = static_cast<MPI_Aint>(done) * ti.extent;
         if (!(pack ? src : dst) && typed_offset == 0) {
             MPIX_CHECK(convert_from_bottom(pack, src, n, type, ti, dst + done * ti.size, comm));
             continue;
         }
         if (pack)
-            MPIX_CHECK(MPI_Pack(src + typed_offset, static_cast<int>(n), type, dst + done * ti.size,
-                                static_cast<int>(n * ti.size), &position, comm));
+            MPIX_CHECK(pack_call(true, src + typed_offset, nullptr, n, type, nullptr, dst + done * ti.size,
+                                 n * ti.size, comm));
         else
-            MPIX_CHECK(MPI_Unpack(src + done * ti.size, static_cast<int>(n * ti.size), &position, dst + typed_offset,
-                                  static_cast<int>(n), type, comm));
+            MPIX_CHECK(pack_call(false, nullptr, dst + typed_offset, n, type, src + done * ti.size, nullptr,
+                                 n * ti.size, comm));
     }
     return MPI_SUCCESS;
 }
@@ -118,9 +140,10 @@ int describe_type(MPI_Datatype type, MPI_Comm comm, TypeInfo *out, const char **
         return MPI_ERR_TYPE;
     }
     MPI_Aint lb = 0, extent = 0;
-    int size = 0, ni, na, nt, combiner;
-    if (MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || MPI_Type_size(type, &size) != MPI_SUCCESS ||
-        MPI_Type_get_envelope(type, &ni, &na, &nt, &combiner) != MPI_SUCCESS)
+    MPI_Count size = 0;  // MPI_Type_size_x: an int size is MPI_UNDEFINED past 2 GiB
+    int ni, na, nt, combiner;
+    if (MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || MPI_Type_size_x(type, &size) != MPI_SUCCESS ||
+        MPI_Type_get_envelope(type, &ni, &na, &nt, &combiner) != MPI_SUCCESS || size < 0)
         return MPI_ERR_TYPE;
     // MPI has no query for "committed"; packing no element of the type is one
     // that MPI libraries check (MPICH, Open MPI), at the cost of a local call.

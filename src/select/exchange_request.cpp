@@ -287,15 +287,17 @@ private:
         const bool uniform = recv_.side.form == UserSide::Form::uniform;
         mpi_staged_.reset(new MpiStaging);
         MpiStaging &m = *mpi_staged_;
+        // Both sides in int counts, or both in large ones (the call takes one kind).
+        bool fits = true;
+        for (const BlockSide *b : {&sb_, &rb_})
+            for (int q = 0; q < p; ++q)
+                fits = fits && b->bytes[q] <= INT_MAX && b->displs[q] <= INT_MAX;
+        if (!fits && !(persistent ? MPIX_HAVE_PERSISTENT_LARGE_COUNT : MPIX_HAVE_LARGE_COUNT))
+            return raise(xcomm->user, MPI_ERR_COUNT, init_fn,
+                         "a staged block's bytes exceed an int count of the MPI library's collective");
         for (int side = 0; side < 2; ++side) {
             const BlockSide &b = side == 0 ? sb_ : rb_;
             const void *base = b.base;
-            bool fits = true;
-            for (int q = 0; q < p; ++q)
-                fits = fits && b.bytes[q] <= INT_MAX && b.displs[q] <= INT_MAX;
-            if (!fits && (persistent || !MPIX_HAVE_LARGE_COUNT))
-                return raise(xcomm->user, MPI_ERR_COUNT, init_fn,
-                             "a staged block's bytes exceed an int count of the MPI library's collective");
             if (uniform) {  // packed: block q at q times the block
                 m.views[side] = UserSide::bytes(UserSide::uniform(base, static_cast<MPI_Count>(b.bytes[0]), MPI_BYTE));
             } else if (fits) {
@@ -384,13 +386,26 @@ private:
         int rc = mpi_requests_comm(&comm);
         if (rc != MPI_SUCCESS)
             return report(xcomm, init_fn, algorithm_, rc);
-        if (r.form == UserSide::Form::uniform)  // int counts: MPIX_Alltoall_init takes them
+        // MPIX_Alltoall(v)_init take int counts; a staged side's bytes may
+        // exceed them (stage_for_mpi allows that only with the _c forms).
+        if (r.form == UserSide::Form::uniform && s.uniform_count <= INT_MAX && r.uniform_count <= INT_MAX)
             rc = PMPI_Alltoall_init(sbuf, static_cast<int>(s.uniform_count), s.type, rbuf,
                                     static_cast<int>(r.uniform_count), r.type, comm, MPI_INFO_NULL,
                                     &mpi_request_);
-        else
+        else if (r.form == UserSide::Form::per_peer)
             rc = PMPI_Alltoallv_init(sbuf, s.counts, s.displs, s.type, rbuf, r.counts, r.displs, r.type,
                                      comm, MPI_INFO_NULL, &mpi_request_);
+#if MPIX_HAVE_PERSISTENT_LARGE_COUNT
+        else if (r.form == UserSide::Form::uniform)
+            rc = PMPI_Alltoall_init_c(sbuf, s.uniform_count, s.type, rbuf, r.uniform_count, r.type, comm,
+                                      MPI_INFO_NULL, &mpi_request_);
+        else
+            rc = PMPI_Alltoallv_init_c(sbuf, s.counts_c, s.displs_c, s.type, rbuf, r.counts_c, r.displs_c, r.type,
+                                       comm, MPI_INFO_NULL, &mpi_request_);
+#else
+        else
+            rc = MPI_ERR_INTERN;  // stage_for_mpi refused such sides
+#endif
         return rc == MPI_SUCCESS ? rc : report(xcomm, init_fn, algorithm_, rc);
     }
 #endif
