@@ -372,7 +372,8 @@ bool forget(Task *task)
     return true;
 }
 
-// --- The progress thread ---
+// --- The progress thread (not in a SimGrid SMPI build) ---
+#if !MPIX_SMPI
 namespace {
 
 void progress_loop(EngineState *e)
@@ -393,6 +394,7 @@ void progress_loop(EngineState *e)
 }
 
 }  // namespace
+#endif
 
 int progress_thread_acquire(const char **why)
 {
