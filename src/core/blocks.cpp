@@ -54,28 +54,26 @@ std::size_t pack_chunk(const TypeInfo &ti)
     return kMaxPackBytes / ti.size > 0 ? kMaxPackBytes / ti.size : 1;
 }
 
-// MPI_Pack (pack) or MPI_Unpack of `n` elements of `type` between the typed
-// buffer `typed` and `bytes` packed bytes at `packed`. A piece past an int (one
-// element past 2 GiB) goes through MPI-4's MPI_Pack_c / MPI_Unpack_c; without
-// them it is MPI_ERR_COUNT.
-int pack_call(bool pack, const char *typed_src, char *typed_dst, std::size_t n, MPI_Datatype type,
-              const char *packed_src, char *packed_dst, std::size_t bytes, MPI_Comm comm)
+// MPI_Pack (pack: `src` typed, `dst` packed) or MPI_Unpack (`src` packed, `dst`
+// typed) of `n` elements of `type`, `bytes` packed bytes. A piece past an int
+// (one element past 2 GiB) goes through MPI-4's MPI_Pack_c / MPI_Unpack_c;
+// without them it is MPI_ERR_COUNT.
+int pack_call(bool pack, const char *src, char *dst, std::size_t n, MPI_Datatype type, std::size_t bytes,
+              MPI_Comm comm)
 {
     if (n <= static_cast<std::size_t>(INT_MAX) && bytes <= static_cast<std::size_t>(INT_MAX)) {
         int position = 0;
-        return pack ? MPI_Pack(typed_src, static_cast<int>(n), type, packed_dst, static_cast<int>(bytes), &position,
-                               comm)
-                    : MPI_Unpack(packed_src, static_cast<int>(bytes), &position, typed_dst, static_cast<int>(n), type,
-                                 comm);
+        return pack ? MPI_Pack(src, static_cast<int>(n), type, dst, static_cast<int>(bytes), &position, comm)
+                    : MPI_Unpack(src, static_cast<int>(bytes), &position, dst, static_cast<int>(n), type, comm);
     }
 #if MPIX_HAVE_LARGE_COUNT
     MPI_Count position = 0;
-    return pack ? MPI_Pack_c(typed_src, static_cast<MPI_Count>(n), type, packed_dst, static_cast<MPI_Count>(bytes),
-                             &position, comm)
-                : MPI_Unpack_c(packed_src, static_cast<MPI_Count>(bytes), &position, typed_dst,
-                               static_cast<MPI_Count>(n), type, comm);
+    return pack ? MPI_Pack_c(src, static_cast<MPI_Count>(n), type, dst, static_cast<MPI_Count>(bytes), &position,
+                             comm)
+                : MPI_Unpack_c(src, static_cast<MPI_Count>(bytes), &position, dst, static_cast<MPI_Count>(n), type,
+                               comm);
 #else
-    (void)typed_src, (void)typed_dst, (void)type, (void)packed_src, (void)packed_dst, (void)comm;
+    (void)src, (void)dst, (void)type, (void)comm;
     return MPI_ERR_COUNT;
 #endif
 }
@@ -92,10 +90,9 @@ int convert_from_bottom(bool pack, const char *src, std::size_t n, MPI_Datatype 
     MPI_Datatype shifted;
     MPIX_CHECK(MPI_Type_create_hindexed(1, &blocklength, &displacement, type, &shifted));
     int rc = MPI_Type_commit(&shifted);
-    const std::uintptr_t first = static_cast<std::uintptr_t>(ti.true_lb);
+    char *first = reinterpret_cast<char *>(static_cast<std::uintptr_t>(ti.true_lb));
     if (rc == MPI_SUCCESS)
-        rc = pack_call(pack, reinterpret_cast<const char *>(first), reinterpret_cast<char *>(first), 1, shifted, src,
-                       dst, n * ti.size, comm);
+        rc = pack_call(pack, pack ? first : src, pack ? dst : first, 1, shifted, n * ti.size, comm);
     MPI_Type_free(&shifted);
     return rc;
 }
@@ -121,11 +118,9 @@ int convert_elements(bool pack, const char *src, std::size_t count, MPI_Datatype
             continue;
         }
         if (pack)
-            MPIX_CHECK(pack_call(true, src + typed_offset, nullptr, n, type, nullptr, dst + done * ti.size,
-                                 n * ti.size, comm));
+            MPIX_CHECK(pack_call(true, src + typed_offset, dst + done * ti.size, n, type, n * ti.size, comm));
         else
-            MPIX_CHECK(pack_call(false, nullptr, dst + typed_offset, n, type, src + done * ti.size, nullptr,
-                                 n * ti.size, comm));
+            MPIX_CHECK(pack_call(false, src + done * ti.size, dst + typed_offset, n, type, n * ti.size, comm));
     }
     return MPI_SUCCESS;
 }

@@ -78,46 +78,64 @@ void yield_now()
         std::this_thread::yield();
 }
 
-int mpi_alltoall_bytes(const void *sendbuf, int block, void *recvbuf, MPI_Comm comm)
+namespace {
+
+// The rule of the functions below: on the caller's own thread the blocking
+// collective (`blocking`), in a task the nonblocking one (`start`) waited for
+// through the engine.
+template <class Blocking, class Start>
+int blocking_or_in_task(Blocking blocking, Start start)
 {
     if (!current_context())
-        return PMPI_Alltoall(sendbuf, block, MPI_BYTE, recvbuf, block, MPI_BYTE, comm);
+        return blocking();
     MPI_Request request = MPI_REQUEST_NULL;
-    const int rc = PMPI_Ialltoall(sendbuf, block, MPI_BYTE, recvbuf, block, MPI_BYTE, comm, &request);
+    const int rc = start(&request);
     return rc != MPI_SUCCESS ? rc : wait_request(&request, MPI_STATUS_IGNORE);
+}
+
+}  // namespace
+
+int mpi_alltoall_bytes(const void *sendbuf, int block, void *recvbuf, MPI_Comm comm)
+{
+    return blocking_or_in_task(
+        [&] { return PMPI_Alltoall(sendbuf, block, MPI_BYTE, recvbuf, block, MPI_BYTE, comm); },
+        [&](MPI_Request *r) { return PMPI_Ialltoall(sendbuf, block, MPI_BYTE, recvbuf, block, MPI_BYTE, comm, r); });
 }
 
 int mpi_alltoallv_bytes(const void *sendbuf, const int *sendcounts, const int *sdispls, void *recvbuf,
                         const int *recvcounts, const int *rdispls, MPI_Comm comm)
 {
-    if (!current_context())
-        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, MPI_BYTE, recvbuf, recvcounts, rdispls, MPI_BYTE, comm);
-    MPI_Request request = MPI_REQUEST_NULL;
-    const int rc = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, MPI_BYTE, recvbuf, recvcounts, rdispls, MPI_BYTE,
-                                   comm, &request);
-    return rc != MPI_SUCCESS ? rc : wait_request(&request, MPI_STATUS_IGNORE);
+    return blocking_or_in_task(
+        [&] {
+            return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, MPI_BYTE, recvbuf, recvcounts, rdispls, MPI_BYTE,
+                                  comm);
+        },
+        [&](MPI_Request *r) {
+            return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, MPI_BYTE, recvbuf, recvcounts, rdispls, MPI_BYTE,
+                                   comm, r);
+        });
 }
 
 #if MPIX_HAVE_LARGE_COUNT
 int mpi_alltoall_bytes_c(const void *sendbuf, MPI_Count block, void *recvbuf, MPI_Comm comm)
 {
-    if (!current_context())
-        return PMPI_Alltoall_c(sendbuf, block, MPI_BYTE, recvbuf, block, MPI_BYTE, comm);
-    MPI_Request request = MPI_REQUEST_NULL;
-    const int rc = PMPI_Ialltoall_c(sendbuf, block, MPI_BYTE, recvbuf, block, MPI_BYTE, comm, &request);
-    return rc != MPI_SUCCESS ? rc : wait_request(&request, MPI_STATUS_IGNORE);
+    return blocking_or_in_task(
+        [&] { return PMPI_Alltoall_c(sendbuf, block, MPI_BYTE, recvbuf, block, MPI_BYTE, comm); },
+        [&](MPI_Request *r) { return PMPI_Ialltoall_c(sendbuf, block, MPI_BYTE, recvbuf, block, MPI_BYTE, comm, r); });
 }
 
 int mpi_alltoallv_bytes_c(const void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls, void *recvbuf,
                           const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Comm comm)
 {
-    if (!current_context())
-        return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, MPI_BYTE, recvbuf, recvcounts, rdispls, MPI_BYTE,
-                                comm);
-    MPI_Request request = MPI_REQUEST_NULL;
-    const int rc = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, MPI_BYTE, recvbuf, recvcounts, rdispls, MPI_BYTE,
-                                     comm, &request);
-    return rc != MPI_SUCCESS ? rc : wait_request(&request, MPI_STATUS_IGNORE);
+    return blocking_or_in_task(
+        [&] {
+            return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, MPI_BYTE, recvbuf, recvcounts, rdispls, MPI_BYTE,
+                                    comm);
+        },
+        [&](MPI_Request *r) {
+            return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, MPI_BYTE, recvbuf, recvcounts, rdispls, MPI_BYTE,
+                                     comm, r);
+        });
 }
 #endif
 
