@@ -231,6 +231,20 @@ void test_alltoall_c_total_past_2g()
     MPI_Type_free(&chunk);
 }
 
+// A communicator on MPI_COMM_WORLD whose MPIX_Alltoall(v) run the pmpi row.
+MPIX_Comm *comm_on_pmpi_row()
+{
+    MPIX_Comm *xcomm;
+    MPIX_Comm_init(&xcomm, MPI_COMM_WORLD);
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    MPIX_Info_set(info, "alltoall_algorithm", "pmpi");
+    MPIX_Info_set(info, "alltoallv_algorithm", "pmpi");
+    MPIX_Comm_set_info(xcomm, info);
+    MPIX_Info_free(&info);
+    return xcomm;
+}
+
 // The pmpi row where ranks differ in layout: rank 0 receives through a
 // non-contiguous type (its call takes mpix's byte path) while the others hand
 // MPI their own contiguous arguments; rank 0's blocks lie past 2 GiB (v form)
@@ -240,14 +254,7 @@ void test_alltoall_c_total_past_2g()
 void test_pmpi_mixed_layouts_past_2g()
 {
     const int p = mpixtest::size(), me = mpixtest::rank();
-    MPIX_Comm *xcomm;
-    MPIX_Comm_init(&xcomm, MPI_COMM_WORLD);
-    MPIX_Info *info;
-    MPIX_Info_init(&info);
-    MPIX_Info_set(info, "alltoall_algorithm", "pmpi");
-    MPIX_Info_set(info, "alltoallv_algorithm", "pmpi");
-    MPIX_Comm_set_info(xcomm, info);
-    MPIX_Info_free(&info);
+    MPIX_Comm *xcomm = comm_on_pmpi_row();
     {
         const std::size_t block = 100, offset = me == 0 ? 2 * kGiB + 4096 : 4096;
         // `block` bytes, every second one of 2 * block - 1; extent 1, so that
@@ -369,12 +376,7 @@ void test_pmpi_persistent_staged_past_2g()
     MPIX_CHECK_ALL("pmpi persistent staged past 2 GiB: buffers");
     fill_send(send.base, bytes, 0, 0);
     unsigned char *rbase = reinterpret_cast<unsigned char *>(recv.base + page);
-    MPIX_Comm *xcomm;
-    MPIX_Comm_init(&xcomm, MPI_COMM_WORLD);
-    MPIX_Info *info;
-    MPIX_Info_init(&info);
-    MPIX_Info_set(info, "alltoall_algorithm", "pmpi");
-    MPIX_Info_set(info, "alltoallv_algorithm", "pmpi");
+    MPIX_Comm *xcomm = comm_on_pmpi_row();
     for (bool v : {false, true}) {
         const std::string what = std::string(v ? "MPIX_Alltoallv_init" : "MPIX_Alltoall_init") +
                                  ", a staged block of 2^31 + 4096 bytes";
@@ -384,9 +386,9 @@ void test_pmpi_persistent_staged_past_2g()
             rbase[at / page * 2 * page + page + at % page] = kGuard;
         MPIX_Request *request = nullptr;
         const int one = 1, zero = 0, count = static_cast<int>(n);
-        int code = v ? MPIX_Alltoallv_init(send.base, &count, &zero, pages, rbase, &one, &zero, spread, xcomm, info,
-                                           &request)
-                     : MPIX_Alltoall_init(send.base, count, pages, rbase, 1, spread, xcomm, info, &request);
+        int code = v ? MPIX_Alltoallv_init(send.base, &count, &zero, pages, rbase, &one, &zero, spread, xcomm,
+                                           nullptr, &request)
+                     : MPIX_Alltoall_init(send.base, count, pages, rbase, 1, spread, xcomm, nullptr, &request);
         if (code == MPI_SUCCESS)
             code = MPIX_Start(request);
         if (code == MPI_SUCCESS)
@@ -407,7 +409,6 @@ void test_pmpi_persistent_staged_past_2g()
             MPIX_Request_free(&request);
         MPIX_CHECK_ALL(what.c_str());
     }
-    MPIX_Info_free(&info);
     MPIX_Comm_free(&xcomm);
     MPI_Type_free(&pages);
     MPI_Type_free(&spread);
