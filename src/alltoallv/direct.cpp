@@ -185,6 +185,17 @@ int direct_pmpi(const Exchange &x)
 {
     int p = x.size;
     x.work->charge_mpi_self_copy(std::min(x.sendbytes[x.rank], x.recvbytes[x.rank]));
+    // In place as the caller's call is, like the ranks that pass their own
+    // arguments (Exchange::mpi_in_place): the receive blocks get their data first.
+    const char *sendbuf = x.sendbuf;
+    if (x.mpi_in_place) {
+        LocalWork::Batch batch(x.work);
+        LocalWork::CopyRun run(x.work);
+        for (int q = 0; q < p; ++q)
+            run.copy(x.recv_block(q), x.send_block(q), std::min(x.sendbytes[q], x.recvbytes[q]));
+        run.flush();
+        sendbuf = static_cast<const char *>(MPI_IN_PLACE);
+    }
     // Blocking or nonblocking as the call is (core/wait.hpp, mpi_alltoall_bytes).
     // Uniform exchanges always lay block j at j * block_bytes (see Exchange).
     // Other ranks may hand MPI their own arguments (a contiguous layout passes
@@ -193,12 +204,12 @@ int direct_pmpi(const Exchange &x)
     if (x.uniform && fits_int(x.block_bytes * static_cast<std::size_t>(p))) {
         trace_opaque(x, "MPI_Alltoall");
         const int n = static_cast<int>(x.block_bytes);
-        return mpi_alltoall_bytes(x.sendbuf, n, x.recvbuf, x.comm);
+        return mpi_alltoall_bytes(sendbuf, n, x.recvbuf, x.comm);
     }
 #if MPIX_HAVE_LARGE_COUNT
     if (x.uniform) {
         trace_opaque(x, "MPI_Alltoall");
-        return mpi_alltoall_bytes_c(x.sendbuf, static_cast<MPI_Count>(x.block_bytes), x.recvbuf, x.comm);
+        return mpi_alltoall_bytes_c(sendbuf, static_cast<MPI_Count>(x.block_bytes), x.recvbuf, x.comm);
     }
 #endif
     bool fits = true;
@@ -216,7 +227,7 @@ int direct_pmpi(const Exchange &x)
             rd[i] = x.rdispls[i];
         }
         trace_opaque(x, "MPI_Alltoallv");
-        return mpi_alltoallv_bytes_c(x.sendbuf, sc.data(), sd.data(), x.recvbuf, rc.data(), rd.data(), x.comm);
+        return mpi_alltoallv_bytes_c(sendbuf, sc.data(), sd.data(), x.recvbuf, rc.data(), rd.data(), x.comm);
 #else
         // No call of the MPI library takes these sizes (nor then does any
         // rank's pass-through): the spread-out exchange.
@@ -231,7 +242,7 @@ int direct_pmpi(const Exchange &x)
         rd[i] = static_cast<int>(x.rdispls[i]);
     }
     trace_opaque(x, "MPI_Alltoallv");
-    return mpi_alltoallv_bytes(x.sendbuf, sc.data(), sd.data(), x.recvbuf, rc.data(), rd.data(), x.comm);
+    return mpi_alltoallv_bytes(sendbuf, sc.data(), sd.data(), x.recvbuf, rc.data(), rd.data(), x.comm);
 }
 
 int post_receives_then_sends(const Exchange &x, const std::vector<int> *order)

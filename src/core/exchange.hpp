@@ -66,6 +66,12 @@ struct Exchange {
     const MPI_Aint *rdispls;
     bool uniform;
     std::size_t block_bytes;
+    // The pass-through row of a call made with MPI_IN_PLACE: the MPI library's
+    // collective must get MPI_IN_PLACE on every rank or on none, as MPI asks
+    // (MPICH's in-place MPI_Alltoallv sends empty blocks its other algorithms do
+    // not: the call hung), and ranks whose types are contiguous hand it the
+    // caller's own arguments. sendbuf is a copy of the receive blocks.
+    bool mpi_in_place = false;
     const Hints *hints;
     Trace *trace;  // nullptr when tracing is off
     // Where a receive of the wrong length is noted (MPI_ERR_TRUNCATE: longer than

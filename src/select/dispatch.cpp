@@ -276,6 +276,7 @@ int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorith
     int mismatch = MPI_SUCCESS;
     Exchange x = byte_exchange(xcomm, c, sb, rb, &hints, &mismatch);
     x.tag = call_tags(xcomm, algorithm);
+    x.mpi_in_place = in_place && algorithm->pass_through;
 
     std::unique_ptr<Trace> trace =
         open_trace(hints.trace, xcomm->trace_group, x.rank, collective_name(c), algorithm->name, x.work);

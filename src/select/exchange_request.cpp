@@ -115,6 +115,7 @@ public:
         if (rc != MPI_SUCCESS)
             return raise_staging(xcomm->user, rc, init_fn, "the receive staging buffer");
         x_ = byte_exchange(xcomm, collective_, sb_, rb_, &hints_, &mismatch_);
+        x_.mpi_in_place = in_place && algorithm_->pass_through;
         packed_ = !persistent;  // a nonblocking call's current contents, packed by make_send_side
         if (!persistent || !algorithm_->prepare)
             return MPI_SUCCESS;
@@ -142,6 +143,12 @@ public:
             const int rc = pack_send_side(send_.side, xcomm->size, xcomm->comm, &xcomm->work, &sb_);
             if (rc != MPI_SUCCESS)
                 return raise_staging(xcomm->user, rc, fn, "the send staging buffer");
+        }
+        if (in_place_ && mpi_staged_ && (mpi_request_ != MPI_REQUEST_NULL || mpi_nonblocking_)) {
+            // in place through the staging (stage_for_mpi): the receive blocks' data
+            const int rc = pack_send_side(send_.side, xcomm->size, xcomm->comm, &xcomm->work, &rb_);
+            if (rc != MPI_SUCCESS)
+                return raise_staging(xcomm->user, rc, fn, "the receive staging buffer");
         }
         if (mpi_request_ != MPI_REQUEST_NULL) {  // persistent MPI collective
             int rc = MPI_Start(&mpi_request_);
@@ -271,12 +278,14 @@ private:
 
     // A non-contiguous side for the MPI library: staged (the send side packed
     // now; a persistent request packs again at every start), handed over as
-    // MPI_BYTE blocks at their staging offsets; MPI_IN_PLACE then becomes a
-    // staged copy of the receive blocks.
+    // MPI_BYTE blocks at their staging offsets. MPI_IN_PLACE stays
+    // (Exchange::mpi_in_place: every rank's call must be in place or none):
+    // the receive staging gets the receive blocks' data at every start, and
+    // there is no send staging.
     int stage_for_mpi()
     {
         const int p = xcomm->size;
-        int rc = make_send_side(send_.side, p, true, xcomm->comm, &xcomm->work, &sb_);
+        int rc = in_place_ ? MPI_SUCCESS : make_send_side(send_.side, p, true, xcomm->comm, &xcomm->work, &sb_);
         if (rc != MPI_SUCCESS)
             return raise_staging(xcomm->user, rc, init_fn, "the send staging buffer");
         rc = make_recv_side(recv_.side, p, &xcomm->work, &rb_);
@@ -289,14 +298,15 @@ private:
         MpiStaging &m = *mpi_staged_;
         // Both sides in int counts, or both in large ones (the call takes one kind).
         bool fits = true;
-        for (const BlockSide *b : {&sb_, &rb_})
+        const BlockSide &send_blocks = in_place_ ? rb_ : sb_;
+        for (const BlockSide *b : {&send_blocks, static_cast<const BlockSide *>(&rb_)})
             for (int q = 0; q < p; ++q)
                 fits = fits && b->bytes[q] <= INT_MAX && b->displs[q] <= INT_MAX;
         if (!fits && !(persistent ? MPIX_HAVE_PERSISTENT_LARGE_COUNT : MPIX_HAVE_LARGE_COUNT))
             return raise(xcomm->user, MPI_ERR_COUNT, init_fn,
                          "a staged block's bytes exceed an int count of the MPI library's collective");
         for (int side = 0; side < 2; ++side) {
-            const BlockSide &b = side == 0 ? sb_ : rb_;
+            const BlockSide &b = side == 0 ? send_blocks : rb_;
             const void *base = b.base;
             if (uniform) {  // packed: block q at q times the block
                 m.views[side] = UserSide::bytes(UserSide::uniform(base, static_cast<MPI_Count>(b.bytes[0]), MPI_BYTE));
@@ -312,7 +322,6 @@ private:
                     UserSide::per_peer(base, m.byte_counts[side].data(), m.byte_displs[side].data(), MPI_BYTE));
             }
         }
-        in_place_ = false;
         return MPI_SUCCESS;
     }
 
