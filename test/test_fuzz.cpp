@@ -1,0 +1,882 @@
+// Randomized differential checks ("fuzz"): each case draws, from its seed, a
+// registry row and random values of the hints that row reads, a communicator
+// (a duplicate, reversed or shuffled rank order, halves), emulated nodes of any
+// size, the API form (blocking, _c, nonblocking with 1-3 in flight, persistent
+// restarted with new data) and MPI_IN_PLACE; each rank draws its own send and
+// receive datatypes, built from MPI's constructors (contiguous, vector with
+// negative strides, hvector, indexed blocks in shuffled order, hindexed,
+// struct, subarray, dup, nested, resized with lower bounds below zero), so the
+// ranks of one call use different types of the same signature (ints). Each
+// received int is checked against a formula of source, destination and index;
+// every other int of the receive buffer (holes, gaps, guards) and the whole
+// send buffer must be untouched.
+//
+// MPIX_FUZZ_CASES sets the number of cases (default 200), MPIX_FUZZ_SEED the
+// first case's seed (default 1): case k uses seed + k, so a failure names the
+// seed that repeats it (MPIX_FUZZ_SEED=s MPIX_FUZZ_CASES=1). MPIX_FUZZ_THREADS=1
+// initialises MPI_THREAD_MULTIPLE and runs a third of the cases with the
+// progress thread (hint async_progress). MPIX_FUZZ_VERBOSE=1 prints each case.
+// make check runs 300 cases at 3 ranks and 200 at 4 with threads (test/fuzz.sh);
+// make check-stress 1,000 more of each.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+#include "mpix.h"
+#include "select/registry.hpp"
+
+namespace {
+
+using Rng = std::mt19937;
+
+int pick(Rng &rng, int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<unsigned>(hi - lo + 1)); }
+
+// A datatype of `offs.size()` ints: its ints lie at `offs` (in ints from the
+// element's origin, in type-map order); lb and extent in ints.
+struct TypeDesc {
+    MPI_Datatype type = MPI_INT;
+    std::vector<long> offs{0};
+    long lb = 0, extent = 1;
+    std::string name = "MPI_INT";
+    bool owned = false;
+};
+
+void commit(TypeDesc *t)
+{
+    MPI_Type_commit(&t->type);
+    t->owned = true;
+}
+
+void release(TypeDesc *t)
+{
+    if (t->owned)
+        MPI_Type_free(&t->type);
+    t->owned = false;
+}
+
+void set_bounds(TypeDesc *t)
+{
+    long lo = *std::min_element(t->offs.begin(), t->offs.end());
+    long hi = *std::max_element(t->offs.begin(), t->offs.end());
+    t->lb = lo;
+    t->extent = hi - lo + 1;
+}
+
+std::vector<int> divisors_above_one(int n)
+{
+    std::vector<int> d;
+    for (int k = 2; k <= n; ++k)
+        if (n % k == 0)
+            d.push_back(k);
+    return d;
+}
+
+// Distinct positions in [0, n + spare), shuffled.
+std::vector<long> scattered_positions(Rng &rng, int n, int spare)
+{
+    std::vector<long> all(static_cast<std::size_t>(n + spare));
+    std::iota(all.begin(), all.end(), 0L);
+    std::shuffle(all.begin(), all.end(), rng);
+    all.resize(static_cast<std::size_t>(n));
+    return all;
+}
+
+TypeDesc make_type(Rng &rng, int n, int depth);
+
+TypeDesc make_plain(Rng &rng, int n, int depth)
+{
+    TypeDesc t;
+    const int kinds = 9;
+    switch (rng() % kinds) {
+    case 0:
+        if (n == 1)
+            return t;  // MPI_INT
+        if (n == 2 && rng() % 2) {
+            t.type = MPI_2INT;
+            t.offs = {0, 1};
+            t.extent = 2;
+            t.name = "MPI_2INT";
+            return t;
+        }
+        [[fallthrough]];
+    case 1: {
+        MPI_Type_contiguous(n, MPI_INT, &t.type);
+        t.offs.resize(static_cast<std::size_t>(n));
+        std::iota(t.offs.begin(), t.offs.end(), 0L);
+        t.name = "contiguous(" + std::to_string(n) + ")";
+        break;
+    }
+    case 2:
+    case 3: {  // vector / hvector of count x blocklen, stride may be negative
+        std::vector<int> ds = divisors_above_one(n);
+        int count = ds.empty() || rng() % 4 == 0 ? 1 : ds[rng() % ds.size()];
+        int blen = n / count;
+        int stride = blen + pick(rng, 0, 3);
+        if (rng() % 3 == 0)
+            stride = -stride;
+        bool h = rng() % 2;
+        if (h)
+            MPI_Type_create_hvector(count, blen, static_cast<MPI_Aint>(stride) * 4, MPI_INT, &t.type);
+        else
+            MPI_Type_vector(count, blen, stride, MPI_INT, &t.type);
+        t.offs.clear();
+        for (int i = 0; i < count; ++i)
+            for (int j = 0; j < blen; ++j)
+                t.offs.push_back(static_cast<long>(i) * stride + j);
+        t.name = std::string(h ? "hvector(" : "vector(") + std::to_string(count) + "," + std::to_string(blen) + "," +
+                 std::to_string(stride) + ")";
+        break;
+    }
+    case 4: {  // indexed blocks of one int, shuffled
+        std::vector<long> pos = scattered_positions(rng, n, pick(rng, 0, 4));
+        std::vector<int> d(pos.begin(), pos.end());
+        MPI_Type_create_indexed_block(n, 1, d.data(), MPI_INT, &t.type);
+        t.offs = pos;
+        t.name = "indexed_block(" + std::to_string(n) + ")";
+        break;
+    }
+    case 5:
+    case 6: {  // hindexed / struct: runs of ints at shuffled, disjoint places
+        std::vector<int> lens;
+        for (int left = n; left > 0;) {
+            int l = pick(rng, 1, left);
+            lens.push_back(l);
+            left -= l;
+        }
+        std::vector<long> starts;
+        long at = 0;
+        for (int l : lens) {
+            at += pick(rng, 0, 2);
+            starts.push_back(at);
+            at += l;
+        }
+        std::vector<std::size_t> order(lens.size());
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::shuffle(order.begin(), order.end(), rng);
+        std::vector<int> bl;
+        std::vector<MPI_Aint> bd;
+        t.offs.clear();
+        for (std::size_t k : order) {
+            bl.push_back(lens[k]);
+            bd.push_back(static_cast<MPI_Aint>(starts[k]) * 4);
+            for (int j = 0; j < lens[k]; ++j)
+                t.offs.push_back(starts[k] + j);
+        }
+        const int nb = static_cast<int>(bl.size());
+        if (rng() % 2) {
+            MPI_Type_create_hindexed(nb, bl.data(), bd.data(), MPI_INT, &t.type);
+            t.name = "hindexed(" + std::to_string(nb) + " runs)";
+        } else {
+            std::vector<MPI_Datatype> types(bl.size(), MPI_INT);
+            MPI_Type_create_struct(nb, bl.data(), bd.data(), types.data(), &t.type);
+            t.name = "struct(" + std::to_string(nb) + " runs)";
+        }
+        break;
+    }
+    case 7: {  // subarray of a 2-D array, C order (its extent is the whole array)
+        std::vector<int> ds = divisors_above_one(n);
+        int rows = ds.empty() ? 1 : ds[rng() % ds.size()];
+        int cols = n / rows;
+        int sizes[2] = {rows + pick(rng, 0, 2), cols + pick(rng, 0, 2)};
+        int subs[2] = {rows, cols};
+        int starts[2] = {pick(rng, 0, sizes[0] - rows), pick(rng, 0, sizes[1] - cols)};
+        MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &t.type);
+        t.offs.clear();
+        for (int i = 0; i < rows; ++i)
+            for (int j = 0; j < cols; ++j)
+                t.offs.push_back(static_cast<long>(starts[0] + i) * sizes[1] + starts[1] + j);
+        commit(&t);
+        t.lb = 0;
+        t.extent = static_cast<long>(sizes[0]) * sizes[1];
+        t.name = "subarray(" + std::to_string(rows) + "x" + std::to_string(cols) + " of " +
+                 std::to_string(sizes[0]) + "x" + std::to_string(sizes[1]) + ")";
+        return t;
+    }
+    default: {  // nested: contiguous or vector of an inner type of n / k ints
+        std::vector<int> ds = divisors_above_one(n);
+        if (ds.empty() || depth >= 2)
+            return make_plain(rng, n, 2);
+        int k = ds[rng() % ds.size()];
+        TypeDesc inner = make_type(rng, n / k, depth + 1);
+        int stride = pick(rng, 1, 2);
+        if (rng() % 2) {
+            MPI_Type_contiguous(k, inner.type, &t.type);
+            stride = 1;
+            t.name = "contiguous(" + std::to_string(k) + ", " + inner.name + ")";
+        } else {
+            MPI_Type_vector(k, 1, stride, inner.type, &t.type);
+            t.name = "vector(" + std::to_string(k) + ",1," + std::to_string(stride) + ", " + inner.name + ")";
+        }
+        t.offs.clear();
+        for (int i = 0; i < k; ++i)
+            for (long o : inner.offs)
+                t.offs.push_back(static_cast<long>(i) * stride * inner.extent + o);
+        t.lb = inner.lb;
+        t.extent = static_cast<long>(k - 1) * stride * inner.extent + inner.extent;
+        release(&inner);
+        commit(&t);
+        return t;
+    }
+    }
+    commit(&t);
+    set_bounds(&t);
+    return t;
+}
+
+TypeDesc make_type(Rng &rng, int n, int depth)
+{
+    TypeDesc t = make_plain(rng, n, depth);
+    if (rng() % 3 == 0) {  // resized: lower bound moved down (below zero too), extent widened
+        TypeDesc r = t;
+        r.lb = t.lb - pick(rng, 0, 2);
+        r.extent = (t.lb + t.extent - r.lb) + pick(rng, 0, 3);
+        MPI_Type_create_resized(t.type, static_cast<MPI_Aint>(r.lb) * 4, static_cast<MPI_Aint>(r.extent) * 4, &r.type);
+        release(&t);
+        r.name = "resized(" + t.name + ", lb " + std::to_string(r.lb) + ", extent " + std::to_string(r.extent) + ")";
+        commit(&r);
+        return r;
+    }
+    if (rng() % 8 == 0) {
+        TypeDesc d = t;
+        MPI_Type_dup(t.type, &d.type);
+        release(&t);
+        d.owned = true;
+        d.name = "dup(" + t.name + ")";
+        return d;
+    }
+    return t;
+}
+
+int value(unsigned seed, int gen, int src, int dst, long idx)
+{
+    std::uint32_t h = seed * 2654435761u + static_cast<std::uint32_t>(gen) * 97u;
+    h ^= static_cast<std::uint32_t>(src) * 40503u + static_cast<std::uint32_t>(dst) * 9973u;
+    h = h * 16777619u + static_cast<std::uint32_t>(idx);
+    return static_cast<int>(h & 0x3fffffff);  // never the sentinel -1
+}
+
+constexpr int kSentinel = -1;
+constexpr long kGuard = 16;  // ints on both sides of every buffer's data
+
+// One side of one rank: a buffer of ints holding blocks of `t` elements.
+struct Side {
+    const TypeDesc *t = nullptr;
+    std::vector<long> counts, displs;  // in elements and extents
+    std::vector<int> store;
+    long origin = 0;  // index in store of the buffer's address
+    void layout(const std::vector<long> &c, const std::vector<long> &d)
+    {
+        counts = c;
+        displs = d;
+        long lo = 0, hi = 0;
+        for (std::size_t j = 0; j < c.size(); ++j)
+            for (long e = 0; e < c[j]; ++e)
+                for (long o : t->offs) {
+                    long at = (d[j] + e) * t->extent + o;
+                    lo = std::min(lo, at);
+                    hi = std::max(hi, at + 1);
+                }
+        origin = kGuard - lo;
+        store.assign(static_cast<std::size_t>(hi - lo + 2 * kGuard), kSentinel);
+    }
+    int *buf() { return store.data() + origin; }
+    template <class F> void each(int peer, F f) const  // f(index in store, stream index)
+    {
+        const long n = static_cast<long>(t->offs.size());
+        for (long e = 0; e < counts[static_cast<std::size_t>(peer)]; ++e)
+            for (std::size_t u = 0; u < t->offs.size(); ++u)
+                f(origin + (displs[static_cast<std::size_t>(peer)] + e) * t->extent + t->offs[u],
+                  e * n + static_cast<long>(u));
+    }
+};
+
+struct Comms {
+    std::vector<MPI_Comm> user;
+    std::vector<MPIX_Comm *> x;
+    std::vector<std::string> names;
+};
+
+Comms make_comms()
+{
+    Comms c;
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    Rng shared(4242);
+    std::vector<int> shuffled(static_cast<std::size_t>(p));
+    std::iota(shuffled.begin(), shuffled.end(), 0);
+    std::shuffle(shuffled.begin(), shuffled.end(), shared);
+    struct Split {
+        int color, key;
+        const char *name;
+    };
+    const Split splits[] = {{0, me, "a duplicate of MPI_COMM_WORLD"},
+                            {0, p - me, "the reversed rank order"},
+                            {0, shuffled[static_cast<std::size_t>(me)], "a shuffled rank order"},
+                            {me < (p + 1) / 2, me, "halves of MPI_COMM_WORLD"}};
+    for (const Split &s : splits) {
+        MPI_Comm comm;
+        MPI_Comm_split(MPI_COMM_WORLD, s.color, s.key, &comm);
+        MPIX_Comm *x = nullptr;
+        MPIX_EXPECT(MPIX_Comm_init(&x, comm) == MPI_SUCCESS, "MPIX_Comm_init");
+        c.user.push_back(comm);
+        c.x.push_back(x);
+        c.names.push_back(s.name);
+    }
+    return c;
+}
+
+void free_comms(Comms *c)
+{
+    for (MPIX_Comm *&x : c->x)
+        MPIX_Comm_free(&x);
+    for (MPI_Comm &u : c->user)
+        MPI_Comm_free(&u);
+}
+
+// A random valid value for each hint the row reads, each with probability 1/2.
+std::vector<std::pair<std::string, std::string>> random_hints(Rng &rng, const char *keys, int p)
+{
+    std::vector<std::pair<std::string, std::string>> h;
+    std::string list = std::string(keys ? keys : "") + ",";
+    for (std::size_t at = 0, comma; (comma = list.find(',', at)) != std::string::npos; at = comma + 1) {
+        std::string key = list.substr(at, comma - at);
+        if (key.empty() || rng() % 2)
+            continue;
+        std::string v;
+        if (key == "radix")
+            v = std::to_string(pick(rng, 2, p + 2));
+        else if (key == "batch_size")
+            v = std::to_string(pick(rng, 1, 5));
+        else if (key == "locality")
+            v = rng() % 2 ? "node" : "socket";
+        else if (key == "inner")
+            v = rng() % 2 ? "pairwise" : "nonblocking";
+        else if (key == "relay_steps")
+            v = std::vector<const char *>{"auto", "2", "3"}[rng() % 3];
+        else if (key == "leaders_per_node")
+            v = std::to_string(pick(rng, 1, 4));
+        else if (key == "random_seed")
+            v = std::to_string(pick(rng, 0, 1000));
+        else if (key == "max_queue")
+            v = std::to_string(pick(rng, 0, 4));
+        else if (key == "segment_size")
+            v = std::to_string(std::vector<int>{0, 1, 3, 8, 100, 4096}[rng() % 6]);
+        else if (key == "direct_above")
+            v = std::to_string(std::vector<int>{0, 1, 48, 1000, 100000}[rng() % 5]);
+        else if (key == "group_size")
+            v = std::to_string(pick(rng, 0, 4));
+        else
+            continue;  // a key this program does not know: left at its default
+        h.emplace_back(key, v);
+    }
+    return h;
+}
+
+enum class Form { blocking, blocking_c, nonblocking, nonblocking_c, persistent };
+const char *form_name(Form f)
+{
+    switch (f) {
+    case Form::blocking: return "blocking";
+    case Form::blocking_c: return "blocking _c";
+    case Form::nonblocking: return "nonblocking";
+    case Form::nonblocking_c: return "nonblocking _c";
+    default: return "persistent";
+    }
+}
+
+struct Call {  // one exchange's buffers and arguments on this rank (read until completion)
+    Side send, recv;
+    std::vector<int> send_copy;
+    std::vector<int> sc, sd, rc, rd;
+    std::vector<MPI_Count> scc, rcc;
+    std::vector<MPI_Aint> sdc, rdc;
+    MPIX_Request *req = nullptr;
+};
+
+// Fills `c` with generation `gen`'s data: the send side, or the receive side in place.
+void fill(Call *c, bool in_place, unsigned seed, int gen, int me, int p, const std::vector<int> &world_of)
+{
+    Side &s = in_place ? c->recv : c->send;
+    std::fill(s.store.begin(), s.store.end(), kSentinel);
+    if (in_place)
+        std::fill(c->recv.store.begin(), c->recv.store.end(), kSentinel);
+    for (int j = 0; j < p; ++j)
+        s.each(j, [&](long at, long idx) {
+            s.store[static_cast<std::size_t>(at)] = value(seed, gen, world_of[me], world_of[j], idx);
+        });
+    c->send_copy = c->send.store;
+}
+
+// Checks the receive side (and that the send side is untouched); false with a
+// detail on the first difference.
+bool verify(const Call &c, bool in_place, unsigned seed, int gen, int me, int p, const std::vector<int> &world_of,
+            std::string *detail)
+{
+    std::vector<int> expect(c.recv.store.size(), kSentinel);
+    std::vector<int> peer_of(c.recv.store.size(), -1);
+    for (int j = 0; j < p; ++j)
+        c.recv.each(j, [&](long at, long idx) {
+            expect[static_cast<std::size_t>(at)] = value(seed, gen, world_of[j], world_of[me], idx);
+            peer_of[static_cast<std::size_t>(at)] = j;
+        });
+    for (std::size_t i = 0; i < expect.size(); ++i)
+        if (c.recv.store[i] != expect[i]) {
+            *detail = "receive buffer int " + std::to_string(static_cast<long>(i) - c.recv.origin) + " is " +
+                      std::to_string(c.recv.store[i]) + ", expected " + std::to_string(expect[i]) +
+                      (peer_of[i] < 0 ? " (not a received int)" : " (from rank " + std::to_string(peer_of[i]) + ")");
+            return false;
+        }
+    if (!in_place && c.send.store != c.send_copy) {
+        *detail = "the send buffer was written";
+        return false;
+    }
+    return true;
+}
+
+template <class T> std::vector<T> as(const std::vector<long> &v) { return std::vector<T>(v.begin(), v.end()); }
+
+int start_call(Call *c, Form form, bool uniform, bool in_place, MPIX_Comm *xcomm, MPIX_Info *init_info)
+{
+    const void *sbuf = in_place ? MPI_IN_PLACE : static_cast<const void *>(c->send.buf());
+    MPI_Datatype st = in_place ? c->recv.t->type : c->send.t->type;
+    void *rbuf = c->recv.buf();
+    MPI_Datatype rt = c->recv.t->type;
+    const std::vector<long> &scl = in_place ? c->recv.counts : c->send.counts;
+    const std::vector<long> &sdl = in_place ? c->recv.displs : c->send.displs;
+    if (uniform) {
+        int sc = static_cast<int>(scl[0]), rc = static_cast<int>(c->recv.counts[0]);
+        switch (form) {
+        case Form::blocking: return MPIX_Alltoall(sbuf, sc, st, rbuf, rc, rt, xcomm);
+        case Form::blocking_c: return MPIX_Alltoall_c(sbuf, sc, st, rbuf, rc, rt, xcomm);
+        case Form::nonblocking: return MPIX_Ialltoall(sbuf, sc, st, rbuf, rc, rt, xcomm, &c->req);
+        case Form::nonblocking_c: return MPIX_Ialltoall_c(sbuf, sc, st, rbuf, rc, rt, xcomm, &c->req);
+        default: return MPIX_Alltoall_init(sbuf, sc, st, rbuf, rc, rt, xcomm, init_info, &c->req);
+        }
+    }
+    c->sc = as<int>(scl), c->sd = as<int>(sdl), c->rc = as<int>(c->recv.counts), c->rd = as<int>(c->recv.displs);
+    c->scc = as<MPI_Count>(scl), c->rcc = as<MPI_Count>(c->recv.counts);
+    c->sdc = as<MPI_Aint>(sdl), c->rdc = as<MPI_Aint>(c->recv.displs);
+    std::vector<int> &sc = c->sc, &sd = c->sd, &rc = c->rc, &rd = c->rd;
+    std::vector<MPI_Count> &scc = c->scc, &rcc = c->rcc;
+    std::vector<MPI_Aint> &sdc = c->sdc, &rdc = c->rdc;
+    switch (form) {
+    case Form::blocking: return MPIX_Alltoallv(sbuf, sc.data(), sd.data(), st, rbuf, rc.data(), rd.data(), rt, xcomm);
+    case Form::blocking_c:
+        return MPIX_Alltoallv_c(sbuf, scc.data(), sdc.data(), st, rbuf, rcc.data(), rdc.data(), rt, xcomm);
+    case Form::nonblocking:
+        return MPIX_Ialltoallv(sbuf, sc.data(), sd.data(), st, rbuf, rc.data(), rd.data(), rt, xcomm, &c->req);
+    case Form::nonblocking_c:
+        return MPIX_Ialltoallv_c(sbuf, scc.data(), sdc.data(), st, rbuf, rcc.data(), rdc.data(), rt, xcomm, &c->req);
+    default:
+        return MPIX_Alltoallv_init(sbuf, sc.data(), sd.data(), st, rbuf, rc.data(), rd.data(), rt, xcomm, init_info,
+                                   &c->req);
+    }
+}
+
+// Completes every call's request: Wait in a shuffled order, a Test loop, Waitall or Testall.
+int complete(std::vector<Call> *calls, Rng &local)
+{
+    std::vector<MPIX_Request *> reqs;
+    for (Call &c : *calls)
+        reqs.push_back(c.req);
+    int rc = MPI_SUCCESS;
+    switch (local() % 4) {
+    case 0: {
+        std::vector<std::size_t> order(reqs.size());
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::shuffle(order.begin(), order.end(), local);
+        for (std::size_t i : order)
+            if (int r = MPIX_Wait(&reqs[i], MPI_STATUS_IGNORE))
+                rc = r;
+        break;
+    }
+    case 1:
+        for (std::size_t i = 0; i < reqs.size(); ++i)
+            for (int flag = 0; !flag;)
+                if (int r = MPIX_Test(&reqs[i], &flag, MPI_STATUS_IGNORE)) {
+                    rc = r;
+                    break;
+                }
+        break;
+    case 2: rc = MPIX_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE); break;
+    default:
+        for (int flag = 0; !flag;)
+            if ((rc = MPIX_Testall(static_cast<int>(reqs.size()), reqs.data(), &flag, MPI_STATUSES_IGNORE)))
+                break;
+    }
+    for (std::size_t i = 0; i < reqs.size(); ++i)
+        (*calls)[i].req = reqs[i];
+    return rc;
+}
+
+// MPIX_Alltoall_crs / MPIX_Alltoallv_crs: a random pattern (self included,
+// zero-length messages too), each rank's own send and receive types, the send
+// blocks of the v form in a shuffled order with gaps, capacities exact or
+// larger; sources must come back ascending, each block at its place, and no
+// int outside the received data (holes, unused capacity, guards) written.
+void fuzz_sparse_case(unsigned seed, Rng &shared, MPIX_Comm *xcomm, const std::string &comm_name, int p, int me,
+                      const std::vector<int> &world_of)
+{
+    const bool constant = shared() % 2;
+    const mpix::Collective coll = constant ? mpix::Collective::alltoall_crs : mpix::Collective::alltoallv_crs;
+    std::vector<const mpix::Algorithm *> rows{nullptr};
+    for (int i = 0; const mpix::Algorithm *a = mpix::algorithm_at(coll, i); ++i)
+        rows.push_back(a);
+    const mpix::Algorithm *row = rows[shared() % rows.size()];
+    const char *row_name = row ? row->name : "auto";
+    auto hints = random_hints(shared, row ? row->hint_keys : "", p);
+    const int ppn = pick(shared, 0, p);
+    const unsigned density = std::vector<unsigned>{0, 20, 50, 100}[shared() % 4];
+    const int scale = std::vector<int>{0, 1, 3, 40}[shared() % 4];
+    const bool known = shared() % 3 == 0;  // crs_recv_nnz_known with exact capacities
+    const bool per_call = shared() % 2;    // hints per call (xinfo) or on the comm
+    std::vector<long> ints(static_cast<std::size_t>(p) * p, -1);  // -1: no message
+    const long constant_ints = 12L * pick(shared, 0, scale);
+    for (std::size_t i = 0; i < ints.size(); ++i)
+        if (shared() % 100 < density)
+            ints[i] = constant ? constant_ints : 12L * pick(shared, 0, scale);
+
+    Rng local(seed * 7919u + static_cast<unsigned>(world_of[me]) * 104729u);
+    const int sizes[] = {1, 2, 3, 4, 6, 12};
+    TypeDesc st = make_type(local, sizes[local() % 6], 0);
+    TypeDesc rt = make_type(local, sizes[local() % 6], 0);
+    const long ns = static_cast<long>(st.offs.size()), nr = static_cast<long>(rt.offs.size());
+    std::string what = "seed " + std::to_string(seed) + ": " + (constant ? "alltoall_crs " : "alltoallv_crs ") +
+                       row_name;
+    for (const auto &h : hints)
+        what += " " + h.first + "=" + h.second;
+    what += std::string(known ? ", crs_recv_nnz_known" : "") + (per_call ? ", hints per call" : "") + ", " +
+            comm_name + " (" + std::to_string(p) + " ranks), ppn " + std::to_string(ppn) + ", density " +
+            std::to_string(density) + " %, ints/block <= " + std::to_string(12 * scale) + "; on world rank " +
+            std::to_string(world_of[me]) + ": send " + st.name + ", receive " + rt.name;
+    if (std::getenv("MPIX_FUZZ_VERBOSE"))
+        std::fprintf(stderr, "%s\n", what.c_str());
+    MPIX_EXPECT(MPIX_Comm_update_locality(xcomm, ppn) == MPI_SUCCESS, what + ": MPIX_Comm_update_locality");
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    MPIX_Info_set(info, constant ? "alltoall_crs_algorithm" : "alltoallv_crs_algorithm", row_name);
+    for (const auto &h : hints)
+        MPIX_Info_set(info, h.first.c_str(), h.second.c_str());
+    if (known)
+        MPIX_Info_set(info, "crs_recv_nnz_known", "true");
+    if (!per_call) {
+        int rc = MPIX_Comm_set_info(xcomm, info);
+        MPIX_EXPECT(rc == MPI_SUCCESS, what + ": MPIX_Comm_set_info returned " + std::to_string(rc));
+    }
+
+    // Send side: destinations in a shuffled order, blocks in another, with gaps.
+    std::vector<int> dest;
+    for (int j = 0; j < p; ++j)
+        if (ints[static_cast<std::size_t>(me) * p + j] >= 0)
+            dest.push_back(j);
+    std::shuffle(dest.begin(), dest.end(), local);
+    const int nd = static_cast<int>(dest.size());
+    Side send;
+    send.t = &st;
+    std::vector<long> scount(dest.size()), sdispl(dest.size());
+    {
+        std::vector<std::size_t> order(dest.size());
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        if (!constant)
+            std::shuffle(order.begin(), order.end(), local);
+        long at = constant ? 0 : pick(local, 0, 2);
+        for (std::size_t i : order) {
+            scount[i] = ints[static_cast<std::size_t>(me) * p + dest[i]] / ns;
+            sdispl[i] = at;
+            at += scount[i] + (constant ? 0 : pick(local, 0, 2));
+        }
+        send.layout(scount, sdispl);
+        for (int i = 0; i < nd; ++i)
+            send.each(i, [&](long pos, long idx) {
+                send.store[static_cast<std::size_t>(pos)] = value(seed, 0, world_of[me], world_of[dest[i]], idx);
+            });
+    }
+    const std::vector<int> send_copy = send.store;
+    long send_size = 0;
+    for (int i = 0; i < nd; ++i)
+        send_size = std::max(send_size, sdispl[i] + scount[i]);
+    send_size += constant ? 0 : pick(local, 0, 2);
+
+    // Expected: sources ascending, blocks packed in that order.
+    std::vector<int> srcs;
+    std::vector<long> rcount, rdispl;
+    long total = 0;
+    for (int i = 0; i < p; ++i)
+        if (ints[static_cast<std::size_t>(i) * p + me] >= 0) {
+            srcs.push_back(i);
+            rcount.push_back(ints[static_cast<std::size_t>(i) * p + me] / nr);
+            rdispl.push_back(total);
+            total += rcount.back();
+        }
+    const int exact = static_cast<int>(srcs.size());
+    const int cap = known ? exact : exact + pick(local, 0, 3);
+    const long recvcount = constant ? constant_ints / nr : 0;
+    const long cap_elems = constant ? cap * recvcount : (known ? total : total + pick(local, 0, 5));
+    // The receive buffer spans the whole capacity; its received part is checked
+    // per block, everything else must stay the sentinel.
+    Side recv;
+    recv.t = &rt;
+    recv.layout({cap_elems}, {0});
+    std::vector<int> src(static_cast<std::size_t>(cap) + 4, kSentinel), rc_(src.size(), kSentinel),
+        rd_(src.size(), kSentinel);
+    int nnz = cap, size = static_cast<int>(cap_elems);
+    std::vector<int> dest_i(dest.begin(), dest.end()), sc(scount.begin(), scount.end()),
+        sd(sdispl.begin(), sdispl.end());
+    int rc;
+    if (constant)
+        rc = MPIX_Alltoall_crs(nd, dest_i.data(), static_cast<int>(constant_ints / ns), st.type,
+                               send.buf(), &nnz, src.data(), static_cast<int>(recvcount), rt.type, recv.buf(),
+                               per_call ? info : nullptr, xcomm);
+    else
+        rc = MPIX_Alltoallv_crs(nd, static_cast<int>(send_size), dest_i.data(), sc.data(), sd.data(), st.type,
+                                send.buf(), &nnz, &size, src.data(), rc_.data(), rd_.data(), rt.type, recv.buf(),
+                                per_call ? info : nullptr, xcomm);
+    std::string detail;
+    if (rc != MPI_SUCCESS) {
+        char text[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPIX_Error_string(rc, text, &len);
+        detail = std::string("the call returned ") + text;
+    } else if (nnz != exact || (!constant && size != total)) {
+        detail = "recv_nnz " + std::to_string(nnz) + " (expected " + std::to_string(exact) + ")" +
+                 (constant ? "" : ", recv_size " + std::to_string(size) + " (expected " + std::to_string(total) + ")");
+    } else {
+        std::vector<int> expect(recv.store.size(), kSentinel);
+        Side got = recv;  // the expected blocks, in recvtype elements from recvvals
+        got.counts.clear();
+        got.displs.clear();
+        for (int k = 0; k < exact; ++k) {
+            got.counts.push_back(constant ? recvcount : rcount[static_cast<std::size_t>(k)]);
+            got.displs.push_back(constant ? k * recvcount : rdispl[static_cast<std::size_t>(k)]);
+        }
+        for (int k = 0; k < exact; ++k)
+            got.each(k, [&](long pos, long idx) {
+                expect[static_cast<std::size_t>(pos)] = value(seed, 0, world_of[srcs[k]], world_of[me], idx);
+            });
+        for (int k = 0; k < exact && detail.empty(); ++k)
+            if (src[k] != srcs[k] ||
+                (!constant && (rc_[k] != rcount[static_cast<std::size_t>(k)] ||
+                               rd_[k] != rdispl[static_cast<std::size_t>(k)])))
+                detail = "entry " + std::to_string(k) + ": source " + std::to_string(src[k]) + " (expected " +
+                         std::to_string(srcs[k]) + ")" +
+                         (constant ? "" : ", count " + std::to_string(rc_[k]) + ", displacement " +
+                                              std::to_string(rd_[k]));
+        for (std::size_t k = static_cast<std::size_t>(cap); k < src.size() && detail.empty(); ++k)
+            if (src[k] != kSentinel || rc_[k] != kSentinel || rd_[k] != kSentinel)
+                detail = "src, recvcounts or rdispls written past the capacity";
+        for (std::size_t i = 0; i < expect.size() && detail.empty(); ++i)
+            if (recv.store[i] != expect[i])
+                detail = "recvvals int " + std::to_string(static_cast<long>(i) - recv.origin) + " is " +
+                         std::to_string(recv.store[i]) + ", expected " + std::to_string(expect[i]);
+        if (detail.empty() && send.store != send_copy)
+            detail = "the send buffer was written";
+    }
+    MPIX_EXPECT(detail.empty(), what + ": " + detail);
+    MPIX_Info_free(&info);
+    MPIX_Comm_set_info(xcomm, nullptr);
+    release(&st);
+    release(&rt);
+}
+
+void fuzz_case(unsigned seed, const Comms &comms)
+{
+    Rng shared(seed);  // the same draws on every rank of the chosen communicator
+    const std::size_t k = shared() % comms.x.size();
+    MPIX_Comm *xcomm = comms.x[k];
+    MPI_Comm comm = comms.user[k];
+    int p, me;
+    MPI_Comm_size(comm, &p);
+    MPI_Comm_rank(comm, &me);
+    std::vector<int> world_of(static_cast<std::size_t>(p));
+    const int world_me = mpixtest::rank();
+    MPI_Allgather(&world_me, 1, MPI_INT, world_of.data(), 1, MPI_INT, comm);
+
+    if (shared() % 3 == 0) {  // a third of the cases: the sparse exchanges
+        fuzz_sparse_case(seed, shared, xcomm, comms.names[k], p, me, world_of);
+        return;
+    }
+    const bool uniform = shared() % 2;
+    const mpix::Collective coll = uniform ? mpix::Collective::alltoall : mpix::Collective::alltoallv;
+    std::vector<const mpix::Algorithm *> rows{nullptr};  // nullptr: auto
+    for (int i = 0; const mpix::Algorithm *a = mpix::algorithm_at(coll, i); ++i)
+        rows.push_back(a);
+    const mpix::Algorithm *row = rows[shared() % rows.size()];
+    const char *row_name = row ? row->name : "auto";
+    auto hints = random_hints(shared, row ? row->hint_keys : "", p);
+    const int ppn = pick(shared, 0, p);  // 0: the real node map
+    const Form form = static_cast<Form>(shared() % 5);
+    const int in_flight = form == Form::nonblocking || form == Form::nonblocking_c ? pick(shared, 1, 3) : 1;
+    const int starts = form == Form::persistent ? pick(shared, 1, 3) : 1;
+    const bool in_place = shared() % 5 == 0;
+    const bool hints_at_init = form == Form::persistent && shared() % 2;
+    // The progress thread on this comm (MPIX_FUZZ_THREADS=1: MPI_THREAD_MULTIPLE).
+    const bool async = std::getenv("MPIX_FUZZ_THREADS") && !hints_at_init && shared() % 3 == 0;
+    // Ints from rank i to rank j: multiples of 12, so every type of 1, 2, 3, 4, 6
+    // or 12 ints divides them; symmetric in place; some blocks large.
+    const int scale = std::vector<int>{0, 1, 2, 5, 40, 300}[shared() % 6];
+    std::vector<long> ints(static_cast<std::size_t>(p) * p);
+    for (int i = 0; i < p; ++i)
+        for (int j = 0; j < p; ++j) {
+            long m = uniform ? scale : (shared() % 4 == 0 ? 0 : pick(shared, 0, std::max(scale, 0)));
+            ints[static_cast<std::size_t>(i) * p + j] = 12 * m;
+        }
+    if (uniform)
+        std::fill(ints.begin(), ints.end(), 12L * scale);
+    if (in_place)
+        for (int i = 0; i < p; ++i)
+            for (int j = 0; j < i; ++j)
+                ints[static_cast<std::size_t>(i) * p + j] = ints[static_cast<std::size_t>(j) * p + i];
+
+    Rng local(seed * 7919u + static_cast<unsigned>(world_me) * 104729u);  // this rank's own draws
+    const int sizes[] = {1, 2, 3, 4, 6, 12};
+    TypeDesc st = make_type(local, sizes[local() % 6], 0);
+    TypeDesc rt = make_type(local, sizes[local() % 6], 0);
+
+    std::string what = "seed " + std::to_string(seed) + ": " + (uniform ? "alltoall " : "alltoallv ") + row_name +
+                       (async ? " async_progress=true" : "");
+    for (const auto &h : hints)
+        what += " " + h.first + "=" + h.second;
+    what += ", " + std::string(form_name(form));
+    if (in_flight > 1)
+        what += " x" + std::to_string(in_flight);
+    if (starts > 1)
+        what += ", " + std::to_string(starts) + " starts";
+    what += std::string(in_place ? ", in place" : "") + ", " + comms.names[k] + " (" + std::to_string(p) +
+            " ranks), ppn " + std::to_string(ppn) + ", ints/block <= " + std::to_string(12 * scale) +
+            "; on world rank " + std::to_string(world_me) + ": send " + st.name + ", receive " + rt.name;
+
+    if (std::getenv("MPIX_FUZZ_VERBOSE"))
+        std::fprintf(stderr, "%s\n", what.c_str());
+    MPIX_EXPECT(MPIX_Comm_update_locality(xcomm, ppn) == MPI_SUCCESS, what + ": MPIX_Comm_update_locality");
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    MPIX_Info_set(info, uniform ? "alltoall_algorithm" : "alltoallv_algorithm", row_name);
+    if (async)
+        hints.emplace_back("async_progress", "true");
+    for (const auto &h : hints)
+        MPIX_Info_set(info, h.first.c_str(), h.second.c_str());
+    if (!hints_at_init) {
+        int rc = MPIX_Comm_set_info(xcomm, info);
+        MPIX_EXPECT(rc == MPI_SUCCESS, what + ": MPIX_Comm_set_info returned " + std::to_string(rc));
+    }
+
+    // Layouts: alltoall packed; alltoallv blocks in a shuffled order with gaps.
+    auto side_layout = [&](Side *s, const TypeDesc *t, bool send_side) {
+        s->t = t;
+        const long n = static_cast<long>(t->offs.size());
+        std::vector<long> counts(static_cast<std::size_t>(p)), displs(static_cast<std::size_t>(p));
+        for (int j = 0; j < p; ++j)
+            counts[static_cast<std::size_t>(j)] =
+                (send_side ? ints[static_cast<std::size_t>(me) * p + j] : ints[static_cast<std::size_t>(j) * p + me]) /
+                n;
+        if (uniform) {
+            for (int j = 0; j < p; ++j)
+                displs[static_cast<std::size_t>(j)] = j * counts[0];
+        } else {
+            std::vector<int> order(static_cast<std::size_t>(p));
+            std::iota(order.begin(), order.end(), 0);
+            std::shuffle(order.begin(), order.end(), local);
+            long at = pick(local, 0, 3);
+            for (int j : order) {
+                displs[static_cast<std::size_t>(j)] = at;
+                at += counts[static_cast<std::size_t>(j)] + pick(local, 0, 2);
+            }
+        }
+        s->layout(counts, displs);
+    };
+    std::vector<Call> calls(static_cast<std::size_t>(in_flight));
+    for (Call &c : calls) {
+        side_layout(&c.recv, &rt, false);
+        if (!in_place)
+            side_layout(&c.send, &st, true);
+        else
+            c.send.t = &rt;
+    }
+
+    bool ok = true;
+    std::string detail;
+    auto check = [&](int gen, int rc, const char *when) {
+        if (!ok)
+            return;
+        if (rc != MPI_SUCCESS) {
+            char text[MPI_MAX_ERROR_STRING];
+            int len = 0;
+            MPIX_Error_string(rc, text, &len);
+            detail = std::string(when) + " returned " + text;
+            ok = false;
+            return;
+        }
+        for (std::size_t i = 0; i < calls.size() && ok; ++i)
+            if (!verify(calls[i], in_place, seed, gen + static_cast<int>(i), me, p, world_of, &detail)) {
+                detail = "call " + std::to_string(i) + ": " + detail;
+                ok = false;
+            }
+    };
+
+    if (form == Form::blocking || form == Form::blocking_c) {
+        fill(&calls[0], in_place, seed, 0, me, p, world_of);
+        check(0, start_call(&calls[0], form, uniform, in_place, xcomm, nullptr), "the call");
+    } else if (form == Form::persistent) {
+        fill(&calls[0], in_place, seed, 0, me, p, world_of);
+        int rc = start_call(&calls[0], form, uniform, in_place, xcomm, hints_at_init ? info : nullptr);
+        for (int s = 0; s < starts && rc == MPI_SUCCESS && ok; ++s) {
+            if (s > 0)
+                fill(&calls[0], in_place, seed, s, me, p, world_of);
+            rc = MPIX_Start(calls[0].req);
+            if (rc == MPI_SUCCESS)
+                rc = complete(&calls, local);
+            check(s, rc, "start and completion");
+        }
+        if (rc != MPI_SUCCESS)
+            check(0, rc, "MPIX_Alltoall(v)_init");
+        if (calls[0].req)
+            MPIX_Request_free(&calls[0].req);
+    } else {
+        int rc = MPI_SUCCESS;
+        for (std::size_t i = 0; i < calls.size() && rc == MPI_SUCCESS; ++i) {
+            fill(&calls[i], in_place, seed, static_cast<int>(i), me, p, world_of);
+            rc = start_call(&calls[i], form, uniform, in_place, xcomm, nullptr);
+        }
+        if (rc == MPI_SUCCESS)
+            rc = complete(&calls, local);
+        check(0, rc, "start and completion");
+    }
+    MPIX_Info_free(&info);
+    MPIX_EXPECT(ok, what + ": " + detail);
+    MPIX_Comm_set_info(xcomm, nullptr);
+    release(&st);
+    release(&rt);
+}
+
+void test_fuzz()
+{
+    const char *env_cases = std::getenv("MPIX_FUZZ_CASES");
+    const char *env_seed = std::getenv("MPIX_FUZZ_SEED");
+    const int cases = env_cases ? std::atoi(env_cases) : 200;
+    const unsigned first = env_seed ? static_cast<unsigned>(std::strtoul(env_seed, nullptr, 10)) : 1u;
+    Comms comms = make_comms();
+    for (int c = 0; c < cases; ++c) {
+        fuzz_case(first + static_cast<unsigned>(c), comms);
+        if ((c + 1) % 25 == 0 || c + 1 == cases)
+            MPIX_CHECK_ALL(("fuzz cases up to seed " + std::to_string(first + static_cast<unsigned>(c))).c_str());
+    }
+    free_comms(&comms);
+}
+
+const mpixtest::TestCase kTests[] = {
+    {"fuzz: random rows, hints, types per rank, layouts, forms, communicators", test_fuzz},
+};
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    return mpixtest::run_suite(argc, argv, "fuzz", kTests, sizeof(kTests) / sizeof(kTests[0]),
+                               std::getenv("MPIX_FUZZ_THREADS") ? MPI_THREAD_MULTIPLE : -1);
+}
