@@ -1,5 +1,7 @@
 // Randomized differential checks ("fuzz"): each case draws, from its seed, a
-// registry row and random values of the hints that row reads, a communicator
+// registry row (MPIX_Alltoall(v), the sparse MPIX_Alltoall(v)_crs, or
+// MPIX_Neighbor_alltoallv over a random multigraph) and random values of the
+// hints that row reads, a communicator
 // (a duplicate, reversed or shuffled rank order, halves), emulated nodes of any
 // size, the API form (blocking, _c, nonblocking with 1-3 in flight, persistent
 // restarted with new data) and MPI_IN_PLACE; each rank draws its own send and
@@ -684,6 +686,167 @@ void fuzz_sparse_case(unsigned seed, Rng &shared, MPIX_Comm *xcomm, const std::s
     release(&rt);
 }
 
+// MPIX_Neighbor_alltoallv over a random multigraph (self loops, an edge up to
+// twice: the k-th listing of d among s's destinations meets the k-th listing of s
+// among d's sources), each rank's lists in its own shuffled order, its own types
+// and shuffled, gapped blocks; blocking, or persistent restarted with new data.
+void fuzz_neighbor_case(unsigned seed, Rng &shared, MPIX_Comm *xcomm, const std::string &comm_name, int p, int me,
+                        const std::vector<int> &world_of)
+{
+    std::vector<const mpix::Algorithm *> rows{nullptr};
+    for (int i = 0; const mpix::Algorithm *a = mpix::algorithm_at(mpix::Collective::neighbor_alltoallv, i); ++i)
+        rows.push_back(a);
+    const mpix::Algorithm *row = rows[shared() % rows.size()];
+    const char *row_name = row ? row->name : "auto";
+    auto hints = random_hints(shared, row ? row->hint_keys : "", p);
+    const int ppn = pick(shared, 0, p);
+    const unsigned density = std::vector<unsigned>{0, 30, 70, 100}[shared() % 4];
+    const int scale = std::vector<int>{0, 1, 3, 40}[shared() % 4];
+    const bool persistent = shared() % 2;
+    const int starts = persistent ? pick(shared, 1, 3) : 1;
+    const bool hints_at_init = persistent && shared() % 2;
+    std::vector<int> multiplicity(static_cast<std::size_t>(p) * p, 0);
+    for (int &m : multiplicity)
+        m = shared() % 100 < density ? (shared() % 5 == 0 ? 2 : 1) : 0;
+    // Ints on edge (s, d, k), drawn in a fixed order so every rank knows them.
+    std::vector<long> edge_ints(static_cast<std::size_t>(p) * p * 2, 0);
+    for (long &n : edge_ints)
+        n = 12L * pick(shared, 0, scale);
+    auto ints_of = [&](int s, int d, int k) {
+        return edge_ints[(static_cast<std::size_t>(s) * p + d) * 2 + static_cast<std::size_t>(k)];
+    };
+
+    Rng local(seed * 7919u + static_cast<unsigned>(world_of[me]) * 104729u);
+    const int sizes[] = {1, 2, 3, 4, 6, 12};
+    TypeDesc st = make_type(local, sizes[local() % 6], 0);
+    TypeDesc rt = make_type(local, sizes[local() % 6], 0);
+    const long ns = static_cast<long>(st.offs.size()), nr = static_cast<long>(rt.offs.size());
+    std::vector<int> dests, sources;
+    for (int j = 0; j < p; ++j) {
+        for (int k = 0; k < multiplicity[static_cast<std::size_t>(me) * p + j]; ++k)
+            dests.push_back(j);
+        for (int k = 0; k < multiplicity[static_cast<std::size_t>(j) * p + me]; ++k)
+            sources.push_back(j);
+    }
+    std::shuffle(dests.begin(), dests.end(), local);
+    std::shuffle(sources.begin(), sources.end(), local);
+    // The occurrence index of each entry among equal ranks of its list.
+    auto occurrences = [&](const std::vector<int> &list) {
+        std::vector<int> seen(static_cast<std::size_t>(p), 0), k(list.size());
+        for (std::size_t i = 0; i < list.size(); ++i)
+            k[i] = seen[static_cast<std::size_t>(list[i])]++;
+        return k;
+    };
+    const std::vector<int> dest_k = occurrences(dests), source_k = occurrences(sources);
+
+    std::string what = "seed " + std::to_string(seed) + ": neighbor_alltoallv " + row_name;
+    for (const auto &h : hints)
+        what += " " + h.first + "=" + h.second;
+    what += std::string(persistent ? ", persistent, " + std::to_string(starts) + " starts" : "") +
+            (hints_at_init ? ", hints at init" : "") + ", " + comm_name + " (" + std::to_string(p) + " ranks), ppn " +
+            std::to_string(ppn) + ", density " + std::to_string(density) + " %, ints/block <= " +
+            std::to_string(12 * scale) + "; on world rank " + std::to_string(world_of[me]) + ": send " + st.name +
+            ", receive " + rt.name;
+    if (std::getenv("MPIX_FUZZ_VERBOSE"))
+        std::fprintf(stderr, "%s\n", what.c_str());
+    MPIX_EXPECT(MPIX_Comm_update_locality(xcomm, ppn) == MPI_SUCCESS, what + ": MPIX_Comm_update_locality");
+    MPIX_Info *info;
+    MPIX_Info_init(&info);
+    MPIX_Info_set(info, "neighbor_alltoallv_algorithm", row_name);
+    for (const auto &h : hints)
+        MPIX_Info_set(info, h.first.c_str(), h.second.c_str());
+    if (!hints_at_init) {
+        int rc = MPIX_Comm_set_info(xcomm, info);
+        MPIX_EXPECT(rc == MPI_SUCCESS, what + ": MPIX_Comm_set_info returned " + std::to_string(rc));
+    }
+
+    auto gapped = [&](Side *side, const std::vector<long> &counts) {
+        std::vector<std::size_t> order(counts.size());
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::shuffle(order.begin(), order.end(), local);
+        std::vector<long> displs(counts.size());
+        long at = pick(local, 0, 2);
+        for (std::size_t i : order) {
+            displs[i] = at;
+            at += counts[i] + pick(local, 0, 2);
+        }
+        side->layout(counts, displs);
+    };
+    Side send, recv;
+    send.t = &st;
+    recv.t = &rt;
+    std::vector<long> scount(dests.size()), rcount(sources.size());
+    for (std::size_t i = 0; i < dests.size(); ++i)
+        scount[i] = ints_of(me, dests[i], dest_k[i]) / ns;
+    for (std::size_t i = 0; i < sources.size(); ++i)
+        rcount[i] = ints_of(sources[i], me, source_k[i]) / nr;
+    gapped(&send, scount);
+    gapped(&recv, rcount);
+    std::vector<int> sc = as<int>(send.counts), sd = as<int>(send.displs), rc_ = as<int>(recv.counts),
+                     rd = as<int>(recv.displs);
+
+    MPIX_Topo *topo = nullptr;
+    int rc = MPIX_Topo_init(static_cast<int>(sources.size()), sources.data(), MPI_UNWEIGHTED,
+                            static_cast<int>(dests.size()), dests.data(), MPI_UNWEIGHTED, xcomm, &topo);
+    std::string detail;
+    if (rc != MPI_SUCCESS)
+        detail = "MPIX_Topo_init returned " + std::to_string(rc);
+    MPIX_Request *req = nullptr;
+    for (int gen = 0; gen < starts && rc == MPI_SUCCESS; ++gen) {  // every start, as the other ranks do
+        std::fill(send.store.begin(), send.store.end(), kSentinel);
+        std::fill(recv.store.begin(), recv.store.end(), kSentinel);
+        for (std::size_t i = 0; i < dests.size(); ++i)
+            send.each(static_cast<int>(i), [&](long pos, long idx) {
+                send.store[static_cast<std::size_t>(pos)] =
+                    value(seed, gen * 2 + dest_k[i], world_of[me], world_of[dests[i]], idx);
+            });
+        const std::vector<int> send_copy = send.store;
+        if (!persistent)
+            rc = MPIX_Neighbor_alltoallv(send.buf(), sc.data(), sd.data(), st.type, recv.buf(), rc_.data(), rd.data(),
+                                         rt.type, topo, xcomm);
+        else {
+            rc = gen > 0 ? MPI_SUCCESS
+                         : MPIX_Neighbor_alltoallv_init(send.buf(), sc.data(), sd.data(), st.type, recv.buf(),
+                                                        rc_.data(), rd.data(), rt.type, topo, xcomm,
+                                                        hints_at_init ? info : nullptr, &req);
+            if (rc == MPI_SUCCESS)
+                rc = MPIX_Start(req);
+            if (rc == MPI_SUCCESS)
+                rc = MPIX_Wait(&req, MPI_STATUS_IGNORE);
+        }
+        if (rc != MPI_SUCCESS) {
+            char text[MPI_MAX_ERROR_STRING];
+            int len = 0;
+            MPIX_Error_string(rc, text, &len);
+            if (detail.empty())
+                detail = "start " + std::to_string(gen) + " returned " + text;
+            break;
+        }
+        std::vector<int> expect(recv.store.size(), kSentinel);
+        for (std::size_t i = 0; i < sources.size(); ++i)
+            recv.each(static_cast<int>(i), [&](long pos, long idx) {
+                expect[static_cast<std::size_t>(pos)] =
+                    value(seed, gen * 2 + source_k[i], world_of[sources[i]], world_of[me], idx);
+            });
+        for (std::size_t i = 0; i < expect.size() && detail.empty(); ++i)
+            if (recv.store[i] != expect[i])
+                detail = "start " + std::to_string(gen) + ": receive buffer int " +
+                         std::to_string(static_cast<long>(i) - recv.origin) + " is " + std::to_string(recv.store[i]) +
+                         ", expected " + std::to_string(expect[i]);
+        if (detail.empty() && send.store != send_copy)
+            detail = "the send buffer was written";
+    }
+    if (req)
+        MPIX_Request_free(&req);
+    if (topo)
+        MPIX_Topo_free(&topo);
+    MPIX_EXPECT(detail.empty(), what + ": " + detail);
+    MPIX_Info_free(&info);
+    MPIX_Comm_set_info(xcomm, nullptr);
+    release(&st);
+    release(&rt);
+}
+
 void fuzz_case(unsigned seed, const Comms &comms)
 {
     Rng shared(seed);  // the same draws on every rank of the chosen communicator
@@ -697,9 +860,11 @@ void fuzz_case(unsigned seed, const Comms &comms)
     const int world_me = mpixtest::rank();
     MPI_Allgather(&world_me, 1, MPI_INT, world_of.data(), 1, MPI_INT, comm);
 
-    if (shared() % 3 == 0) {  // a third of the cases: the sparse exchanges
-        fuzz_sparse_case(seed, shared, xcomm, comms.names[k], p, me, world_of);
-        return;
+    switch (shared() % 6) {  // a third of the cases: the sparse exchanges, a sixth: neighbour exchanges
+    case 0:
+    case 1: fuzz_sparse_case(seed, shared, xcomm, comms.names[k], p, me, world_of); return;
+    case 2: fuzz_neighbor_case(seed, shared, xcomm, comms.names[k], p, me, world_of); return;
+    default: break;
     }
     const bool uniform = shared() % 2;
     const mpix::Collective coll = uniform ? mpix::Collective::alltoall : mpix::Collective::alltoallv;
@@ -825,7 +990,7 @@ void fuzz_case(unsigned seed, const Comms &comms)
     } else if (form == Form::persistent) {
         fill(&calls[0], in_place, seed, 0, me, p, world_of);
         int rc = start_call(&calls[0], form, uniform, in_place, xcomm, hints_at_init ? info : nullptr);
-        for (int s = 0; s < starts && rc == MPI_SUCCESS && ok; ++s) {
+        for (int s = 0; s < starts && rc == MPI_SUCCESS; ++s) {  // every start, as the other ranks do
             if (s > 0)
                 fill(&calls[0], in_place, seed, s, me, p, world_of);
             rc = MPIX_Start(calls[0].req);
