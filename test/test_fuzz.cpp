@@ -1,10 +1,10 @@
 // Randomized differential checks ("fuzz"): each case draws, from its seed, a
 // registry row (MPIX_Alltoall(v), the sparse MPIX_Alltoall(v)_crs, or
 // MPIX_Neighbor_alltoallv over a random multigraph) and random values of the
-// hints that row reads, a communicator
-// (a duplicate, reversed or shuffled rank order, halves), emulated nodes of any
-// size, the API form (blocking, _c, nonblocking with 1-3 in flight, persistent
-// restarted with new data) and MPI_IN_PLACE; each rank draws its own send and
+// hints that row reads, a communicator (a duplicate, reversed or shuffled rank
+// order, halves), emulated nodes of any size, the API form (blocking, _c,
+// nonblocking with 1-3 in flight, persistent restarted with new data) and
+// MPI_IN_PLACE; each rank draws its own send and
 // receive datatypes, built from MPI's constructors (contiguous, vector with
 // negative strides, hvector, indexed blocks in shuffled order, hindexed,
 // struct, subarray, dup, nested, resized with lower bounds below zero), so the
