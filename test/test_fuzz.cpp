@@ -380,6 +380,21 @@ std::vector<std::pair<std::string, std::string>> random_hints(Rng &rng, const ch
     return h;
 }
 
+// A registry row of `coll` or auto, and random values of the hints it reads.
+struct DrawnRow {
+    const char *name;
+    std::vector<std::pair<std::string, std::string>> hints;
+};
+
+DrawnRow draw_row(Rng &shared, mpix::Collective coll, int p)
+{
+    std::vector<const mpix::Algorithm *> rows{nullptr};  // nullptr: auto
+    for (int i = 0; const mpix::Algorithm *a = mpix::algorithm_at(coll, i); ++i)
+        rows.push_back(a);
+    const mpix::Algorithm *row = rows[shared() % rows.size()];
+    return {row ? row->name : "auto", random_hints(shared, row ? row->hint_keys : "", p)};
+}
+
 enum class Form { blocking, blocking_c, nonblocking, nonblocking_c, persistent };
 const char *form_name(Form f)
 {
@@ -527,12 +542,9 @@ void fuzz_sparse_case(unsigned seed, Rng &shared, MPIX_Comm *xcomm, const std::s
 {
     const bool constant = shared() % 2;
     const mpix::Collective coll = constant ? mpix::Collective::alltoall_crs : mpix::Collective::alltoallv_crs;
-    std::vector<const mpix::Algorithm *> rows{nullptr};
-    for (int i = 0; const mpix::Algorithm *a = mpix::algorithm_at(coll, i); ++i)
-        rows.push_back(a);
-    const mpix::Algorithm *row = rows[shared() % rows.size()];
-    const char *row_name = row ? row->name : "auto";
-    auto hints = random_hints(shared, row ? row->hint_keys : "", p);
+    DrawnRow drawn = draw_row(shared, coll, p);
+    const char *row_name = drawn.name;
+    auto &hints = drawn.hints;
     const int ppn = pick(shared, 0, p);
     const unsigned density = std::vector<unsigned>{0, 20, 50, 100}[shared() % 4];
     const int scale = std::vector<int>{0, 1, 3, 40}[shared() % 4];
@@ -693,12 +705,9 @@ void fuzz_sparse_case(unsigned seed, Rng &shared, MPIX_Comm *xcomm, const std::s
 void fuzz_neighbor_case(unsigned seed, Rng &shared, MPIX_Comm *xcomm, const std::string &comm_name, int p, int me,
                         const std::vector<int> &world_of)
 {
-    std::vector<const mpix::Algorithm *> rows{nullptr};
-    for (int i = 0; const mpix::Algorithm *a = mpix::algorithm_at(mpix::Collective::neighbor_alltoallv, i); ++i)
-        rows.push_back(a);
-    const mpix::Algorithm *row = rows[shared() % rows.size()];
-    const char *row_name = row ? row->name : "auto";
-    auto hints = random_hints(shared, row ? row->hint_keys : "", p);
+    DrawnRow drawn = draw_row(shared, mpix::Collective::neighbor_alltoallv, p);
+    const char *row_name = drawn.name;
+    auto &hints = drawn.hints;
     const int ppn = pick(shared, 0, p);
     const unsigned density = std::vector<unsigned>{0, 30, 70, 100}[shared() % 4];
     const int scale = std::vector<int>{0, 1, 3, 40}[shared() % 4];
@@ -868,12 +877,9 @@ void fuzz_case(unsigned seed, const Comms &comms)
     }
     const bool uniform = shared() % 2;
     const mpix::Collective coll = uniform ? mpix::Collective::alltoall : mpix::Collective::alltoallv;
-    std::vector<const mpix::Algorithm *> rows{nullptr};  // nullptr: auto
-    for (int i = 0; const mpix::Algorithm *a = mpix::algorithm_at(coll, i); ++i)
-        rows.push_back(a);
-    const mpix::Algorithm *row = rows[shared() % rows.size()];
-    const char *row_name = row ? row->name : "auto";
-    auto hints = random_hints(shared, row ? row->hint_keys : "", p);
+    DrawnRow drawn = draw_row(shared, coll, p);
+    const char *row_name = drawn.name;
+    auto &hints = drawn.hints;
     const int ppn = pick(shared, 0, p);  // 0: the real node map
     const Form form = static_cast<Form>(shared() % 5);
     const int in_flight = form == Form::nonblocking || form == Form::nonblocking_c ? pick(shared, 1, 3) : 1;
