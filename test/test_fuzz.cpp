@@ -20,6 +20,19 @@
 // progress thread (hint async_progress). MPIX_FUZZ_VERBOSE=1 prints each case.
 // make check runs 300 cases at 3 ranks and 200 at 4 with threads (test/fuzz.sh);
 // make check-stress 1,000 more of each.
+//
+// Built with MPIX_FUZZ_DROPIN (test/fuzz-dropin, linked with libmpix_pmpi
+// before the MPI library), the cases go through the drop-in instead: MPI's own
+// MPI_Alltoall(v), _c, MPI_Ialltoall(v)(_c), MPI_Alltoall(v)_init (1-3
+// requests, MPI_Start or MPI_Startall) and MPI_(I)Neighbor_alltoallv(_init) on
+// a distributed graph. The row, hints and MPIX_PPN are environment variables,
+// set before each case makes its communicator (MPI_Comm_dup), whose first call
+// makes the drop-in's wrapper; a sixth of the nonblocking and persistent cases
+// name no row (the MPI library's own calls). Requests complete together with a
+// point-to-point message from the previous rank on the same communicator,
+// through any of MPI's completion calls (Wait, Test, their all, any and some
+// forms), which must then find no active request left. The sparse exchanges
+// have no MPI call to intercept.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -30,9 +43,14 @@
 #include <string>
 #include <vector>
 
+#include "config.h"  // MPIX_HAVE_LARGE_COUNT
 #include "harness.hpp"
 #include "mpix.h"
+#ifdef MPIX_FUZZ_DROPIN
+#include "core/hints.hpp"  // Collective only: this build sees mpix's public API
+#else
 #include "select/registry.hpp"
+#endif
 
 namespace {
 
@@ -325,7 +343,9 @@ Comms make_comms()
         MPI_Comm comm;
         MPI_Comm_split(MPI_COMM_WORLD, s.color, s.key, &comm);
         MPIX_Comm *x = nullptr;
+#ifndef MPIX_FUZZ_DROPIN  // through the drop-in, each case makes its own communicator
         MPIX_EXPECT(MPIX_Comm_init(&x, comm) == MPI_SUCCESS, "MPIX_Comm_init");
+#endif
         c.user.push_back(comm);
         c.x.push_back(x);
         c.names.push_back(s.name);
@@ -336,7 +356,8 @@ Comms make_comms()
 void free_comms(Comms *c)
 {
     for (MPIX_Comm *&x : c->x)
-        MPIX_Comm_free(&x);
+        if (x)
+            MPIX_Comm_free(&x);
     for (MPI_Comm &u : c->user)
         MPI_Comm_free(&u);
 }
@@ -386,6 +407,7 @@ struct DrawnRow {
     std::vector<std::pair<std::string, std::string>> hints;
 };
 
+#ifndef MPIX_FUZZ_DROPIN
 DrawnRow draw_row(Rng &shared, mpix::Collective coll, int p)
 {
     std::vector<const mpix::Algorithm *> rows{nullptr};  // nullptr: auto
@@ -394,6 +416,57 @@ DrawnRow draw_row(Rng &shared, mpix::Collective coll, int p)
     const mpix::Algorithm *row = rows[shared() % rows.size()];
     return {row ? row->name : "auto", random_hints(shared, row ? row->hint_keys : "", p)};
 }
+#else
+// Through the drop-in, which sees mpix's public API only: the rows from
+// MPIX_Algorithm_name (the registry's order) and any of the hint keys this
+// program knows (a row ignores the keys it does not read).
+DrawnRow draw_row(Rng &shared, mpix::Collective coll, int p)
+{
+    const char *collective = coll == mpix::Collective::alltoall    ? "alltoall"
+                             : coll == mpix::Collective::alltoallv ? "alltoallv"
+                                                                   : "neighbor_alltoallv";
+    std::vector<const char *> rows{"auto"};
+    for (int i = 0; const char *name = MPIX_Algorithm_name(collective, i); ++i)
+        rows.push_back(name);
+    const char *row = rows[shared() % rows.size()];
+    return {row, random_hints(shared,
+                              "radix,batch_size,locality,inner,relay_steps,leaders_per_node,random_seed,max_queue,"
+                              "segment_size,direct_above,group_size",
+                              p)};
+}
+
+// The drop-in reads its rows, hints and MPIX_PPN from the environment when a
+// communicator's first call makes its wrapper: a case sets its variables and
+// then makes a new communicator; they are unset when the case ends.
+class CaseEnvironment {
+  public:
+    CaseEnvironment() = default;
+    CaseEnvironment(const CaseEnvironment &) = delete;
+    CaseEnvironment &operator=(const CaseEnvironment &) = delete;
+    ~CaseEnvironment()
+    {
+        for (const std::string &v : set_)
+            unsetenv(v.c_str());
+    }
+    void set(const std::string &variable, const std::string &value)
+    {
+        setenv(variable.c_str(), value.c_str(), 1);
+        set_.push_back(variable);
+    }
+    void set_hints(const std::vector<std::pair<std::string, std::string>> &hints)
+    {
+        for (const auto &h : hints) {
+            std::string variable = "MPIX_";
+            for (char ch : h.first)
+                variable += static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
+            set(variable, h.second);
+        }
+    }
+
+  private:
+    std::vector<std::string> set_;
+};
+#endif
 
 enum class Form { blocking, blocking_c, nonblocking, nonblocking_c, persistent };
 const char *form_name(Form f)
@@ -414,6 +487,7 @@ struct Call {  // one exchange's buffers and arguments on this rank (read until 
     std::vector<MPI_Count> scc, rcc;
     std::vector<MPI_Aint> sdc, rdc;
     MPIX_Request *req = nullptr;
+    MPI_Request mreq = MPI_REQUEST_NULL;  // through the drop-in
 };
 
 // Fills `c` with generation `gen`'s data: the send side, or the receive side in place.
@@ -458,6 +532,7 @@ bool verify(const Call &c, bool in_place, unsigned seed, int gen, int me, int p,
 
 template <class T> std::vector<T> as(const std::vector<long> &v) { return std::vector<T>(v.begin(), v.end()); }
 
+#ifndef MPIX_FUZZ_DROPIN
 int start_call(Call *c, Form form, bool uniform, bool in_place, MPIX_Comm *xcomm, MPIX_Info *init_info)
 {
     const void *sbuf = in_place ? MPI_IN_PLACE : static_cast<const void *>(c->send.buf());
@@ -496,6 +571,164 @@ int start_call(Call *c, Form form, bool uniform, bool in_place, MPIX_Comm *xcomm
     }
 }
 
+#else
+// The same call through MPI's own names, which the drop-in intercepts.
+int start_call_mpi(Call *c, Form form, bool uniform, bool in_place, MPI_Comm comm)
+{
+    const void *sbuf = in_place ? MPI_IN_PLACE : static_cast<const void *>(c->send.buf());
+    MPI_Datatype st = in_place ? c->recv.t->type : c->send.t->type;
+    void *rbuf = c->recv.buf();
+    MPI_Datatype rt = c->recv.t->type;
+    const std::vector<long> &scl = in_place ? c->recv.counts : c->send.counts;
+    const std::vector<long> &sdl = in_place ? c->recv.displs : c->send.displs;
+    MPI_Request *r = &c->mreq;
+    if (uniform) {
+        int sc = static_cast<int>(scl[0]), rc = static_cast<int>(c->recv.counts[0]);
+        switch (form) {
+        case Form::blocking: return MPI_Alltoall(sbuf, sc, st, rbuf, rc, rt, comm);
+        case Form::nonblocking: return MPI_Ialltoall(sbuf, sc, st, rbuf, rc, rt, comm, r);
+#if MPIX_HAVE_LARGE_COUNT
+        case Form::blocking_c: return MPI_Alltoall_c(sbuf, sc, st, rbuf, rc, rt, comm);
+        case Form::nonblocking_c: return MPI_Ialltoall_c(sbuf, sc, st, rbuf, rc, rt, comm, r);
+#else
+        case Form::blocking_c: return MPI_Alltoall(sbuf, sc, st, rbuf, rc, rt, comm);
+        case Form::nonblocking_c: return MPI_Ialltoall(sbuf, sc, st, rbuf, rc, rt, comm, r);
+#endif
+        default: return MPI_Alltoall_init(sbuf, sc, st, rbuf, rc, rt, comm, MPI_INFO_NULL, r);
+        }
+    }
+    c->sc = as<int>(scl), c->sd = as<int>(sdl), c->rc = as<int>(c->recv.counts), c->rd = as<int>(c->recv.displs);
+    c->scc = as<MPI_Count>(scl), c->rcc = as<MPI_Count>(c->recv.counts);
+    c->sdc = as<MPI_Aint>(sdl), c->rdc = as<MPI_Aint>(c->recv.displs);
+    const int *sc = c->sc.data(), *sd = c->sd.data(), *rc = c->rc.data(), *rd = c->rd.data();
+    switch (form) {
+    case Form::blocking: return MPI_Alltoallv(sbuf, sc, sd, st, rbuf, rc, rd, rt, comm);
+    case Form::nonblocking: return MPI_Ialltoallv(sbuf, sc, sd, st, rbuf, rc, rd, rt, comm, r);
+#if MPIX_HAVE_LARGE_COUNT
+    case Form::blocking_c:
+        return MPI_Alltoallv_c(sbuf, c->scc.data(), c->sdc.data(), st, rbuf, c->rcc.data(), c->rdc.data(), rt, comm);
+    case Form::nonblocking_c:
+        return MPI_Ialltoallv_c(sbuf, c->scc.data(), c->sdc.data(), st, rbuf, c->rcc.data(), c->rdc.data(), rt, comm,
+                                r);
+#else
+    case Form::blocking_c: return MPI_Alltoallv(sbuf, sc, sd, st, rbuf, rc, rd, rt, comm);
+    case Form::nonblocking_c: return MPI_Ialltoallv(sbuf, sc, sd, st, rbuf, rc, rd, rt, comm, r);
+#endif
+    default: return MPI_Alltoallv_init(sbuf, sc, sd, st, rbuf, rc, rd, rt, comm, MPI_INFO_NULL, r);
+    }
+}
+
+// Completes `reqs` with one of MPI's completion calls, drawn from `local`:
+// Wait in a shuffled order, a Test loop, Waitall, Testall, or loops of
+// Waitany, Waitsome, Testany and Testsome, which must then find no active
+// request left (MPI_UNDEFINED). `few`: only Wait, Test and Waitall (MPICH
+// 4.0.2's own persistent collectives break in its Waitany, Testany and Testall:
+// docs/drop-in.md). False with a detail where MPI's rules were broken.
+bool complete_mpi(std::vector<MPI_Request> *reqs, Rng &local, bool few, std::string *detail)
+{
+    const int n = static_cast<int>(reqs->size());
+    MPI_Request *r = reqs->data();
+    std::vector<MPI_Status> st(reqs->size());
+    std::vector<int> done(reqs->size(), 0), idx(reqs->size());
+    int rc = MPI_SUCCESS, left = n;
+    const char *how = "";
+    // Marks one completion; false where a request completed twice.
+    auto mark = [&](int i) {
+        if (i < 0 || i >= n || done[static_cast<std::size_t>(i)]) {
+            *detail = std::string(how) + " returned index " + std::to_string(i) + " twice or out of range";
+            return false;
+        }
+        done[static_cast<std::size_t>(i)] = 1;
+        --left;
+        return true;
+    };
+    switch (local() % (few ? 3 : 8)) {
+    case 0: {
+        how = "MPI_Wait";
+        std::vector<int> order(reqs->size());
+        std::iota(order.begin(), order.end(), 0);
+        std::shuffle(order.begin(), order.end(), local);
+        for (int i : order)
+            if (int e = MPI_Wait(&r[i], &st[static_cast<std::size_t>(i)]))
+                rc = e;
+        return rc == MPI_SUCCESS || (*detail = "MPI_Wait returned " + std::to_string(rc), false);
+    }
+    case 1:
+        how = "MPI_Test";
+        for (int i = 0; i < n && rc == MPI_SUCCESS; ++i)
+            for (int flag = 0; !flag && rc == MPI_SUCCESS;)
+                rc = MPI_Test(&r[i], &flag, &st[static_cast<std::size_t>(i)]);
+        return rc == MPI_SUCCESS || (*detail = "MPI_Test returned " + std::to_string(rc), false);
+    case 2:
+        how = "MPI_Waitall";
+        rc = MPI_Waitall(n, r, st.data());
+        return rc == MPI_SUCCESS || (*detail = "MPI_Waitall returned " + std::to_string(rc), false);
+    case 3:
+        how = "MPI_Testall";
+        for (int flag = 0; !flag && rc == MPI_SUCCESS;)
+            rc = MPI_Testall(n, r, &flag, st.data());
+        return rc == MPI_SUCCESS || (*detail = "MPI_Testall returned " + std::to_string(rc), false);
+    case 4:
+        how = "MPI_Waitany";
+        while (left > 0 && rc == MPI_SUCCESS) {
+            int i = MPI_UNDEFINED;
+            rc = MPI_Waitany(n, r, &i, st.data());
+            if (rc == MPI_SUCCESS && !mark(i))
+                return false;
+        }
+        if (rc == MPI_SUCCESS) {
+            int i = 0;
+            rc = MPI_Waitany(n, r, &i, st.data());
+            if (rc == MPI_SUCCESS && i != MPI_UNDEFINED) {
+                *detail = "MPI_Waitany found request " + std::to_string(i) + " active after all had completed";
+                return false;
+            }
+        }
+        break;
+    case 5:
+    case 7: {
+        const bool wait = local() % 2;
+        how = wait ? "MPI_Waitsome" : "MPI_Testsome";
+        while (left > 0 && rc == MPI_SUCCESS) {
+            int out = MPI_UNDEFINED;
+            rc = wait ? MPI_Waitsome(n, r, &out, idx.data(), st.data())
+                      : MPI_Testsome(n, r, &out, idx.data(), st.data());
+            if (rc == MPI_SUCCESS && out == MPI_UNDEFINED) {
+                *detail = std::string(how) + " found no active request with " + std::to_string(left) + " left";
+                return false;
+            }
+            for (int k = 0; rc == MPI_SUCCESS && k < out; ++k)
+                if (!mark(idx[static_cast<std::size_t>(k)]))
+                    return false;
+        }
+        if (rc == MPI_SUCCESS) {
+            int out = 0;
+            rc = MPI_Waitsome(n, r, &out, idx.data(), st.data());
+            if (rc == MPI_SUCCESS && out != MPI_UNDEFINED) {
+                *detail = "MPI_Waitsome found " + std::to_string(out) + " active requests after all had completed";
+                return false;
+            }
+        }
+        break;
+    }
+    default:
+        how = "MPI_Testany";
+        while (left > 0 && rc == MPI_SUCCESS) {
+            int i = MPI_UNDEFINED, flag = 0;
+            rc = MPI_Testany(n, r, &i, &flag, st.data());
+            if (rc == MPI_SUCCESS && flag && i == MPI_UNDEFINED) {
+                *detail = "MPI_Testany found no active request with " + std::to_string(left) + " left";
+                return false;
+            }
+            if (rc == MPI_SUCCESS && flag && !mark(i))
+                return false;
+        }
+    }
+    return rc == MPI_SUCCESS || (*detail = std::string(how) + " returned " + std::to_string(rc), false);
+}
+#endif
+
+#ifndef MPIX_FUZZ_DROPIN
 // Completes every call's request: Wait in a shuffled order, a Test loop, Waitall or Testall.
 int complete(std::vector<Call> *calls, Rng &local)
 {
@@ -697,12 +930,44 @@ void fuzz_sparse_case(unsigned seed, Rng &shared, MPIX_Comm *xcomm, const std::s
     release(&st);
     release(&rt);
 }
+#endif
 
 // MPIX_Neighbor_alltoallv over a random multigraph (self loops, an edge up to
 // twice: the k-th listing of d among s's destinations meets the k-th listing of s
 // among d's sources), each rank's lists in its own shuffled order, its own types
 // and shuffled, gapped blocks; blocking, or persistent restarted with new data.
-void fuzz_neighbor_case(unsigned seed, Rng &shared, MPIX_Comm *xcomm, const std::string &comm_name, int p, int me,
+#ifdef MPIX_FUZZ_DROPIN
+using CaseComm = MPI_Comm;  // MPI's communicator: the drop-in makes its own wrappers
+#else
+using CaseComm = MPIX_Comm *;
+#endif
+
+// One int to every peer through a blocking MPIX_Alltoall (through the drop-in:
+// MPI_Alltoall) while requests are in flight on the same communicator, which
+// must not take their messages nor theirs its own; "" or what went wrong.
+std::string interleaved_alltoall(unsigned seed, int gen, CaseComm comm, int me, int p,
+                                 const std::vector<int> &world_of)
+{
+    std::vector<int> out(static_cast<std::size_t>(p)), in(static_cast<std::size_t>(p) + 1, kSentinel);
+    for (int j = 0; j < p; ++j)
+        out[static_cast<std::size_t>(j)] = value(seed, 900 + gen, world_of[me], world_of[j], 0);
+#ifdef MPIX_FUZZ_DROPIN
+    const int rc = MPI_Alltoall(out.data(), 1, MPI_INT, in.data(), 1, MPI_INT, comm);
+#else
+    const int rc = MPIX_Alltoall(out.data(), 1, MPI_INT, in.data(), 1, MPI_INT, comm);
+#endif
+    if (rc != MPI_SUCCESS)
+        return "the blocking alltoall in between returned " + std::to_string(rc);
+    for (int j = 0; j < p; ++j)
+        if (in[static_cast<std::size_t>(j)] != value(seed, 900 + gen, world_of[j], world_of[me], 0))
+            return "the blocking alltoall in between received " + std::to_string(in[static_cast<std::size_t>(j)]) +
+                   " from rank " + std::to_string(j);
+    if (in[static_cast<std::size_t>(p)] != kSentinel)
+        return "the blocking alltoall in between wrote past its buffer";
+    return "";
+}
+
+void fuzz_neighbor_case(unsigned seed, Rng &shared, CaseComm xcomm, const std::string &comm_name, int p, int me,
                         const std::vector<int> &world_of)
 {
     DrawnRow drawn = draw_row(shared, mpix::Collective::neighbor_alltoallv, p);
@@ -714,6 +979,9 @@ void fuzz_neighbor_case(unsigned seed, Rng &shared, MPIX_Comm *xcomm, const std:
     const bool persistent = shared() % 2;
     const int starts = persistent ? pick(shared, 1, 3) : 1;
     const bool hints_at_init = persistent && shared() % 2;
+#ifdef MPIX_FUZZ_DROPIN
+    const bool nonblocking = !persistent && shared() % 2;  // MPI_Ineighbor_alltoallv
+#endif
     std::vector<int> multiplicity(static_cast<std::size_t>(p) * p, 0);
     for (int &m : multiplicity)
         m = shared() % 100 < density ? (shared() % 5 == 0 ? 2 : 1) : 0;
@@ -724,11 +992,40 @@ void fuzz_neighbor_case(unsigned seed, Rng &shared, MPIX_Comm *xcomm, const std:
     auto ints_of = [&](int s, int d, int k) {
         return edge_ints[(static_cast<std::size_t>(s) * p + d) * 2 + static_cast<std::size_t>(k)];
     };
+#ifndef MPIX_FUZZ_DROPIN
+    // A third of the persistent cases: MPIX_Neighbor_alltoallv_init_indexed, every
+    // element with a global index (elements of `indexed_ints` ints on every rank).
+    const bool indexed = persistent && shared() % 3 == 0;
+    const long long pool = std::vector<long long>{1, 3, 0}[shared() % 3];  // 0: every index distinct
+    const int indexed_ints = std::vector<int>{1, 2, 3, 4, 6, 12}[shared() % 6];
+#else
+    const bool indexed = false;  // no MPI call takes global indices
+    const long long pool = 1;
+    const int indexed_ints = 1;
+#endif
+    // Element e of edge (s, d, k)'s global index in an indexed case: its
+    // source's, from a pool of `pool` per source (so equal indices go to several
+    // ranks of a node and twice in one block) or distinct. Equal indices carry
+    // equal values: an int's value depends on the source, index and place.
+    auto global_index = [&](int s, int d, int k, long e) -> long long {
+        const long long own = pool ? static_cast<long long>(value(seed, 7, s, d * 2 + k, e)) % pool
+                                   : (static_cast<long long>(d) * 2 + k) * 1000000LL + e;
+        return static_cast<long long>(s) * 100000000000LL + own;
+    };
+    // The value of stream int idx on edge (s, d, k) at start `gen`.
+    auto edge_value = [&](int gen, int s, int d, int k, long idx) {
+        if (!indexed)
+            return value(seed, gen * 2 + k, world_of[s], world_of[d], idx);
+        const long long index = global_index(s, d, k, idx / indexed_ints);
+        return value(seed, gen * 2, world_of[s], -1, static_cast<long>(index * 16 + idx % indexed_ints));
+    };
 
     Rng local(seed * 7919u + static_cast<unsigned>(world_of[me]) * 104729u);
     const int sizes[] = {1, 2, 3, 4, 6, 12};
-    TypeDesc st = make_type(local, sizes[local() % 6], 0);
-    TypeDesc rt = make_type(local, sizes[local() % 6], 0);
+    const int send_ints = sizes[local() % 6];
+    TypeDesc st = make_type(local, indexed ? indexed_ints : send_ints, 0);
+    const int recv_ints = sizes[local() % 6];
+    TypeDesc rt = make_type(local, indexed ? indexed_ints : recv_ints, 0);
     const long ns = static_cast<long>(st.offs.size()), nr = static_cast<long>(rt.offs.size());
     std::vector<int> dests, sources;
     for (int j = 0; j < p; ++j) {
@@ -748,16 +1045,36 @@ void fuzz_neighbor_case(unsigned seed, Rng &shared, MPIX_Comm *xcomm, const std:
     };
     const std::vector<int> dest_k = occurrences(dests), source_k = occurrences(sources);
 
+#ifdef MPIX_FUZZ_DROPIN
+    std::string what = "seed " + std::to_string(seed) + ": MPI_" +
+                       (persistent    ? "Neighbor_alltoallv_init "
+                        : nonblocking ? "Ineighbor_alltoallv "
+                                      : "Neighbor_alltoallv ") +
+                       row_name;
+#else
     std::string what = "seed " + std::to_string(seed) + ": neighbor_alltoallv " + row_name;
+#endif
     for (const auto &h : hints)
         what += " " + h.first + "=" + h.second;
     what += std::string(persistent ? ", persistent, " + std::to_string(starts) + " starts" : "") +
-            (hints_at_init ? ", hints at init" : "") + ", " + comm_name + " (" + std::to_string(p) + " ranks), ppn " +
+            (hints_at_init ? ", hints at init" : "") +
+            (indexed ? ", indexed (" + (pool ? std::to_string(pool) + " indices a source" : std::string("distinct")) +
+                           ", " + std::to_string(indexed_ints) + " ints an element)"
+                     : "") +
+            ", " + comm_name + " (" + std::to_string(p) + " ranks), ppn " +
             std::to_string(ppn) + ", density " + std::to_string(density) + " %, ints/block <= " +
             std::to_string(12 * scale) + "; on world rank " + std::to_string(world_of[me]) + ": send " + st.name +
             ", receive " + rt.name;
     if (std::getenv("MPIX_FUZZ_VERBOSE"))
         std::fprintf(stderr, "%s\n", what.c_str());
+#ifdef MPIX_FUZZ_DROPIN
+    CaseEnvironment env;  // read when the graph communicator's first exchange makes its wrapper
+    env.set(persistent || nonblocking ? "MPIX_INEIGHBOR_ALLTOALLV_ALGORITHM" : "MPIX_NEIGHBOR_ALLTOALLV_ALGORITHM",
+            row_name);
+    env.set_hints(hints);
+    if (ppn > 0)
+        env.set("MPIX_PPN", std::to_string(ppn));
+#else
     MPIX_EXPECT(MPIX_Comm_update_locality(xcomm, ppn) == MPI_SUCCESS, what + ": MPIX_Comm_update_locality");
     MPIX_Info *info;
     MPIX_Info_init(&info);
@@ -768,6 +1085,7 @@ void fuzz_neighbor_case(unsigned seed, Rng &shared, MPIX_Comm *xcomm, const std:
         int rc = MPIX_Comm_set_info(xcomm, info);
         MPIX_EXPECT(rc == MPI_SUCCESS, what + ": MPIX_Comm_set_info returned " + std::to_string(rc));
     }
+#endif
 
     auto gapped = [&](Side *side, const std::vector<long> &counts) {
         std::vector<std::size_t> order(counts.size());
@@ -794,6 +1112,19 @@ void fuzz_neighbor_case(unsigned seed, Rng &shared, MPIX_Comm *xcomm, const std:
     std::vector<int> sc = as<int>(send.counts), sd = as<int>(send.displs), rc_ = as<int>(recv.counts),
                      rd = as<int>(recv.displs);
 
+#ifdef MPIX_FUZZ_DROPIN
+    // MPI's graph in the lists' order (a dummy entry where a list is empty).
+    MPI_Comm graph = MPI_COMM_NULL;
+    int dummy = 0;
+    int rc = MPI_Dist_graph_create_adjacent(xcomm, static_cast<int>(sources.size()),
+                                            sources.empty() ? &dummy : sources.data(), MPI_UNWEIGHTED,
+                                            static_cast<int>(dests.size()), dests.empty() ? &dummy : dests.data(),
+                                            MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph);
+    std::string detail;
+    if (rc != MPI_SUCCESS)
+        detail = "MPI_Dist_graph_create_adjacent returned " + std::to_string(rc);
+    MPI_Request req = MPI_REQUEST_NULL;
+#else
     MPIX_Topo *topo = nullptr;
     int rc = MPIX_Topo_init(static_cast<int>(sources.size()), sources.data(), MPI_UNWEIGHTED,
                             static_cast<int>(dests.size()), dests.data(), MPI_UNWEIGHTED, xcomm, &topo);
@@ -801,28 +1132,59 @@ void fuzz_neighbor_case(unsigned seed, Rng &shared, MPIX_Comm *xcomm, const std:
     if (rc != MPI_SUCCESS)
         detail = "MPIX_Topo_init returned " + std::to_string(rc);
     MPIX_Request *req = nullptr;
+    std::vector<long long> sidx, ridx;  // an indexed case's, alive as its request is (as MPI's arrays)
+#endif
     for (int gen = 0; gen < starts && rc == MPI_SUCCESS; ++gen) {  // every start, as the other ranks do
         std::fill(send.store.begin(), send.store.end(), kSentinel);
         std::fill(recv.store.begin(), recv.store.end(), kSentinel);
         for (std::size_t i = 0; i < dests.size(); ++i)
             send.each(static_cast<int>(i), [&](long pos, long idx) {
-                send.store[static_cast<std::size_t>(pos)] =
-                    value(seed, gen * 2 + dest_k[i], world_of[me], world_of[dests[i]], idx);
+                send.store[static_cast<std::size_t>(pos)] = edge_value(gen, me, dests[i], dest_k[i], idx);
             });
         const std::vector<int> send_copy = send.store;
+#ifdef MPIX_FUZZ_DROPIN
+        if (persistent) {
+            rc = gen > 0 ? MPI_SUCCESS
+                         : MPI_Neighbor_alltoallv_init(send.buf(), sc.data(), sd.data(), st.type, recv.buf(),
+                                                       rc_.data(), rd.data(), rt.type, graph, MPI_INFO_NULL, &req);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Start(&req);
+        } else if (nonblocking) {
+            rc = MPI_Ineighbor_alltoallv(send.buf(), sc.data(), sd.data(), st.type, recv.buf(), rc_.data(), rd.data(),
+                                         rt.type, graph, &req);
+        } else {
+            rc = MPI_Neighbor_alltoallv(send.buf(), sc.data(), sd.data(), st.type, recv.buf(), rc_.data(), rd.data(),
+                                        rt.type, graph);
+        }
+        if (rc == MPI_SUCCESS && (persistent || nonblocking))
+            rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+#else
         if (!persistent)
             rc = MPIX_Neighbor_alltoallv(send.buf(), sc.data(), sd.data(), st.type, recv.buf(), rc_.data(), rd.data(),
                                          rt.type, topo, xcomm);
         else {
-            rc = gen > 0 ? MPI_SUCCESS
-                         : MPIX_Neighbor_alltoallv_init(send.buf(), sc.data(), sd.data(), st.type, recv.buf(),
-                                                        rc_.data(), rd.data(), rt.type, topo, xcomm,
-                                                        hints_at_init ? info : nullptr, &req);
+            if (gen == 0 && indexed) {  // the global index of every element, in block order
+                for (std::size_t i = 0; i < dests.size(); ++i)
+                    for (long e = 0; e < scount[i]; ++e)
+                        sidx.push_back(global_index(me, dests[i], dest_k[i], e));
+                for (std::size_t i = 0; i < sources.size(); ++i)
+                    for (long e = 0; e < rcount[i]; ++e)
+                        ridx.push_back(global_index(sources[i], me, source_k[i], e));
+                rc = MPIX_Neighbor_alltoallv_init_indexed(send.buf(), sc.data(), sd.data(), st.type, recv.buf(),
+                                                          rc_.data(), rd.data(), rt.type, sidx.data(), ridx.data(),
+                                                          topo, xcomm, hints_at_init ? info : nullptr, &req);
+            } else {
+                rc = gen > 0 ? MPI_SUCCESS
+                             : MPIX_Neighbor_alltoallv_init(send.buf(), sc.data(), sd.data(), st.type, recv.buf(),
+                                                            rc_.data(), rd.data(), rt.type, topo, xcomm,
+                                                            hints_at_init ? info : nullptr, &req);
+            }
             if (rc == MPI_SUCCESS)
                 rc = MPIX_Start(req);
             if (rc == MPI_SUCCESS)
                 rc = MPIX_Wait(&req, MPI_STATUS_IGNORE);
         }
+#endif
         if (rc != MPI_SUCCESS) {
             char text[MPI_MAX_ERROR_STRING];
             int len = 0;
@@ -835,7 +1197,7 @@ void fuzz_neighbor_case(unsigned seed, Rng &shared, MPIX_Comm *xcomm, const std:
         for (std::size_t i = 0; i < sources.size(); ++i)
             recv.each(static_cast<int>(i), [&](long pos, long idx) {
                 expect[static_cast<std::size_t>(pos)] =
-                    value(seed, gen * 2 + source_k[i], world_of[sources[i]], world_of[me], idx);
+                    edge_value(gen, sources[i], me, source_k[i], idx);
             });
         for (std::size_t i = 0; i < expect.size() && detail.empty(); ++i)
             if (recv.store[i] != expect[i])
@@ -845,6 +1207,13 @@ void fuzz_neighbor_case(unsigned seed, Rng &shared, MPIX_Comm *xcomm, const std:
         if (detail.empty() && send.store != send_copy)
             detail = "the send buffer was written";
     }
+#ifdef MPIX_FUZZ_DROPIN
+    if (req != MPI_REQUEST_NULL && MPI_Request_free(&req) != MPI_SUCCESS && detail.empty())
+        detail = "MPI_Request_free of the inactive persistent request failed";
+    if (graph != MPI_COMM_NULL)
+        MPI_Comm_free(&graph);
+    MPIX_EXPECT(detail.empty(), what + ": " + detail);
+#else
     if (req)
         MPIX_Request_free(&req);
     if (topo)
@@ -852,6 +1221,7 @@ void fuzz_neighbor_case(unsigned seed, Rng &shared, MPIX_Comm *xcomm, const std:
     MPIX_EXPECT(detail.empty(), what + ": " + detail);
     MPIX_Info_free(&info);
     MPIX_Comm_set_info(xcomm, nullptr);
+#endif
     release(&st);
     release(&rt);
 }
@@ -869,12 +1239,21 @@ void fuzz_case(unsigned seed, const Comms &comms)
     const int world_me = mpixtest::rank();
     MPI_Allgather(&world_me, 1, MPI_INT, world_of.data(), 1, MPI_INT, comm);
 
+#ifndef MPIX_FUZZ_DROPIN
     switch (shared() % 6) {  // a third of the cases: the sparse exchanges, a sixth: neighbour exchanges
     case 0:
     case 1: fuzz_sparse_case(seed, shared, xcomm, comms.names[k], p, me, world_of); return;
     case 2: fuzz_neighbor_case(seed, shared, xcomm, comms.names[k], p, me, world_of); return;
     default: break;
     }
+#else
+    // The sparse exchanges have no MPI call to intercept: a sixth of the cases
+    // are neighbour exchanges on a distributed graph, the rest MPI_Alltoall(v).
+    if (shared() % 6 == 2) {
+        fuzz_neighbor_case(seed, shared, comm, comms.names[k], p, me, world_of);
+        return;
+    }
+#endif
     const bool uniform = shared() % 2;
     const mpix::Collective coll = uniform ? mpix::Collective::alltoall : mpix::Collective::alltoallv;
     DrawnRow drawn = draw_row(shared, coll, p);
@@ -882,7 +1261,14 @@ void fuzz_case(unsigned seed, const Comms &comms)
     auto &hints = drawn.hints;
     const int ppn = pick(shared, 0, p);  // 0: the real node map
     const Form form = static_cast<Form>(shared() % 5);
+#ifndef MPIX_FUZZ_DROPIN
     const int in_flight = form == Form::nonblocking || form == Form::nonblocking_c ? pick(shared, 1, 3) : 1;
+#else  // several persistent requests too, started by MPI_Startall or one by one
+    const int in_flight = form == Form::blocking || form == Form::blocking_c ? 1 : pick(shared, 1, 3);
+    // Nonblocking and persistent calls: a named row, or (a sixth) none, which
+    // leaves them to the MPI library unless the progress thread is on.
+    const bool row_named = form == Form::blocking || form == Form::blocking_c || shared() % 6 != 0;
+#endif
     const int starts = form == Form::persistent ? pick(shared, 1, 3) : 1;
     const bool in_place = shared() % 5 == 0;
     const bool hints_at_init = form == Form::persistent && shared() % 2;
@@ -903,14 +1289,22 @@ void fuzz_case(unsigned seed, const Comms &comms)
         for (int i = 0; i < p; ++i)
             for (int j = 0; j < i; ++j)
                 ints[static_cast<std::size_t>(i) * p + j] = ints[static_cast<std::size_t>(j) * p + i];
+    // A quarter of the nonblocking and persistent cases: a blocking all-to-all on
+    // the same communicator between the starts and the completion.
+    const bool interleaved = form != Form::blocking && form != Form::blocking_c && shared() % 4 == 0;
 
     Rng local(seed * 7919u + static_cast<unsigned>(world_me) * 104729u);  // this rank's own draws
     const int sizes[] = {1, 2, 3, 4, 6, 12};
     TypeDesc st = make_type(local, sizes[local() % 6], 0);
     TypeDesc rt = make_type(local, sizes[local() % 6], 0);
 
+#ifdef MPIX_FUZZ_DROPIN
+    std::string what = "seed " + std::to_string(seed) + ": MPI_" + (uniform ? "Alltoall " : "Alltoallv ") +
+                       (row_named ? row_name : "(no row named)") + (async ? " MPIX_ASYNC_PROGRESS=1" : "");
+#else
     std::string what = "seed " + std::to_string(seed) + ": " + (uniform ? "alltoall " : "alltoallv ") + row_name +
                        (async ? " async_progress=true" : "");
+#endif
     for (const auto &h : hints)
         what += " " + h.first + "=" + h.second;
     what += ", " + std::string(form_name(form));
@@ -918,13 +1312,36 @@ void fuzz_case(unsigned seed, const Comms &comms)
         what += " x" + std::to_string(in_flight);
     if (starts > 1)
         what += ", " + std::to_string(starts) + " starts";
+    if (interleaved)
+        what += ", a blocking alltoall in between";
     what += std::string(in_place ? ", in place" : "") + ", " + comms.names[k] + " (" + std::to_string(p) +
             " ranks), ppn " + std::to_string(ppn) + ", ints/block <= " + std::to_string(12 * scale) +
             "; on world rank " + std::to_string(world_me) + ": send " + st.name + ", receive " + rt.name;
 
     if (std::getenv("MPIX_FUZZ_VERBOSE"))
         std::fprintf(stderr, "%s\n", what.c_str());
+#ifdef MPIX_FUZZ_DROPIN
+    (void)xcomm;
+    CaseEnvironment env;  // the row for the form's calls, hints, MPIX_PPN; then a new communicator
+    const bool blocking = form == Form::blocking || form == Form::blocking_c;
+    if (row_named)
+        env.set(std::string(blocking ? "MPIX_" : "MPIX_I") + (uniform ? "ALLTOALL" : "ALLTOALLV") + "_ALGORITHM",
+                row_name);
+    if (interleaved && uniform && row_named)  // the blocking call in between on the same row
+        env.set("MPIX_ALLTOALL_ALGORITHM", row_name);
+    env.set_hints(hints);
+    if (async)
+        env.set("MPIX_ASYNC_PROGRESS", "1");
+    if (ppn > 0)
+        env.set("MPIX_PPN", std::to_string(ppn));
+    MPI_Comm case_comm;
+    MPI_Comm_dup(comm, &case_comm);
+    // MPICH's own persistent collectives break in some completion calls (complete_mpi).
+    const bool library_persistent = form == Form::persistent && !async && (!row_named || !strcmp(row_name, "pmpi"));
+#else
     MPIX_EXPECT(MPIX_Comm_update_locality(xcomm, ppn) == MPI_SUCCESS, what + ": MPIX_Comm_update_locality");
+#endif
+#ifndef MPIX_FUZZ_DROPIN
     MPIX_Info *info;
     MPIX_Info_init(&info);
     MPIX_Info_set(info, uniform ? "alltoall_algorithm" : "alltoallv_algorithm", row_name);
@@ -936,6 +1353,7 @@ void fuzz_case(unsigned seed, const Comms &comms)
         int rc = MPIX_Comm_set_info(xcomm, info);
         MPIX_EXPECT(rc == MPI_SUCCESS, what + ": MPIX_Comm_set_info returned " + std::to_string(rc));
     }
+#endif
 
     // Layouts: alltoall packed; alltoallv blocks in a shuffled order with gaps.
     auto side_layout = [&](Side *s, const TypeDesc *t, bool send_side) {
@@ -972,6 +1390,12 @@ void fuzz_case(unsigned seed, const Comms &comms)
 
     bool ok = true;
     std::string detail;
+    auto fail = [&](const std::string &why) {  // the first failure's detail
+        if (ok && !why.empty()) {
+            detail = why;
+            ok = false;
+        }
+    };
     auto check = [&](int gen, int rc, const char *when) {
         if (!ok)
             return;
@@ -990,6 +1414,77 @@ void fuzz_case(unsigned seed, const Comms &comms)
             }
     };
 
+#ifdef MPIX_FUZZ_DROPIN
+    if (blocking) {
+        fill(&calls[0], in_place, seed, 0, me, p, world_of);
+        check(0, start_call_mpi(&calls[0], form, uniform, in_place, case_comm), "the call");
+    } else {
+        // Persistent requests are made once; start s fills call i with
+        // generation 4 s + i. Each round's completion call also completes a
+        // message from the previous rank on the same communicator, which the
+        // exchanges must not take.
+        const bool persistent = form == Form::persistent;
+        int rc = MPI_SUCCESS;
+        for (std::size_t i = 0; persistent && i < calls.size() && rc == MPI_SUCCESS; ++i) {
+            fill(&calls[i], in_place, seed, static_cast<int>(i), me, p, world_of);
+            rc = start_call_mpi(&calls[i], form, uniform, in_place, case_comm);
+        }
+        if (rc != MPI_SUCCESS)
+            check(0, rc, "MPI_Alltoall(v)_init");
+        const int prev = (me + p - 1) % p, next = (me + 1) % p;
+        // A failure on this rank alone is recorded, and the calls go on as on
+        // the other ranks, which would otherwise wait for this one.
+        for (int s = 0; s < starts; ++s) {
+            const int gen = 4 * s;
+            std::vector<MPI_Request> mine;
+            for (std::size_t i = 0; i < calls.size() && rc == MPI_SUCCESS; ++i) {
+                if (!persistent || s > 0)
+                    fill(&calls[i], in_place, seed, gen + static_cast<int>(i), me, p, world_of);
+                if (!persistent)
+                    rc = start_call_mpi(&calls[i], form, uniform, in_place, case_comm);
+                mine.push_back(calls[i].mreq);
+            }
+            if (rc == MPI_SUCCESS && persistent && local() % 2)
+                rc = MPI_Startall(static_cast<int>(mine.size()), mine.data());
+            else
+                for (std::size_t i = 0; persistent && i < mine.size() && rc == MPI_SUCCESS; ++i)
+                    rc = MPI_Start(&mine[i]);
+            if (rc != MPI_SUCCESS) {
+                check(gen, rc, persistent ? "MPI_Startall" : "the nonblocking call");
+                break;
+            }
+            if (interleaved)
+                fail(interleaved_alltoall(seed, s, case_comm, me, p, world_of));
+            int halo_in = kSentinel, halo_out = value(seed, 1000 + s, world_of[me], world_of[next], 0);
+            MPI_Request halo[2];
+            MPI_Irecv(&halo_in, 1, MPI_INT, prev, 7, case_comm, &halo[0]);
+            MPI_Isend(&halo_out, 1, MPI_INT, next, 7, case_comm, &halo[1]);
+            std::vector<MPI_Request> all(mine.size() + 2);
+            std::vector<std::size_t> at(all.size());
+            std::iota(at.begin(), at.end(), std::size_t{0});
+            std::shuffle(at.begin(), at.end(), local);
+            for (std::size_t i = 0; i < mine.size(); ++i)
+                all[at[i]] = mine[i];
+            all[at[mine.size()]] = halo[0];
+            all[at[mine.size() + 1]] = halo[1];
+            std::string why;
+            if (!complete_mpi(&all, local, library_persistent, &why)) {
+                fail("start " + std::to_string(s) + ": " + why);
+                MPI_Waitall(static_cast<int>(all.size()), all.data(), MPI_STATUSES_IGNORE);  // what is left
+            }
+            for (std::size_t i = 0; i < calls.size(); ++i)
+                calls[i].mreq = all[at[i]];
+            if (halo_in != value(seed, 1000 + s, world_of[prev], world_of[me], 0))
+                fail("start " + std::to_string(s) + ": the point-to-point message beside the exchanges is " +
+                     std::to_string(halo_in));
+            check(gen, MPI_SUCCESS, "completion");
+        }
+        for (Call &c : calls)
+            if (persistent && c.mreq != MPI_REQUEST_NULL && MPI_Request_free(&c.mreq) != MPI_SUCCESS)
+                fail("MPI_Request_free of an inactive persistent request failed");
+    }
+    MPI_Comm_free(&case_comm);
+#else
     if (form == Form::blocking || form == Form::blocking_c) {
         fill(&calls[0], in_place, seed, 0, me, p, world_of);
         check(0, start_call(&calls[0], form, uniform, in_place, xcomm, nullptr), "the call");
@@ -1000,6 +1495,8 @@ void fuzz_case(unsigned seed, const Comms &comms)
             if (s > 0)
                 fill(&calls[0], in_place, seed, s, me, p, world_of);
             rc = MPIX_Start(calls[0].req);
+            if (rc == MPI_SUCCESS && interleaved)
+                fail(interleaved_alltoall(seed, s, xcomm, me, p, world_of));
             if (rc == MPI_SUCCESS)
                 rc = complete(&calls, local);
             check(s, rc, "start and completion");
@@ -1014,13 +1511,16 @@ void fuzz_case(unsigned seed, const Comms &comms)
             fill(&calls[i], in_place, seed, static_cast<int>(i), me, p, world_of);
             rc = start_call(&calls[i], form, uniform, in_place, xcomm, nullptr);
         }
+        if (rc == MPI_SUCCESS && interleaved)
+            fail(interleaved_alltoall(seed, 0, xcomm, me, p, world_of));
         if (rc == MPI_SUCCESS)
             rc = complete(&calls, local);
         check(0, rc, "start and completion");
     }
     MPIX_Info_free(&info);
-    MPIX_EXPECT(ok, what + ": " + detail);
     MPIX_Comm_set_info(xcomm, nullptr);
+#endif
+    MPIX_EXPECT(ok, what + ": " + detail);
     release(&st);
     release(&rt);
 }
