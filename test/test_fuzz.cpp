@@ -11,7 +11,13 @@
 // ranks of one call use different types of the same signature (ints). Each
 // received int is checked against a formula of source, destination and index;
 // every other int of the receive buffer (holes, gaps, guards) and the whole
-// send buffer must be untouched.
+// send buffer must be untouched. A quarter of the nonblocking and persistent
+// cases run a blocking all-to-all on the same communicator before completing;
+// a third of the persistent neighbour cases give global element indices
+// (MPIX_Neighbor_alltoallv_init_indexed). A tenth of the alltoall(v) cases get
+// one argument wrong on every rank (a negative count, recvbuf NULL or
+// MPI_IN_PLACE, recvtype MPI_DATATYPE_NULL or never committed): the call must
+// return its class with a text, write nothing and leave no request.
 //
 // MPIX_FUZZ_CASES sets the number of cases (default 200), MPIX_FUZZ_SEED the
 // first case's seed (default 1): case k uses seed + k, so a failure names the
@@ -306,7 +312,9 @@ struct Side {
         origin = kGuard - lo;
         store.assign(static_cast<std::size_t>(hi - lo + 2 * kGuard), kSentinel);
     }
-    int *buf() { return store.data() + origin; }
+    void *forced = nullptr;  // a bad-argument case's buffer argument (NULL, MPI_IN_PLACE)
+    bool use_forced = false;
+    void *buf() { return use_forced ? forced : static_cast<void *>(store.data() + origin); }
     template <class F> void each(int peer, F f) const  // f(index in store, stream index)
     {
         const long n = static_cast<long>(t->offs.size());
@@ -342,6 +350,7 @@ Comms make_comms()
     for (const Split &s : splits) {
         MPI_Comm comm;
         MPI_Comm_split(MPI_COMM_WORLD, s.color, s.key, &comm);
+        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);  // bad-argument cases get their error back
         MPIX_Comm *x = nullptr;
 #ifndef MPIX_FUZZ_DROPIN  // through the drop-in, each case makes its own communicator
         MPIX_EXPECT(MPIX_Comm_init(&x, comm) == MPI_SUCCESS, "MPIX_Comm_init");
@@ -1226,6 +1235,49 @@ void fuzz_neighbor_case(unsigned seed, Rng &shared, CaseComm xcomm, const std::s
     release(&rt);
 }
 
+enum class BadArgument { none, negative_count, null_recvbuf, null_type, uncommitted_type, in_place_recvbuf };
+
+const char *bad_name(BadArgument b)
+{
+    switch (b) {
+    case BadArgument::negative_count: return "a negative count";
+    case BadArgument::null_recvbuf: return "recvbuf NULL";
+    case BadArgument::null_type: return "recvtype MPI_DATATYPE_NULL";
+    case BadArgument::uncommitted_type: return "recvtype never committed";
+    case BadArgument::in_place_recvbuf: return "recvbuf MPI_IN_PLACE";
+    default: return "";
+    }
+}
+
+// Makes call `c` one with `bad` wrong (`spare` holds a replacement type) and
+// returns the error class MPI asks for.
+int spoil(Call *c, BadArgument bad, bool in_place, TypeDesc *spare)
+{
+    switch (bad) {
+    case BadArgument::negative_count:
+        (in_place ? c->recv.counts : c->send.counts)[0] = -1;
+        return MPI_ERR_COUNT;
+    case BadArgument::null_recvbuf:
+        c->recv.use_forced = true;
+        c->recv.forced = nullptr;
+        return MPI_ERR_BUFFER;
+    case BadArgument::in_place_recvbuf:
+        c->recv.use_forced = true;
+        c->recv.forced = MPI_IN_PLACE;
+        return MPI_ERR_BUFFER;
+    case BadArgument::null_type:
+        spare->type = MPI_DATATYPE_NULL;
+        c->recv.t = spare;
+        return MPI_ERR_TYPE;
+    case BadArgument::uncommitted_type:
+        MPI_Type_contiguous(static_cast<int>(c->recv.t->offs.size()), MPI_INT, &spare->type);
+        spare->owned = true;  // freed by release(), never committed
+        c->recv.t = spare;
+        return MPI_ERR_TYPE;
+    default: return MPI_SUCCESS;
+    }
+}
+
 void fuzz_case(unsigned seed, const Comms &comms)
 {
     Rng shared(seed);  // the same draws on every rank of the chosen communicator
@@ -1292,11 +1344,32 @@ void fuzz_case(unsigned seed, const Comms &comms)
     // A quarter of the nonblocking and persistent cases: a blocking all-to-all on
     // the same communicator between the starts and the completion.
     const bool interleaved = form != Form::blocking && form != Form::blocking_c && shared() % 4 == 0;
+    // A tenth of the cases: one argument wrong on every rank (so that every
+    // rank returns at once); the call must return its error class, write
+    // nothing and leave no request, and the communicator must keep working.
+    BadArgument bad = shared() % 10 == 0 ? static_cast<BadArgument>(1 + shared() % 5) : BadArgument::none;
+#ifdef MPIX_FUZZ_DROPIN
+    // Calls the drop-in hands to the MPI library unchanged get that library's checks.
+    if (form != Form::blocking && form != Form::blocking_c && !async && (!row_named || !strcmp(row_name, "pmpi")))
+        bad = BadArgument::none;
+#endif
 
     Rng local(seed * 7919u + static_cast<unsigned>(world_me) * 104729u);  // this rank's own draws
     const int sizes[] = {1, 2, 3, 4, 6, 12};
     TypeDesc st = make_type(local, sizes[local() % 6], 0);
     TypeDesc rt = make_type(local, sizes[local() % 6], 0);
+    if (bad == BadArgument::null_recvbuf) {
+        // A NULL recvbuf is wrong only where blocks hold data and the type's data
+        // does not lie at absolute addresses (true lower bound 0): on every rank,
+        // or that rank would go on and wait for the others. Otherwise a count.
+        long receives = 0;
+        for (int j = 0; j < p; ++j)
+            receives += ints[static_cast<std::size_t>(j) * p + me];
+        int everywhere = receives > 0 && *std::min_element(rt.offs.begin(), rt.offs.end()) == 0;
+        MPI_Allreduce(MPI_IN_PLACE, &everywhere, 1, MPI_INT, MPI_LAND, comm);
+        if (!everywhere)
+            bad = BadArgument::negative_count;
+    }
 
 #ifdef MPIX_FUZZ_DROPIN
     std::string what = "seed " + std::to_string(seed) + ": MPI_" + (uniform ? "Alltoall " : "Alltoallv ") +
@@ -1314,6 +1387,8 @@ void fuzz_case(unsigned seed, const Comms &comms)
         what += ", " + std::to_string(starts) + " starts";
     if (interleaved)
         what += ", a blocking alltoall in between";
+    if (bad != BadArgument::none)
+        what += std::string(", bad argument: ") + bad_name(bad);
     what += std::string(in_place ? ", in place" : "") + ", " + comms.names[k] + " (" + std::to_string(p) +
             " ranks), ppn " + std::to_string(ppn) + ", ints/block <= " + std::to_string(12 * scale) +
             "; on world rank " + std::to_string(world_me) + ": send " + st.name + ", receive " + rt.name;
@@ -1335,7 +1410,7 @@ void fuzz_case(unsigned seed, const Comms &comms)
     if (ppn > 0)
         env.set("MPIX_PPN", std::to_string(ppn));
     MPI_Comm case_comm;
-    MPI_Comm_dup(comm, &case_comm);
+    MPI_Comm_dup(comm, &case_comm);  // its error handler returns, as comm's
     // MPICH's own persistent collectives break in some completion calls (complete_mpi).
     const bool library_persistent = form == Form::persistent && !async && (!row_named || !strcmp(row_name, "pmpi"));
 #else
@@ -1414,8 +1489,40 @@ void fuzz_case(unsigned seed, const Comms &comms)
             }
     };
 
+    if (bad != BadArgument::none) {
+        Call &c = calls[0];
+        fill(&c, in_place, seed, 0, me, p, world_of);
+        TypeDesc spare;
+        const int want = spoil(&c, bad, in_place, &spare);
+        const std::vector<int> recv_before = c.recv.store;
 #ifdef MPIX_FUZZ_DROPIN
-    if (blocking) {
+        const int rc = start_call_mpi(&c, form, uniform, in_place, case_comm);
+        const bool left_request = c.mreq != MPI_REQUEST_NULL;
+#else
+        const int rc = start_call(&c, form, uniform, in_place, xcomm, hints_at_init ? info : nullptr);
+        const bool left_request = c.req != nullptr;
+#endif
+        int error_class = MPI_SUCCESS;
+        MPI_Error_class(rc, &error_class);
+        char text[MPI_MAX_ERROR_STRING] = "";
+        int len = 0;
+        if (rc != MPI_SUCCESS)
+            MPIX_Error_string(rc, text, &len);
+        if (error_class != want)
+            fail("error class " + std::to_string(error_class) + ", expected " + std::to_string(want) + " (" + text +
+                 ")");
+        else if (len == 0)
+            fail("the error has no text");
+        if (left_request)
+            fail("the failed call left a request");
+        if (c.recv.store != recv_before)
+            fail("the failed call wrote to the receive buffer");
+        if (!in_place && c.send.store != c.send_copy)
+            fail("the failed call wrote to the send buffer");
+        release(&spare);
+    }
+#ifdef MPIX_FUZZ_DROPIN
+    else if (blocking) {
         fill(&calls[0], in_place, seed, 0, me, p, world_of);
         check(0, start_call_mpi(&calls[0], form, uniform, in_place, case_comm), "the call");
     } else {
@@ -1485,7 +1592,7 @@ void fuzz_case(unsigned seed, const Comms &comms)
     }
     MPI_Comm_free(&case_comm);
 #else
-    if (form == Form::blocking || form == Form::blocking_c) {
+    else if (form == Form::blocking || form == Form::blocking_c) {
         fill(&calls[0], in_place, seed, 0, me, p, world_of);
         check(0, start_call(&calls[0], form, uniform, in_place, xcomm, nullptr), "the call");
     } else if (form == Form::persistent) {
