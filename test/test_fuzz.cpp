@@ -1349,8 +1349,12 @@ void fuzz_case(unsigned seed, const Comms &comms)
     // nothing and leave no request, and the communicator must keep working.
     BadArgument bad = shared() % 10 == 0 ? static_cast<BadArgument>(1 + shared() % 5) : BadArgument::none;
 #ifdef MPIX_FUZZ_DROPIN
-    // Calls the drop-in hands to the MPI library unchanged get that library's checks.
-    if (form != Form::blocking && form != Form::blocking_c && !async && (!row_named || !strcmp(row_name, "pmpi")))
+    // The nonblocking and persistent calls the drop-in hands to the MPI library
+    // unchanged (the row pmpi, or none named without the progress thread) get
+    // that library's checks.
+    const bool library_call = form != Form::blocking && form != Form::blocking_c &&
+                              (row_named ? !strcmp(row_name, "pmpi") : !async);
+    if (library_call)
         bad = BadArgument::none;
 #endif
 
@@ -1412,7 +1416,7 @@ void fuzz_case(unsigned seed, const Comms &comms)
     MPI_Comm case_comm;
     MPI_Comm_dup(comm, &case_comm);  // its error handler returns, as comm's
     // MPICH's own persistent collectives break in some completion calls (complete_mpi).
-    const bool library_persistent = form == Form::persistent && !async && (!row_named || !strcmp(row_name, "pmpi"));
+    const bool library_persistent = form == Form::persistent && library_call;
 #else
     MPIX_EXPECT(MPIX_Comm_update_locality(xcomm, ppn) == MPI_SUCCESS, what + ": MPIX_Comm_update_locality");
 #endif
