@@ -541,17 +541,38 @@ bool verify(const Call &c, bool in_place, unsigned seed, int gen, int me, int p,
 
 template <class T> std::vector<T> as(const std::vector<long> &v) { return std::vector<T>(v.begin(), v.end()); }
 
+// A call's arguments as both builds pass them (MPI_IN_PLACE: the receive side is
+// also the send side): buffers, types and MPIX_Alltoall's counts; the count and
+// displacement arrays of both widths go into `c`, which keeps them until the
+// call completes.
+struct CallArgs {
+    const void *sbuf;
+    MPI_Datatype st;
+    void *rbuf;
+    MPI_Datatype rt;
+    int scount, rcount;
+};
+
+CallArgs call_arguments(Call *c, bool in_place)
+{
+    const Side &s = in_place ? c->recv : c->send;
+    const Side &r = c->recv;
+    c->sc = as<int>(s.counts), c->sd = as<int>(s.displs), c->rc = as<int>(r.counts), c->rd = as<int>(r.displs);
+    c->scc = as<MPI_Count>(s.counts), c->rcc = as<MPI_Count>(r.counts);
+    c->sdc = as<MPI_Aint>(s.displs), c->rdc = as<MPI_Aint>(r.displs);
+    return {in_place ? MPI_IN_PLACE : static_cast<const void *>(c->send.buf()), s.t->type, c->recv.buf(), r.t->type,
+            static_cast<int>(s.counts[0]), static_cast<int>(r.counts[0])};
+}
+
 #ifndef MPIX_FUZZ_DROPIN
 int start_call(Call *c, Form form, bool uniform, bool in_place, MPIX_Comm *xcomm, MPIX_Info *init_info)
 {
-    const void *sbuf = in_place ? MPI_IN_PLACE : static_cast<const void *>(c->send.buf());
-    MPI_Datatype st = in_place ? c->recv.t->type : c->send.t->type;
-    void *rbuf = c->recv.buf();
-    MPI_Datatype rt = c->recv.t->type;
-    const std::vector<long> &scl = in_place ? c->recv.counts : c->send.counts;
-    const std::vector<long> &sdl = in_place ? c->recv.displs : c->send.displs;
+    const CallArgs a = call_arguments(c, in_place);
+    const void *sbuf = a.sbuf;
+    void *rbuf = a.rbuf;
+    MPI_Datatype st = a.st, rt = a.rt;
     if (uniform) {
-        int sc = static_cast<int>(scl[0]), rc = static_cast<int>(c->recv.counts[0]);
+        const int sc = a.scount, rc = a.rcount;
         switch (form) {
         case Form::blocking: return MPIX_Alltoall(sbuf, sc, st, rbuf, rc, rt, xcomm);
         case Form::blocking_c: return MPIX_Alltoall_c(sbuf, sc, st, rbuf, rc, rt, xcomm);
@@ -560,9 +581,6 @@ int start_call(Call *c, Form form, bool uniform, bool in_place, MPIX_Comm *xcomm
         default: return MPIX_Alltoall_init(sbuf, sc, st, rbuf, rc, rt, xcomm, init_info, &c->req);
         }
     }
-    c->sc = as<int>(scl), c->sd = as<int>(sdl), c->rc = as<int>(c->recv.counts), c->rd = as<int>(c->recv.displs);
-    c->scc = as<MPI_Count>(scl), c->rcc = as<MPI_Count>(c->recv.counts);
-    c->sdc = as<MPI_Aint>(sdl), c->rdc = as<MPI_Aint>(c->recv.displs);
     std::vector<int> &sc = c->sc, &sd = c->sd, &rc = c->rc, &rd = c->rd;
     std::vector<MPI_Count> &scc = c->scc, &rcc = c->rcc;
     std::vector<MPI_Aint> &sdc = c->sdc, &rdc = c->rdc;
@@ -584,15 +602,13 @@ int start_call(Call *c, Form form, bool uniform, bool in_place, MPIX_Comm *xcomm
 // The same call through MPI's own names, which the drop-in intercepts.
 int start_call_mpi(Call *c, Form form, bool uniform, bool in_place, MPI_Comm comm)
 {
-    const void *sbuf = in_place ? MPI_IN_PLACE : static_cast<const void *>(c->send.buf());
-    MPI_Datatype st = in_place ? c->recv.t->type : c->send.t->type;
-    void *rbuf = c->recv.buf();
-    MPI_Datatype rt = c->recv.t->type;
-    const std::vector<long> &scl = in_place ? c->recv.counts : c->send.counts;
-    const std::vector<long> &sdl = in_place ? c->recv.displs : c->send.displs;
+    const CallArgs a = call_arguments(c, in_place);
+    const void *sbuf = a.sbuf;
+    void *rbuf = a.rbuf;
+    MPI_Datatype st = a.st, rt = a.rt;
     MPI_Request *r = &c->mreq;
     if (uniform) {
-        int sc = static_cast<int>(scl[0]), rc = static_cast<int>(c->recv.counts[0]);
+        const int sc = a.scount, rc = a.rcount;
         switch (form) {
         case Form::blocking: return MPI_Alltoall(sbuf, sc, st, rbuf, rc, rt, comm);
         case Form::nonblocking: return MPI_Ialltoall(sbuf, sc, st, rbuf, rc, rt, comm, r);
@@ -606,9 +622,6 @@ int start_call_mpi(Call *c, Form form, bool uniform, bool in_place, MPI_Comm com
         default: return MPI_Alltoall_init(sbuf, sc, st, rbuf, rc, rt, comm, MPI_INFO_NULL, r);
         }
     }
-    c->sc = as<int>(scl), c->sd = as<int>(sdl), c->rc = as<int>(c->recv.counts), c->rd = as<int>(c->recv.displs);
-    c->scc = as<MPI_Count>(scl), c->rcc = as<MPI_Count>(c->recv.counts);
-    c->sdc = as<MPI_Aint>(sdl), c->rdc = as<MPI_Aint>(c->recv.displs);
     const int *sc = c->sc.data(), *sd = c->sd.data(), *rc = c->rc.data(), *rd = c->rd.data();
     switch (form) {
     case Form::blocking: return MPI_Alltoallv(sbuf, sc, sd, st, rbuf, rc, rd, rt, comm);
@@ -651,7 +664,8 @@ bool complete_mpi(std::vector<MPI_Request> *reqs, Rng &local, bool few, std::str
         --left;
         return true;
     };
-    switch (local() % (few ? 3 : 8)) {
+    const unsigned how_drawn = local() % (few ? 3 : 8);
+    switch (how_drawn) {
     case 0: {
         how = "MPI_Wait";
         std::vector<int> order(reqs->size());
@@ -696,7 +710,7 @@ bool complete_mpi(std::vector<MPI_Request> *reqs, Rng &local, bool few, std::str
         break;
     case 5:
     case 7: {
-        const bool wait = local() % 2;
+        const bool wait = how_drawn == 5;
         how = wait ? "MPI_Waitsome" : "MPI_Testsome";
         while (left > 0 && rc == MPI_SUCCESS) {
             int out = MPI_UNDEFINED;
