@@ -386,6 +386,117 @@ static void test_nonblocking_bad_row_variable(void)
     unsetenv("MPIX_IALLTOALLV_ALGORITHM");
 }
 
+/* Completes one request with completion call `how` (as complete_kept does);
+ * returns the error class it reports (its status's where the call says
+ * MPI_ERR_IN_STATUS). */
+static int complete_one_class(int how, MPI_Request *req)
+{
+    MPI_Status st[1];
+    int flag = 0, idx = 0, out = 0, indices[1], rc = MPI_SUCCESS, cls = MPI_SUCCESS;
+    st[0].MPI_ERROR = MPI_SUCCESS;
+    switch (how) {
+    case 0: rc = MPI_Wait(req, &st[0]); break;
+    case 1: rc = MPI_Waitall(1, req, st); break;
+    case 2: rc = MPI_Waitany(1, req, &idx, &st[0]); break;
+    case 3: do rc = MPI_Waitsome(1, req, &out, indices, st); while (rc == MPI_SUCCESS && out == 0); break;
+    case 4: while ((rc = MPI_Test(req, &flag, &st[0])) == MPI_SUCCESS && !flag) {} break;
+    case 5: while ((rc = MPI_Testall(1, req, &flag, st)) == MPI_SUCCESS && !flag) {} break;
+    case 6: while ((rc = MPI_Testany(1, req, &idx, &flag, &st[0])) == MPI_SUCCESS && !flag) {} break;
+    case 7: do rc = MPI_Testsome(1, req, &out, indices, st); while (rc == MPI_SUCCESS && out == 0); break;
+    default:
+        while ((rc = MPI_Request_get_status(*req, &flag, &st[0])) == MPI_SUCCESS && !flag) {}
+        rc = MPI_Wait(req, &st[0]);
+        break;
+    }
+    if (rc == MPI_ERR_IN_STATUS)
+        rc = st[0].MPI_ERROR;
+    MPI_Error_class(rc, &cls);
+    return cls;
+}
+
+static int world_handler_calls;
+static void count_world_errors(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    (void)code;
+    ++world_handler_calls;
+}
+
+/* MPICH raises every completion call's error through MPI_COMM_WORLD's handler,
+ * a generalized request's too. A block one int longer than its receive block,
+ * on a communicator that returns errors, with MPI_COMM_WORLD left fatal: the
+ * receiving rank gets MPI_ERR_TRUNCATE from each completion call, the others
+ * MPI_SUCCESS, and nobody aborts (before, MPI_COMM_WORLD's fatal handler
+ * aborted the job). Then a truncated point-to-point receive while an exchange
+ * is in flight still goes to MPI_COMM_WORLD's handler once, as MPICH does. */
+static void test_nonblocking_long_block_errors(void)
+{
+    const char *rows[] = {"auto", "nonblocking", "pairwise", "parlogna", "node_bruck"};
+    const int last = size - 1;
+    int *sc = malloc(size * sizeof(int)), *sd = malloc(size * sizeof(int));
+    int *rc = malloc(size * sizeof(int)), *rd = malloc(size * sizeof(int));
+    int *sb = malloc((2 * size + 1) * sizeof(int)), *rb = malloc(2 * size * sizeof(int));
+    for (int j = 0; j < size; ++j) {
+        sc[j] = rc[j] = 2;
+        sd[j] = rd[j] = 2 * j;
+    }
+    for (int i = 0; i < 2 * size + 1; ++i)
+        sb[i] = rank * 1000 + i;
+    if (rank == 0)
+        sc[last] = 3; /* sb holds the extra int */
+    int ok = 1;
+    for (int how = 0; how < 9; ++how) {
+        const char *row = rows[how % 5];
+        setenv("MPIX_IALLTOALLV_ALGORITHM", row, 1);
+        MPI_Comm comm;
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+        MPI_Request req = MPI_REQUEST_NULL;
+        int start = MPI_Ialltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, comm, &req);
+        int cls = start == MPI_SUCCESS ? complete_one_class(how, &req) : -1;
+        int want = rank == last ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+        if (cls != want || req != MPI_REQUEST_NULL) {
+            printf("\n  rank %d, row %s, completion %d: class %d, expected %d\n", rank, row, how, cls, want);
+            ok = 0;
+        }
+        MPI_Comm_free(&comm);
+    }
+    unsetenv("MPIX_IALLTOALLV_ALGORITHM");
+    CU_ASSERT(global_ok(ok));
+    if (size >= 2) {
+        MPI_Errhandler counting;
+        MPI_Comm_create_errhandler(count_world_errors, &counting);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, counting);
+        world_handler_calls = 0;
+        sc[last] = 2;
+        MPI_Comm comm;
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+        MPI_Request req = MPI_REQUEST_NULL, p2p = MPI_REQUEST_NULL;
+        int pair[2] = {rank, rank}, one = -1, p2p_cls = MPI_SUCCESS;
+        ok = MPI_Ialltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, comm, &req) == MPI_SUCCESS;
+        if (rank == 0)
+            ok &= MPI_Send(pair, 2, MPI_INT, 1, 9, comm) == MPI_SUCCESS;
+        if (rank == 1) {
+            ok &= MPI_Irecv(&one, 1, MPI_INT, 0, 9, comm, &p2p) == MPI_SUCCESS;
+            MPI_Error_class(MPI_Wait(&p2p, MPI_STATUS_IGNORE), &p2p_cls);
+            ok &= p2p_cls == MPI_ERR_TRUNCATE && world_handler_calls == 1;
+        }
+        ok &= MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+        ok &= world_handler_calls == (rank == 1 ? 1 : 0);
+        for (int j = 0; j < size; ++j)
+            ok &= rb[2 * j] == j * 1000 + 2 * rank && rb[2 * j + 1] == j * 1000 + 2 * rank + 1;
+        if (!ok)
+            printf("\n  rank %d: point-to-point class %d, MPI_COMM_WORLD's handler called %d times\n", rank, p2p_cls,
+                   world_handler_calls);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        MPI_Errhandler_free(&counting);
+        MPI_Comm_free(&comm);
+        CU_ASSERT(global_ok(ok));
+    }
+    free(sc); free(sd); free(rc); free(rd); free(sb); free(rb);
+}
+
 /* MPI's progress rule through completion calls: even ranks wait for a message
  * that their odd partner sends only after its own MPI_Ialltoallv completed,
  * and only then wait for their all-to-all. The even ranks' MPI_Wait on the
@@ -769,6 +880,8 @@ int main(int argc, char **argv)
     CU_add_test(s, "MPI_Ialltoallv: the route, the trace, MPI_Cancel", test_nonblocking_route_and_cancel);
     CU_add_test(s, "MPI_Ialltoallv progressed by MPI_Wait on other requests", test_nonblocking_progress_in_other_waits);
     CU_add_test(s, "MPI_Ialltoallv: a bad MPIX_IALLTOALLV_ALGORITHM is named", test_nonblocking_bad_row_variable);
+    CU_add_test(s, "MPI_Ialltoallv: a longer block reported on its communicator, every completion call",
+                test_nonblocking_long_block_errors);
 #if MPI_VERSION >= 4
     CU_add_test(s, "MPI_Alltoall(v)_init, every row, Start/Startall, every completion call",
                 test_persistent_through_interposer);

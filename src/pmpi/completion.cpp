@@ -12,23 +12,89 @@
 // Persistent exchanges: the application's placeholders are swapped for their
 // current starts' generalized requests for the call (pmpi/persistent.hpp).
 //
-// With no intercepted exchange in flight and no persistent one registered, each
-// call costs one relaxed load more than the MPI library's own (dropin_idle).
+// Errors: MPICH raises a completion call's error through MPI_COMM_WORLD's
+// handler, an exchange's too (a generalized request has no communicator), so
+// with MPI_COMM_WORLD fatal an exchange on a communicator that returns errors
+// would abort. MPIX_Test has already raised the exchange's error through its
+// own communicator's handler when the poll completed it. So while the drop-in
+// is active MPI_COMM_WORLD returns errors inside these calls, and its own
+// handler is called afterwards for another request's error, as MPICH would
+// (raised_as_mpich_would).
+//
+// With no intercepted exchange in flight or awaiting completion and no
+// persistent one registered, each call costs one relaxed load more than the
+// MPI library's own (dropin_idle).
 #include <mpi.h>
+
+#include <vector>
 
 #include "config.h"
 
 #if MPIX_HAVE_GREQUEST_POLL
 
+#include "core/error.hpp"
 #include "pmpi/inflight.hpp"
 #include "pmpi/persistent.hpp"
 
 namespace {
 
 using mpix::pmpi::dropin_idle;
+using mpix::pmpi::delivered_outcome;
+using mpix::pmpi::exchange_failures_delivered;
 using mpix::pmpi::exchanges_in_flight;
 using mpix::pmpi::poll_exchanges;
 using mpix::pmpi::Substitution;
+
+// Runs `call` (the drop-in's work for one completion call) with
+// MPI_COMM_WORLD returning errors; an error that is not a failed exchange's
+// (exchange_failures_delivered) then goes to MPI_COMM_WORLD's own handler.
+// A call that completes a failed exchange and another failed request at once
+// raises the exchange's alone.
+template <class Call>
+int raised_as_mpich_would(Call call)
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    const bool world = initialized && !finalized;  // not the Sessions model alone
+    const unsigned long failures = exchange_failures_delivered();
+    mpix::pmpi::forget_delivered_outcomes();
+    int rc;
+    {
+        mpix::WorldErrorsReturn world_returns(world);
+        rc = call();
+    }
+    if (rc != MPI_SUCCESS && world && exchange_failures_delivered() == failures)
+        MPI_Comm_call_errhandler(MPI_COMM_WORLD, rc);
+    return rc;
+}
+
+// MPICH puts an error of its own, of class MPI_ERR_OTHER, in the status of a
+// failed exchange in MPI_Waitall, MPI_Testall, MPI_Waitsome and MPI_Testsome;
+// the exchange's outcome goes there instead. Made before the MPI call (which
+// sets the requests it frees to MPI_REQUEST_NULL) on the requests it is given.
+class ExchangeStatuses {
+public:
+    ExchangeStatuses(int count, const MPI_Request *requests)
+        : requests_(requests, requests + count), failures_(exchange_failures_delivered())
+    {
+    }
+    // statuses[k] is request indices[k]'s (k's without indices).
+    void restore(int n, MPI_Status *statuses, const int *indices = nullptr) const
+    {
+        if (statuses == MPI_STATUSES_IGNORE || n == MPI_UNDEFINED || exchange_failures_delivered() == failures_)
+            return;
+        for (int k = 0; k < n; ++k) {
+            const int outcome = delivered_outcome(requests_[static_cast<std::size_t>(indices ? indices[k] : k)]);
+            if (outcome != MPI_SUCCESS && statuses[k].MPI_ERROR != MPI_SUCCESS)
+                statuses[k].MPI_ERROR = outcome;
+        }
+    }
+
+private:
+    std::vector<MPI_Request> requests_;
+    unsigned long failures_;
+};
 
 // Runs `test` (a PMPI test call) until it reports completion, polling the
 // exchanges in flight in between; returns its error code.
@@ -67,14 +133,16 @@ extern "C" int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     if (dropin_idle())
         return PMPI_Wait(request, status);
-    return with_substitution(1, request, [&](MPI_Request *r) {
-        if (!exchanges_in_flight())
-            return PMPI_Wait(r, status);
-        return test_and_poll([&](bool *done) {
-            int flag = 0;
-            const int rc = PMPI_Test(r, &flag, status);
-            *done = flag != 0;
-            return rc;
+    return raised_as_mpich_would([&] {
+        return with_substitution(1, request, [&](MPI_Request *r) {
+            if (!exchanges_in_flight())
+                return PMPI_Wait(r, status);
+            return test_and_poll([&](bool *done) {
+                int flag = 0;
+                const int rc = PMPI_Test(r, &flag, status);
+                *done = flag != 0;
+                return rc;
+            });
         });
     });
 }
@@ -114,10 +182,16 @@ extern "C" int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuse
 {
     if (dropin_idle())
         return PMPI_Waitall(count, requests, statuses);
-    return with_substitution(count, requests, [&](MPI_Request *r) {
-        if (!exchanges_in_flight())
-            return PMPI_Waitall(count, r, statuses);
-        return wait_all_polling(count, r, statuses);
+    return raised_as_mpich_would([&] {
+        return with_substitution(count, requests, [&](MPI_Request *r) {
+            if (!exchanges_in_flight()) {
+                const ExchangeStatuses exchanges(count, r);
+                const int rc = PMPI_Waitall(count, r, statuses);
+                exchanges.restore(count, statuses);
+                return rc;
+            }
+            return wait_all_polling(count, r, statuses);
+        });
     });
 }
 
@@ -125,14 +199,16 @@ extern "C" int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_St
 {
     if (dropin_idle())
         return PMPI_Waitany(count, requests, index, status);
-    return with_substitution(count, requests, [&](MPI_Request *r) {
-        if (!exchanges_in_flight())
-            return PMPI_Waitany(count, r, index, status);
-        return test_and_poll([&](bool *done) {
-            int flag = 0;
-            const int rc = PMPI_Testany(count, r, index, &flag, status);
-            *done = flag != 0;  // also when every request is inactive (*index MPI_UNDEFINED)
-            return rc;
+    return raised_as_mpich_would([&] {
+        return with_substitution(count, requests, [&](MPI_Request *r) {
+            if (!exchanges_in_flight())
+                return PMPI_Waitany(count, r, index, status);
+            return test_and_poll([&](bool *done) {
+                int flag = 0;
+                const int rc = PMPI_Testany(count, r, index, &flag, status);
+                *done = flag != 0;  // also when every request is inactive (*index MPI_UNDEFINED)
+                return rc;
+            });
         });
     });
 }
@@ -142,12 +218,20 @@ extern "C" int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, 
 {
     if (dropin_idle())
         return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
-    return with_substitution(incount, requests, [&](MPI_Request *r) {
-        if (!exchanges_in_flight())
-            return PMPI_Waitsome(incount, r, outcount, indices, statuses);
-        return test_and_poll([&](bool *done) {
-            const int rc = PMPI_Testsome(incount, r, outcount, indices, statuses);
-            *done = *outcount != 0;  // MPI_UNDEFINED: every request inactive
+    return raised_as_mpich_would([&] {
+        return with_substitution(incount, requests, [&](MPI_Request *r) {
+            const ExchangeStatuses exchanges(incount, r);
+            int rc;
+            if (!exchanges_in_flight()) {
+                rc = PMPI_Waitsome(incount, r, outcount, indices, statuses);
+            } else {
+                rc = test_and_poll([&](bool *done) {
+                    const int tested = PMPI_Testsome(incount, r, outcount, indices, statuses);
+                    *done = *outcount != 0;  // MPI_UNDEFINED: every request inactive
+                    return tested;
+                });
+            }
+            exchanges.restore(*outcount, statuses, indices);
             return rc;
         });
     });
@@ -160,7 +244,8 @@ extern "C" int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     const int rc = poll_if_in_flight();
     if (rc != MPI_SUCCESS)
         return rc;
-    return with_substitution(1, request, [&](MPI_Request *r) { return PMPI_Test(r, flag, status); });
+    return raised_as_mpich_would(
+        [&] { return with_substitution(1, request, [&](MPI_Request *r) { return PMPI_Test(r, flag, status); }); });
 }
 
 extern "C" int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
@@ -170,8 +255,14 @@ extern "C" int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Sta
     const int rc = poll_if_in_flight();
     if (rc != MPI_SUCCESS)
         return rc;
-    return with_substitution(count, requests,
-                             [&](MPI_Request *r) { return PMPI_Testall(count, r, flag, statuses); });
+    return raised_as_mpich_would([&] {
+        return with_substitution(count, requests, [&](MPI_Request *r) {
+            const ExchangeStatuses exchanges(count, r);
+            const int rc = PMPI_Testall(count, r, flag, statuses);
+            exchanges.restore(*flag ? count : 0, statuses);
+            return rc;
+        });
+    });
 }
 
 extern "C" int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
@@ -181,8 +272,10 @@ extern "C" int MPI_Testany(int count, MPI_Request requests[], int *index, int *f
     const int rc = poll_if_in_flight();
     if (rc != MPI_SUCCESS)
         return rc;
-    return with_substitution(count, requests,
-                             [&](MPI_Request *r) { return PMPI_Testany(count, r, index, flag, status); });
+    return raised_as_mpich_would([&] {
+        return with_substitution(count, requests,
+                                 [&](MPI_Request *r) { return PMPI_Testany(count, r, index, flag, status); });
+    });
 }
 
 extern "C" int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
@@ -193,8 +286,13 @@ extern "C" int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, 
     const int rc = poll_if_in_flight();
     if (rc != MPI_SUCCESS)
         return rc;
-    return with_substitution(incount, requests, [&](MPI_Request *r) {
-        return PMPI_Testsome(incount, r, outcount, indices, statuses);
+    return raised_as_mpich_would([&] {
+        return with_substitution(incount, requests, [&](MPI_Request *r) {
+            const ExchangeStatuses exchanges(incount, r);
+            const int rc = PMPI_Testsome(incount, r, outcount, indices, statuses);
+            exchanges.restore(*outcount, statuses, indices);
+            return rc;
+        });
     });
 }
 
@@ -202,13 +300,15 @@ extern "C" int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status
 {
     if (dropin_idle())
         return PMPI_Request_get_status(request, flag, status);
-    return with_substitution(1, &request, [&](MPI_Request *r) {
-        int rc = PMPI_Request_get_status(*r, flag, status);
-        if (rc != MPI_SUCCESS || *flag || !exchanges_in_flight())
-            return rc;
-        if ((rc = poll_exchanges()) != MPI_SUCCESS)
-            return rc;
-        return PMPI_Request_get_status(*r, flag, status);
+    return raised_as_mpich_would([&] {
+        return with_substitution(1, &request, [&](MPI_Request *r) {
+            int rc = PMPI_Request_get_status(*r, flag, status);
+            if (rc != MPI_SUCCESS || *flag || !exchanges_in_flight())
+                return rc;
+            if ((rc = poll_exchanges()) != MPI_SUCCESS)
+                return rc;
+            return PMPI_Request_get_status(*r, flag, status);
+        });
     });
 }
 

@@ -7,9 +7,11 @@
 #include <atomic>
 #include <mutex>
 #include <new>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/per_thread.hpp"
 
 namespace mpix {
 namespace pmpi {
@@ -23,7 +25,31 @@ struct InFlight {
     MPI_Request handle = MPI_REQUEST_NULL;
     int outcome = MPI_SUCCESS;
     bool done = false;
+    bool freed = false;    // MPI freed its generalized request before it completed
+    bool counted = true;   // still in dropin_activity
 };
+
+// The drop-in stays active (its completion calls take their own path) until
+// MPI has freed a completed exchange's generalized request: that is when the
+// application's completion call receives the exchange's error
+// (exchange_failures_delivered).
+void stop_counting(InFlight *f)
+{
+    if (f->counted) {
+        f->counted = false;
+        dropin_activity().fetch_sub(1, std::memory_order_relaxed);
+    }
+}
+
+// The failed exchanges MPI's completion calls on this thread have been handed
+// (query_exchange): how many so far, and the generalized requests and
+// outcomes of those since the last forget_delivered_outcomes.
+struct DeliveredFailures {
+    unsigned long count = 0;
+    std::vector<std::pair<MPI_Request, int>> outcomes;
+};
+struct DeliveredFailuresTag;
+DeliveredFailures &delivered_failures() { return per_thread<DeliveredFailuresTag, DeliveredFailures>(); }
 
 // The process's exchanges started by intercepted calls and not yet complete:
 // MPI_Request_get_status, which MPICH does not let poll a generalized request,
@@ -92,7 +118,8 @@ private:
             MPIX_Request_free(&f->request);
         items_.erase(std::find(items_.begin(), items_.end(), f));
         in_flight_count().store(items_.size(), std::memory_order_relaxed);
-        dropin_activity().fetch_sub(1, std::memory_order_relaxed);
+        if (f->freed)  // nobody will complete it
+            stop_counting(f);
         return MPI_Grequest_complete(f->handle);
     }
 
@@ -102,10 +129,19 @@ private:
 
 // MPI's completion calls ask for the status once the request is complete: an
 // empty one (a collective has no source, tag or count), with the exchange's
-// outcome as the error the completion call returns.
+// outcome as the error the completion call returns (returned, not only put
+// in the status: MPICH reports nothing otherwise). MPICH hands MPI_Wait and
+// MPI_Test the status's error as it is, but puts one of its own, of class
+// MPI_ERR_OTHER, in the statuses of MPI_Waitall, MPI_Testall, MPI_Waitsome
+// and MPI_Testsome: pmpi/completion.cpp puts the outcome back there.
 int query_exchange(void *state, MPI_Status *status)
 {
     const InFlight *f = static_cast<const InFlight *>(state);
+    if (f->outcome != MPI_SUCCESS) {
+        DeliveredFailures &d = delivered_failures();
+        ++d.count;
+        d.outcomes.emplace_back(f->handle, f->outcome);
+    }
     if (status != MPI_STATUS_IGNORE) {
         status->MPI_SOURCE = MPI_ANY_SOURCE;
         status->MPI_TAG = MPI_ANY_TAG;
@@ -122,8 +158,12 @@ int free_exchange(void *state)
     // MPI frees a generalized request once it is complete, so the mpix request
     // is gone; one freed by MPI_Request_free while active (erroneous for
     // collectives) stays listed and progresses on the engine until it is done.
-    if (f->done)
+    if (f->done) {
+        stop_counting(f);
         delete f;
+    } else {
+        f->freed = true;
+    }
     return MPI_SUCCESS;
 }
 
@@ -260,6 +300,18 @@ int release_or_defer(void *route, bool (*busy)(void *), int (*release)(void *))
 void release_idle_routes() { IdleWaiters::get().release_idle(); }
 
 int poll_exchanges() { return InFlightList::get().poll_all(); }
+
+unsigned long exchange_failures_delivered() { return delivered_failures().count; }
+
+int delivered_outcome(MPI_Request handle)
+{
+    for (const auto &o : delivered_failures().outcomes)
+        if (o.first == handle)
+            return o.second;
+    return MPI_SUCCESS;
+}
+
+void forget_delivered_outcomes() { delivered_failures().outcomes.clear(); }
 
 }  // namespace pmpi
 }  // namespace mpix

@@ -59,6 +59,19 @@ inline bool exchanges_in_flight()
 // requests of those that are done. Returns the first error.
 int poll_exchanges();
 
+// How many failed exchanges MPI's completion calls on this thread have been
+// handed so far (their generalized requests' query function). An exchange's
+// error was raised through its own communicator's handler when the poll
+// completed it (MPIX_Test); a completion call compares this count before and
+// after to tell it from another request's error (pmpi/completion.cpp).
+unsigned long exchange_failures_delivered();
+
+// The outcome of the failed exchange behind generalized request `handle` that
+// a completion call on this thread was handed since forget_delivered_outcomes,
+// else MPI_SUCCESS.
+int delivered_outcome(MPI_Request handle);
+void forget_delivered_outcomes();
+
 // MPI lets an application free a communicator while requests made on it are
 // still alive (persistent ones, or nonblocking ones in flight): they complete
 // normally. A route's attribute-delete callback whose MPIX_Comm still has
