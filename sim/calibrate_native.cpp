@@ -12,6 +12,11 @@
 //    (the copy rate out of the cache: the model's memory rate; `memcpy_both`);
 //  - MPI_Pack of a datatype of several byte ranges (the MPI library's packing
 //    of a message the library describes by ranges), per range.
+//  - with every rank busy at once (the CPU costs a many-round or probing row pays
+//    on a loaded node): one MPI_Iprobe that finds nothing (`probe_all`), one
+//    MPI_Test of a receive still pending (`test_all`), and one round of a
+//    pairwise exchange, MPI_Sendrecv of n bytes with the ranks k away
+//    (`round_all n`, k = 1..np-1 in turn); the slowest rank's time per call.
 // Prints one line per measurement, `kind bytes seconds` (`pack pieces bytes
 // seconds`), on rank 0; medians of repeated runs. Time is MPI_Wtime (and the steady clock for memcpy).
 #include <mpi.h>
@@ -140,6 +145,55 @@ double pack_time(int pieces, int piece, std::vector<char> &src, std::vector<char
     return median(times);
 }
 
+// Every rank repeating `call` `inner` times between barriers; the slowest
+// rank's time per call, median of `reps` groups.
+template <class Call>
+double slowest_per_call(int reps, int inner, Call call)
+{
+    std::vector<double> t;
+    for (int r = 0; r < reps + 2; ++r) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < inner; ++i)
+            call(i);
+        double dt = (MPI_Wtime() - t0) / inner, slowest = 0;
+        MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (r >= 2)
+            t.push_back(slowest);
+    }
+    return median(t);
+}
+
+// The costs a row pays per MPI call and per round with every core of the node
+// busy (see the file's comment); printed by rank 0.
+void loaded_node_costs(int me, int np)
+{
+    int flag = 0;
+    double probe = slowest_per_call(15, 2000, [&](int) {
+        MPI_Iprobe(MPI_ANY_SOURCE, 77, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    });
+    char byte = 0;
+    MPI_Request pending;
+    MPI_Irecv(&byte, 1, MPI_BYTE, MPI_ANY_SOURCE, 78, MPI_COMM_WORLD, &pending);
+    double test = slowest_per_call(15, 2000, [&](int) { MPI_Test(&pending, &flag, MPI_STATUS_IGNORE); });
+    MPI_Cancel(&pending);
+    MPI_Wait(&pending, MPI_STATUS_IGNORE);
+    if (me == 0) {
+        std::printf("probe_all %d %.9e\n", np, probe);
+        std::printf("test_all %d %.9e\n", np, test);
+    }
+    for (std::size_t n : {std::size_t(16), std::size_t(1024), std::size_t(16384)}) {
+        std::vector<char> out(n, 4), in(n);
+        double round = slowest_per_call(15, 4 * (np - 1), [&](int i) {
+            int k = 1 + i % (np - 1);
+            MPI_Sendrecv(out.data(), static_cast<int>(n), MPI_BYTE, (me + k) % np, 79, in.data(),
+                         static_cast<int>(n), MPI_BYTE, (me - k + np) % np, 79, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        });
+        if (me == 0)
+            std::printf("round_all %zu %.9e\n", n, round);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
@@ -196,6 +250,7 @@ int main(int argc, char **argv)
         if (me == 0)
             std::printf("memcpy_both %zu %.9e\n", n, median(t));
     }
+    loaded_node_costs(me, np);
     // Copies on rank 0 only, with the other ranks waiting in a barrier (idle cores).
     if (me == 0) {
         std::vector<char> a(largest, 2), b(largest, 3);

@@ -2,6 +2,7 @@
 # Reproduces every committed file in bench/results/ (run from the top of a built
 # tree: ./configure && make, and `make sim` for the SMPI part).
 #   bench/results/regenerate.sh [native] [smpi] [charged] [skew] [tune] [calibration] [calibration-P16]
+#                               [calibration-P8] [calibration-P12]
 #   (tune = tune-dragonfly tune-fattree tune-flat tune-dragonfly64, each runnable alone)
 #                                                  (default: native charged)
 # Environment: NP (native ranks, 8), PLATFORM (dragonfly-64x16), RUNS (names from
@@ -250,6 +251,15 @@ calibration-P16)
     sim/calibrate --np 16 --from-native "$out/calibration-P16/raw" --name device-16 \
         --machine "the device machine's 16 cores (Xeon family 6 model 207, Emerald Rapids, under KVM)" --out "$out/calibration-P16"
     ;;
-*) echo "regenerate: unknown part $part (native, smpi, charged, tune, tune-dragonfly, tune-fattree, tune-flat, tune-dragonfly64, calibration, calibration-P16)" >&2; exit 2 ;;
+calibration-P8|calibration-P12)
+    # The same at 8 and 12 ranks on the same 16-core machine (a second session,
+    # with MPIEXEC="mpiexec -bind-to core" sim/calibrate --np N --runs 2 --iters 50
+    # --native-only DIR); the native rows are kept in calibration-PN/raw.
+    ranks=${part#calibration-P}
+    sim/calibrate --np "$ranks" --from-native "$out/$part/raw" --name "device-$ranks" \
+        --machine "the device machine's 16 cores (Xeon family 6 model 207, Emerald Rapids, under KVM), $ranks ranks" \
+        --out "$out/$part"
+    ;;
+*) echo "regenerate: unknown part $part (native, smpi, charged, tune, tune-dragonfly, tune-fattree, tune-flat, tune-dragonfly64, calibration, calibration-P16, calibration-P8, calibration-P12)" >&2; exit 2 ;;
 esac
 done
