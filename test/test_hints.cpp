@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -224,6 +225,69 @@ void test_auto_agreement()
     MPIX_Comm_free(&xcomm);
 }
 
+// Where `auto` picks the MPI library's own collective for a blocking call,
+// its nonblocking and persistent forms run a row of mpix's own, which reports
+// a block of the wrong length (MPICH's MPI_Ialltoall(v)/_init report none):
+// randomized_sendrecv for a nonblocking call from 8 ranks, nonblocking below
+// and for persistent requests (exchange_request.cpp, reporting_row). One
+// node, blocks of 64 KiB: the table picks pmpi below 8 ranks, and for
+// MPIX_Alltoall on one node of 8-16 ranks. The data is checked too.
+void test_auto_nonblocking_rows()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    MPIX_Comm_update_locality(xcomm, 0);
+    const int block = 16384;  // ints: 64 KiB
+    std::vector<int> send(static_cast<size_t>(p) * block), recv(send.size()), counts(p, block), displs(p);
+    for (int j = 0; j < p; ++j)
+        displs[j] = j * block;
+    for (size_t i = 0; i < send.size(); ++i)
+        send[i] = me * 1000003 + static_cast<int>(i);
+    auto right = [&] {
+        bool ok = true;
+        for (int j = 0; j < p; ++j)
+            for (int i = 0; i < block; i += 97)
+                ok = ok && recv[static_cast<size_t>(j) * block + i] == j * 1000003 + me * block + i;
+        std::fill(recv.begin(), recv.end(), -1);
+        return ok;
+    };
+    for (bool uniform : {true, false}) {
+        const mpix::Collective c = uniform ? mpix::Collective::alltoall : mpix::Collective::alltoallv;
+        const std::string what = uniform ? "MPIX_Alltoall" : "MPIX_Alltoallv";
+        if (!uniform && p >= 8)
+            continue;  // one node of 8-16 ranks: randomized_sendrecv in every form
+        auto ran = [&] { return std::string(xcomm->last_algorithm[static_cast<int>(c)] ? xcomm->last_algorithm[static_cast<int>(c)] : "(none)"); };
+        int rc = uniform ? MPIX_Alltoall(send.data(), block, MPI_INT, recv.data(), block, MPI_INT, xcomm)
+                         : MPIX_Alltoallv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(), counts.data(),
+                                          displs.data(), MPI_INT, xcomm);
+        MPIX_EXPECT(rc == MPI_SUCCESS && right(), what + ": blocking call");
+        MPIX_EXPECT(ran() == "pmpi", what + ": the blocking call ran " + ran() + ", the table picks pmpi");
+        MPIX_Request *req = nullptr;
+        rc = uniform ? MPIX_Ialltoall(send.data(), block, MPI_INT, recv.data(), block, MPI_INT, xcomm, &req)
+                     : MPIX_Ialltoallv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(), counts.data(),
+                                       displs.data(), MPI_INT, xcomm, &req);
+        rc = rc == MPI_SUCCESS ? MPIX_Wait(&req, MPI_STATUS_IGNORE) : rc;
+        const std::string nonblocking_row = p >= 8 ? "randomized_sendrecv" : "nonblocking";
+        MPIX_EXPECT(rc == MPI_SUCCESS && right(), what + ": nonblocking call");
+        MPIX_EXPECT(ran() == nonblocking_row, what + ": the nonblocking call ran " + ran() + ", want " + nonblocking_row);
+        rc = uniform ? MPIX_Alltoall_init(send.data(), block, MPI_INT, recv.data(), block, MPI_INT, xcomm, nullptr, &req)
+                     : MPIX_Alltoallv_init(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(),
+                                           counts.data(), displs.data(), MPI_INT, xcomm, nullptr, &req);
+        if (rc == MPI_SUCCESS) {
+            MPIX_EXPECT(ran() == "nonblocking", what + ": the persistent request runs " + ran() + ", want nonblocking");
+            rc = MPIX_Start(req);
+            rc = rc == MPI_SUCCESS ? MPIX_Wait(&req, MPI_STATUS_IGNORE) : rc;
+            MPIX_EXPECT(rc == MPI_SUCCESS && right(), what + ": persistent start");
+            MPIX_Request_free(&req);
+        } else {
+            MPIX_EXPECT(false, what + ": persistent init failed");
+        }
+    }
+    MPIX_CHECK_ALL("auto's nonblocking and persistent rows where the table picks pmpi");
+    MPIX_Comm_free(&xcomm);
+}
+
 // Node maps: emulated layouts with uneven last nodes, and the real map.
 void test_topology_maps()
 {
@@ -322,6 +386,7 @@ const mpixtest::TestCase kTests[] = {
     {"registry enumeration", test_registry_enumeration},
     {"auto rule for alltoallv", test_auto_alltoallv_rule},
     {"auto for alltoallv: agreed one call late, the same pick on every rank", test_auto_agreement},
+    {"auto's own rows in nonblocking and persistent forms where the table picks pmpi", test_auto_nonblocking_rows},
     {"topology maps (real, emulated, round-robin)", test_topology_maps},
     {"hint extremes on every row", test_hint_extremes},
 };

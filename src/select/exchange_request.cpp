@@ -503,17 +503,26 @@ const char *persistent_form(const Algorithm &a)
 namespace {
 
 // `auto`'s pick for a nonblocking or persistent exchange: where the tables
-// pick the MPI library's own collective, mpix's spread-out row (the same
-// messages, all posted at once) instead. MPICH 4.0's MPI_Ialltoall(v) and
-// MPI_Alltoall(v)_init report no block of the wrong length (its blocking
-// MPI_Alltoallv does), and the spread-out row is as fast from 16 B on 2 ranks
-// (docs/errors.md). A row the hints name is kept, `pmpi` included.
-const Algorithm *reporting_row(Collective c, const Hints &hints, const Algorithm *picked)
+// pick the MPI library's own collective, a row of mpix's own instead. MPICH
+// 4.0's MPI_Ialltoall(v) and MPI_Alltoall(v)_init report no block of the wrong
+// length (its blocking MPI_Alltoallv does; docs/errors.md). Which row, from
+// native runs (bench/results/calibration-P16/device2-*):
+//  - persistent, and nonblocking below 8 ranks: the spread-out row (all
+//    posted at once; a persistent one as MPI requests made at init). On 2
+//    ranks it is within 5 % of MPICH's MPI_Ialltoallv up to 4 KiB here and
+//    0.73-0.76x its time from 16 KiB; randomized_sendrecv is 1-10 % slower.
+//  - nonblocking from 8 ranks: randomized_sendrecv (random peer order, one
+//    sendrecv per round). On one node of 8, 12 and 16 ranks it is faster than
+//    the spread-out row at nearly every size (16 ranks, MPIX_Ialltoall: 282
+//    against 319 us at 64 KiB, 841 against 943 at 256 KiB); SimGrid gives
+//    both the same times at 64 ranks on 64 nodes.
+// A row the hints name is kept, `pmpi` included.
+const Algorithm *reporting_row(Collective c, const Hints &hints, const Algorithm *picked, int ranks, bool persistent)
 {
     if (!picked->pass_through || hints.row[static_cast<int>(c)])
         return picked;
-    const Algorithm *spread_out = find_algorithm(c, "nonblocking");
-    return spread_out ? spread_out : picked;
+    const Algorithm *row = find_algorithm(c, !persistent && ranks >= 8 ? "randomized_sendrecv" : "nonblocking");
+    return row ? row : picked;
 }
 
 }  // namespace
@@ -538,7 +547,7 @@ int init_persistent_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, Use
     Hints hints = resolve_hints(xcomm, xinfo);
     const RuleHints *rule_hints = nullptr;
     const Algorithm *algorithm = select_algorithm(c, xcomm, hints, selection_side(local, send, recv), true, &rule_hints);
-    algorithm = reporting_row(c, hints, algorithm);
+    algorithm = reporting_row(c, hints, algorithm, xcomm->size, true);
     if (rule_hints) {  // the table's values for every key no level set
         const std::map<std::string, std::string> *given[3] = {&xcomm->env_values, &xcomm->info_values,
                                                               xinfo ? &xinfo->values : nullptr};
@@ -570,7 +579,7 @@ int start_nonblocking_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, U
     int rc = check_and_select(xcomm, c, fn, send, recv, in_place, &local, &algorithm, &rule_hints);
     if (rc != MPI_SUCCESS)
         return rc;
-    algorithm = reporting_row(c, xcomm->hints, algorithm);
+    algorithm = reporting_row(c, xcomm->hints, algorithm, xcomm->size, false);
     xcomm->last_algorithm[static_cast<int>(c)] = algorithm->name;
     std::unique_ptr<ExchangeRequest> r(
         new ExchangeRequest(xcomm, fn, c, comm_hints_with_rule(xcomm, rule_hints), algorithm, false));
