@@ -50,6 +50,11 @@ int post_window(const Exchange &x, int first, int last, std::vector<MPI_Request>
 {
     reqs.clear();
     expected.clear();
+    // Room for the window at once (a receive and a send per step, and the
+    // rider's pair): growing one by one cost a few reallocations per call.
+    const std::size_t room = 2 * static_cast<std::size_t>(last - first) + (rider ? 2 : 0);
+    reqs.reserve(room);
+    expected.reserve(room);
     if (rider)  // its round's small messages ahead of the window's blocks
         MPIX_CHECK(rider->post(&reqs, &expected));
     for (int k = first; k < last; ++k) {
