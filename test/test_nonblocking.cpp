@@ -349,9 +349,10 @@ void test_misuse()
         MPIX_EXPECT(recv[2 * j] == 10 * j + me && recv[2 * j + 1] == 10 * j + me, "its data");
     // A wrong block length: MPI_ERR_TRUNCATE from the receiving rank's Wait,
     // the other ranks complete (rank 0 sends rank p-1 one int too many).
-    // Also with `auto`, which below 8 ranks would pick the MPI library's own
-    // collective: it runs `nonblocking` there instead, which reports the block
-    // (docs/errors.md); nonblocking and persistent.
+    // Also with `auto`, which below 8 ranks (and on one node of 8-16 for
+    // MPIX_Alltoall's large blocks) would pick the MPI library's own collective:
+    // it runs a row of mpix's own there instead, which reports the block
+    // (docs/errors.md, reporting_row); nonblocking and persistent.
     for (const char *row : {"parlogna", "auto"})
         for (const bool persistent : {false, true}) {
             if (p < 2)

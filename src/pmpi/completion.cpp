@@ -72,12 +72,15 @@ int raised_as_mpich_would(Call call)
 // MPICH puts an error of its own, of class MPI_ERR_OTHER, in the status of a
 // failed exchange in MPI_Waitall, MPI_Testall, MPI_Waitsome and MPI_Testsome;
 // the exchange's outcome goes there instead. Made before the MPI call (which
-// sets the requests it frees to MPI_REQUEST_NULL) on the requests it is given.
+// sets the requests it frees to MPI_REQUEST_NULL) on the requests it is given;
+// with MPI_STATUSES_IGNORE there is nothing to mend and nothing is copied.
 class ExchangeStatuses {
 public:
-    ExchangeStatuses(int count, const MPI_Request *requests)
-        : requests_(requests, requests + count), failures_(exchange_failures_delivered())
+    ExchangeStatuses(int count, const MPI_Request *requests, const MPI_Status *statuses)
+        : failures_(exchange_failures_delivered())
     {
+        if (statuses != MPI_STATUSES_IGNORE)
+            requests_.assign(requests, requests + count);
     }
     // statuses[k] is request indices[k]'s (k's without indices).
     void restore(int n, MPI_Status *statuses, const int *indices = nullptr) const
@@ -185,7 +188,7 @@ extern "C" int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuse
     return raised_as_mpich_would([&] {
         return with_substitution(count, requests, [&](MPI_Request *r) {
             if (!exchanges_in_flight()) {
-                const ExchangeStatuses exchanges(count, r);
+                const ExchangeStatuses exchanges(count, r, statuses);
                 const int rc = PMPI_Waitall(count, r, statuses);
                 exchanges.restore(count, statuses);
                 return rc;
@@ -220,7 +223,7 @@ extern "C" int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, 
         return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
     return raised_as_mpich_would([&] {
         return with_substitution(incount, requests, [&](MPI_Request *r) {
-            const ExchangeStatuses exchanges(incount, r);
+            const ExchangeStatuses exchanges(incount, r, statuses);
             int rc;
             if (!exchanges_in_flight()) {
                 rc = PMPI_Waitsome(incount, r, outcount, indices, statuses);
@@ -257,7 +260,7 @@ extern "C" int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Sta
         return rc;
     return raised_as_mpich_would([&] {
         return with_substitution(count, requests, [&](MPI_Request *r) {
-            const ExchangeStatuses exchanges(count, r);
+            const ExchangeStatuses exchanges(count, r, statuses);
             const int rc = PMPI_Testall(count, r, flag, statuses);
             exchanges.restore(*flag ? count : 0, statuses);
             return rc;
@@ -288,7 +291,7 @@ extern "C" int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, 
         return rc;
     return raised_as_mpich_would([&] {
         return with_substitution(incount, requests, [&](MPI_Request *r) {
-            const ExchangeStatuses exchanges(incount, r);
+            const ExchangeStatuses exchanges(incount, r, statuses);
             const int rc = PMPI_Testsome(incount, r, outcount, indices, statuses);
             exchanges.restore(*outcount, statuses, indices);
             return rc;
