@@ -132,6 +132,17 @@ public:
 // With `record` (prepare) only the sizes travel and are kept there; with
 // `planned` (a start) only the blocks travel. `maxima`: `count` maxima agreed in
 // the messages (one-off calls only).
+// two_phase's per-call lists, kept on the communicator (SpareLists): made fresh,
+// the bundles were one allocation per rank on every call.
+struct TwoPhaseLists {
+    std::vector<std::vector<Piece>> bundles;
+    std::vector<Piece> arrived;
+};
+struct TwoPhaseCache : CacheEntry {
+    std::vector<int> ranks;  // 0 .. p-1: the group is the whole communicator
+    SpareLists<TwoPhaseLists> lists;
+};
+
 int two_phase(const Exchange &x, BundleSizes *record, const BundleSizes *planned, std::uint64_t *maxima = nullptr,
               int count = 1)
 {
@@ -140,10 +151,18 @@ int two_phase(const Exchange &x, BundleSizes *record, const BundleSizes *planned
         copy_self_block(x);
     if (p == 1)
         return MPI_SUCCESS;
-    std::vector<int> ranks(static_cast<std::size_t>(p));
-    for (int r = 0; r < p; ++r)
-        ranks[r] = r;
-    std::vector<std::vector<Piece>> bundles(static_cast<std::size_t>(p));
+    TwoPhaseCache *cache = cached_or_make<TwoPhaseCache>(x.xcomm, "two_phase_bruck");
+    if (!cache)
+        return MPI_ERR_NO_MEM;
+    std::vector<int> &ranks = cache->ranks;
+    if (ranks.size() != static_cast<std::size_t>(p)) {
+        ranks.resize(static_cast<std::size_t>(p));
+        for (int r = 0; r < p; ++r)
+            ranks[r] = r;
+    }
+    LeasedLists<TwoPhaseLists> lists(&cache->lists);
+    std::vector<std::vector<Piece>> &bundles = lists->bundles;
+    empty_lists(&bundles, static_cast<std::size_t>(p));
     for (int d = 0; d < p; ++d)
         if (d != me)
             bundles[d].push_back(Piece{x.send_block(d), x.sendbytes[d]});
@@ -154,7 +173,7 @@ int two_phase(const Exchange &x, BundleSizes *record, const BundleSizes *planned
     g.planned = planned;
     g.agreed_max = record || planned ? nullptr : maxima;
     g.agreed_count = count;
-    std::vector<Piece> arrived;
+    std::vector<Piece> &arrived = lists->arrived;  // bundle_bruck assigns it
     std::vector<ScratchBytes> store;
     int rc = bundle_bruck(g, bundles, &arrived, &store);
     if (rc != MPI_SUCCESS && rc != MPI_ERR_TRUNCATE && rc != MPI_ERR_COUNT)

@@ -43,7 +43,33 @@ struct Round {
     std::size_t in_bytes = 0;
 };
 
-std::size_t bundle_bytes(const std::vector<Piece> &pieces)
+// The bundle a position holds: the caller's pieces until its first hop (not
+// copied: n - 1 vectors a call), then the one piece it arrived as.
+class Held {
+public:
+    void start(const std::vector<Piece> &pieces)
+    {
+        pieces_ = pieces.data();
+        count_ = pieces.size();
+        moved_ = false;
+    }
+    void arrive(Piece p)
+    {
+        here_ = p;
+        moved_ = true;
+    }
+    const Piece *begin() const { return moved_ ? &here_ : pieces_; }
+    const Piece *end() const { return moved_ ? &here_ + 1 : pieces_ + count_; }
+    Piece only() const { return moved_ ? here_ : Piece{nullptr, 0}; }
+
+private:
+    const Piece *pieces_ = nullptr;
+    std::size_t count_ = 0;
+    Piece here_{nullptr, 0};
+    bool moved_ = false;
+};
+
+std::size_t bundle_bytes(const Held &pieces)
 {
     std::size_t b = 0;
     for (const Piece &p : pieces)
@@ -51,8 +77,9 @@ std::size_t bundle_bytes(const std::vector<Piece> &pieces)
     return b;
 }
 
+template <class SourceOf>
 void trace_message(const BundleGroup &g, int round, bool sent, int peer, const std::vector<int> &positions,
-                   const std::function<int(int)> &source_of, std::size_t bytes)
+                   const SourceOf &source_of, std::size_t bytes)
 {
     std::vector<long long> ids;
     for (int t : positions) {
@@ -107,9 +134,9 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
     const int r = std::max(2, std::min(g.radix, n));
     const bool sizes_only = g.record != nullptr;  // init of a persistent request
     const BundleSizes *planned = g.planned;
-    std::vector<std::vector<Piece>> held(static_cast<std::size_t>(n));
+    std::vector<Held> held(static_cast<std::size_t>(n));
     for (int t = 1; t < n; ++t)
-        held[t] = bundles[mod(me + t, n)];
+        held[t].start(bundles[mod(me + t, n)]);
     const std::size_t stats = static_cast<std::size_t>(std::max(1, g.agreed_count));
     std::vector<std::uint64_t> agreed(stats, 0);  // statistics, not data: not a LocalWork copy
     for (std::size_t k = 0; g.agreed_max && k < stats; ++k)
@@ -121,6 +148,16 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
     std::vector<ScratchBytes> packed;  // a digit's packed sends, until they complete
     std::vector<char *> addrs;
     std::vector<std::size_t> lens, sizes;
+    // A message: a header and at least a piece per position (fewer regrowths).
+    addrs.reserve(static_cast<std::size_t>(n) + 1);
+    lens.reserve(static_cast<std::size_t>(n) + 1);
+    sizes.reserve(static_cast<std::size_t>(n));
+    // Receives of unknown size, per digit (kept across digits: fewer allocations).
+    std::vector<int> peers;
+    std::vector<Round *> of_peer;
+    std::vector<char *> data;
+    std::vector<std::size_t> bytes;
+    std::vector<MPI_Request> reqs;
     int digit = 0;
     for (long long w = 1; w < n; w *= r, ++digit) {
         const int tag = g.tag + digit;
@@ -131,6 +168,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             Round &rd = rounds[z - 1];
             rd.to = mod(me + z * w, n);
             rd.from = mod(me - z * w, n);
+            rd.positions.reserve(static_cast<std::size_t>((n - 1) / w / r + 1) * static_cast<std::size_t>(w));
             for (int t = 1; t < n; ++t)
                 if (radix_digit(t, w, r) == z)
                     rd.positions.push_back(t);
@@ -148,8 +186,8 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             return MPI_ERR_INTERN;
         // A position arriving here left index me - (t mod w*r); one leaving here
         // left index me - (t mod w). Either way it is bound for its source + t.
-        std::function<int(int)> arriving_from = [&](int t) { return mod(me - t % wr, n); };
-        std::function<int(int)> leaving_from = [&](int t) { return mod(me - t % w, n); };
+        auto arriving_from = [&](int t) { return mod(me - t % wr, n); };
+        auto leaving_from = [&](int t) { return mod(me - t % w, n); };
         auto expected = [&](const Round &rd, std::vector<std::size_t> *out) {
             std::size_t total = 0;
             out->clear();
@@ -180,7 +218,8 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             addrs.clear();
             lens.clear();
             if (rd.header || rd.stats_only) {
-                rd.head = agreed;
+                rd.head.reserve(agreed.size() + (rd.header ? rd.positions.size() : 0));
+                rd.head.assign(agreed.begin(), agreed.end());
                 if (rd.header)
                     for (int t : rd.positions)
                         rd.head.push_back(bundle_bytes(held[t]));
@@ -218,16 +257,13 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
         // Receives of unknown size: one message from each remaining peer, probed
         // in arrival order (this digit's tag carries nothing else).
         {
-            std::vector<int> peers;
-            std::vector<Round *> of_peer;
+            peers.clear();
+            of_peer.clear();
             for (Round &rd : rounds)
                 if (!rd.posted) {
                     peers.push_back(g.ranks[rd.from]);
                     of_peer.push_back(&rd);
                 }
-            std::vector<char *> data;
-            std::vector<std::size_t> bytes;
-            std::vector<MPI_Request> reqs;
             if (!peers.empty())
                 MPIX_CHECK(irecv_unknown_sizes(peers, tag, g.comm, true, store, &data, &bytes, &reqs));
             for (std::size_t k = 0; k < peers.size(); ++k) {
@@ -311,7 +347,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             }
             std::size_t at = head;
             for (std::size_t k = 0; k < rd.positions.size(); ++k) {
-                held[rd.positions[k]].assign(1, Piece{sizes_only ? nullptr : rd.in + at, sizes[k]});
+                held[rd.positions[k]].arrive(Piece{sizes_only ? nullptr : rd.in + at, sizes[k]});
                 at += sizes_only ? 0 : sizes[k];
             }
             if (g.trace && !sizes_only)
@@ -324,7 +360,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
         round_id += zmax;
     }
     for (int t = 1; t < n; ++t)
-        (*arrived)[mod(me - t, n)] = held[t].empty() ? Piece{nullptr, 0} : held[t][0];
+        (*arrived)[mod(me - t, n)] = held[t].only();
     for (std::size_t k = 0; g.agreed_max && k < stats; ++k)
         g.agreed_max[k] = agreed[k];
     return mismatch;

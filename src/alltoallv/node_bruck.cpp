@@ -38,6 +38,7 @@
 #include "core/comm.hpp"
 #include "core/error.hpp"
 #include "core/p2p.hpp"
+#include "core/scratch.hpp"
 #include "core/trace.hpp"
 #include "topo/topology.hpp"
 
@@ -106,8 +107,20 @@ struct Grouping {
     std::vector<char> partner_own_apart;
 };
 
+// A call's lists that grow with its group: the bundles, their size headers,
+// what each member's bundle brought, what each handled part brought. Kept from
+// one call to the next (SpareLists): made fresh, each member's list was an
+// allocation a call, about 30 of node_bruck's 84 a call at 16 ranks a node.
+struct NodeBruckLists {
+    std::vector<std::vector<Piece>> bundles, from;
+    std::vector<std::vector<unsigned char>> size_heads;
+    std::vector<std::vector<std::vector<Piece>>> chunk;
+    std::vector<Piece> arrived;
+};
+
 struct NodeBruckPlan : CacheEntry {
     const Regions *nodes = nullptr;
+    SpareLists<NodeBruckLists> lists;
     std::vector<int> node_local;             // my node's ranks, by local index
     // One grouping per group size in use (MPIX_Alltoall and MPIX_Alltoallv may
     // differ; a per-call hint may change it), each with its own agreed volume.
@@ -621,13 +634,17 @@ int node_bruck(const Exchange &x)
 
     // Phase A: bundle for local index j = [sizes] my block for j, my blocks for
     // remote[j]. from[s][k]: block of local s for remote[i][k] after the phase.
-    std::vector<std::vector<Piece>> bundles(n);
-    std::vector<std::vector<unsigned char>> size_heads(n);
+    LeasedLists<NodeBruckLists> lists(&plan->lists);
+    std::vector<std::vector<Piece>> &bundles = lists->bundles;
+    std::vector<std::vector<unsigned char>> &size_heads = lists->size_heads;
+    empty_lists(&bundles, static_cast<std::size_t>(n));
+    empty_lists(&size_heads, static_cast<std::size_t>(n));
     std::vector<std::size_t> sizes;
     std::vector<std::uint64_t> sent_via(static_cast<std::size_t>(n), 0), via_me(static_cast<std::size_t>(n), 0);
     for (int j = 0; j < n; ++j) {
         if (j == i)
             continue;
+        bundles[j].reserve(2 + gp->remote[j].size());  // one allocation per bundle, not one per doubling
         if (!uniform) {  // [my volume, bytes I receive, my block for j, my blocks for remote[j]]
             sizes.assign(1, static_cast<std::size_t>(own));
             sizes.push_back(static_cast<std::size_t>(received));
@@ -645,7 +662,7 @@ int node_bruck(const Exchange &x)
                 bundles[j].push_back(block_piece(d));
     }
     const int rounds_a = bundle_bruck_rounds(n, radix_a);
-    std::vector<Piece> arrived;
+    std::vector<Piece> &arrived = lists->arrived;  // bundle_bruck assigns it
     {
         BundleGroup g = bundle_group(x.comm, x.work, gp->local, i, radix_a, tag_a,
                                      uniform ? SizesKnown::everywhere : SizesKnown::nowhere, x.trace, 0);
@@ -678,8 +695,10 @@ int node_bruck(const Exchange &x)
     // ranks receive in place.
     std::vector<std::uint64_t> member_received(static_cast<std::size_t>(n), received);
     const std::vector<int> &mine = gp->remote[i];
-    std::vector<std::vector<Piece>> from(n);
+    std::vector<std::vector<Piece>> &from = lists->from;
+    empty_lists(&from, static_cast<std::size_t>(n));
     for (int s = 0; s < n; ++s) {
+        from[s].reserve(mine.size());
         if (s == i) {
             for (int d : mine)
                 from[s].push_back(block_piece(d));
@@ -935,7 +954,10 @@ int node_bruck(const Exchange &x)
     // chunk[h][d]: the data of all of node handled[h] for my local index d (in
     // its part; empty for the others).
     // Several pieces, in source order, where v's handler was bypassed.
-    std::vector<std::vector<std::vector<Piece>>> chunk(handled.size(), std::vector<std::vector<Piece>>(n));
+    std::vector<std::vector<std::vector<Piece>>> &chunk = lists->chunk;
+    chunk.resize(handled.size());
+    for (std::vector<std::vector<Piece>> &of_part : chunk)
+        empty_lists(&of_part, static_cast<std::size_t>(n));
     std::vector<MPI_Request> extra_recvs;
     std::vector<std::size_t> extra_expected;
     // Per handled part: my own blocks came apart; the partner asks for its own apart.
@@ -1028,6 +1050,7 @@ int node_bruck(const Exchange &x)
         ids.clear();
         at = head;
         for (int d = q, z = 0; d < n; d += k, ++z) {
+            chunk[h][d].reserve(trailer.empty() ? 1 : static_cast<std::size_t>(nv));
             if (trailer.empty()) {
                 chunk[h][d].push_back(Piece{in_data[h] + at, sizes[2 + z]});
                 at += sizes[2 + z];

@@ -10,12 +10,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "alltoallv/bundle_bruck.hpp"
 #include "alltoallv/direct.hpp"
 #include "alltoallv/parlogna.hpp"
+#include "core/comm.hpp"
 #include "core/error.hpp"
 #include "core/p2p.hpp"
 #include "core/scratch.hpp"
@@ -40,6 +42,24 @@ struct Pending {
     bool is_recv;
 };
 
+// Phase 1's per-call lists, kept on the plan (SpareLists): made fresh they were
+// four allocations per rank of the node on every call.
+struct ParlinnaLists {
+    std::vector<std::vector<Piece>> bundles;
+    std::vector<std::vector<unsigned char>> heads;
+    std::vector<std::vector<std::uint64_t>> sizes;
+    std::vector<std::vector<const char *>> where;
+    std::vector<Piece> arrived;
+};
+
+// What ParLinNa derives from the node map, cached on the communicator: which
+// ranks each local index relays (made per call, it walked all P ranks).
+struct ParlinnaPlan : CacheEntry {
+    std::vector<std::vector<int>> dests;  // local index j -> ranks relayed by j, by (node, index)
+    SpareLists<ParlinnaLists> lists;
+    bool depends_on_topology() const override { return true; }
+};
+
 // `maxima` (coalesced, MPIX_Alltoallv): `count` maxima agreed in the messages.
 int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr, int count = 0)
 {
@@ -53,11 +73,19 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
     const int me = x.rank;
 
     // dests[j]: ranks relayed by my local index j, by (node, index).
-    std::vector<std::vector<int>> dests(n);
-    for (int v = 0; v < N; ++v)
-        for (int k = 0; k < R->size_of(v); ++k)
-            dests[k % n].push_back(R->member(v, k));
+    ParlinnaPlan *plan = cached<ParlinnaPlan>(x.xcomm, "parlinna");
+    if (!plan) {
+        std::unique_ptr<ParlinnaPlan> fresh(new ParlinnaPlan());
+        fresh->dests.resize(static_cast<std::size_t>(n));
+        for (int v = 0; v < N; ++v)
+            for (int k = 0; k < R->size_of(v); ++k)
+                fresh->dests[k % n].push_back(R->member(v, k));
+        plan = fresh.get();
+        x.xcomm->cache["parlinna"] = std::move(fresh);
+    }
+    const std::vector<std::vector<int>> &dests = plan->dests;
     const std::vector<int> &mine = dests[me_i];
+    LeasedLists<ParlinnaLists> lists(&plan->lists);
 
     // Phase 1: radix-r Bruck rounds (ParLogNa's schedule) over my node's ranks.
     // The bundle for local j is my blocks for dests[j], behind their sizes
@@ -66,8 +94,10 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
     std::vector<int> local(n);
     for (int j = 0; j < n; ++j)
         local[j] = R->member(g, j);
-    std::vector<std::vector<Piece>> bundles(n);
-    std::vector<std::vector<unsigned char>> heads(n);
+    std::vector<std::vector<Piece>> &bundles = lists->bundles;
+    std::vector<std::vector<unsigned char>> &heads = lists->heads;
+    empty_lists(&bundles, static_cast<std::size_t>(n));
+    empty_lists(&heads, static_cast<std::size_t>(n));
     std::vector<std::size_t> block_sizes;
     for (int j = 0; j < n; ++j) {
         if (j == me_i)
@@ -79,10 +109,11 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
             encode_sizes(block_sizes, &heads[j]);
             bundles[j].push_back(Piece{reinterpret_cast<const char *>(heads[j].data()), heads[j].size()});
         }
+        bundles[j].reserve(dests[j].size() + 1);
         for (int d : dests[j])
             bundles[j].push_back(Piece{x.send_block(d), x.sendbytes[d]});
     }
-    std::vector<Piece> arrived;
+    std::vector<Piece> &arrived = lists->arrived;  // bundle_bruck assigns it
     std::vector<ScratchBytes> store;
     const int radix = parlogna_radix(n, x.hints->radix);
     // Phase 2's trace rounds follow phase 1's on every node: after the most
@@ -108,8 +139,14 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
         bg.agreed_count = std::max(count, 1);
         MPIX_CHECK(bundle_bruck(bg, bundles, &arrived, &store));
     }
-    std::vector<std::vector<std::uint64_t>> sizes(n, std::vector<std::uint64_t>(mine.size(), x.block_bytes));
-    std::vector<std::vector<const char *>> where(n, std::vector<const char *>(mine.size(), nullptr));
+    std::vector<std::vector<std::uint64_t>> &sizes = lists->sizes;
+    std::vector<std::vector<const char *>> &where = lists->where;
+    sizes.resize(static_cast<std::size_t>(n));
+    where.resize(static_cast<std::size_t>(n));
+    for (int s = 0; s < n; ++s) {
+        sizes[s].assign(mine.size(), x.block_bytes);
+        where[s].assign(mine.size(), nullptr);
+    }
     for (int s = 0; s < n; ++s) {
         if (s == me_i) {
             for (std::size_t k = 0; k < mine.size(); ++k) {

@@ -142,6 +142,11 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                 rs.round = round++;
                 rs.to = mod(me + z * w, p);
                 rs.from = mod(me - z * w, p);
+                // Positions with digit z: at most w of every w * r (one allocation, not one per doubling).
+                const std::size_t most = static_cast<std::size_t>(((p - 1) / w / r + 1) * w);
+                rs.pending.reserve(most);
+                if (sizes_only || (!planned && beyond < p))
+                    rs.meta_out.reserve(most);
                 for (int t = 1; t < p; ++t)
                     if (radix_digit(t, w, r) == z) {
                         rs.pending.push_back(t);

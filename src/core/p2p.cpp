@@ -4,7 +4,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
-#include <map>
+#include <utility>
 
 #include "config.h"
 #include "core/error.hpp"
@@ -466,18 +466,25 @@ int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, b
     data->assign(n, nullptr);
     bytes->assign(n, 0);
     reqs->assign(n, MPI_REQUEST_NULL);
-    std::vector<bool> posted(n, false);
-    std::map<int, std::size_t> index;  // peer -> k
-    if (exclusive)
+    // Bookkeeping in two allocations, whatever n: a per-peer map cost one per peer,
+    // which node_bruck and bundle_bruck pay on every digit of every call.
+    std::vector<char> posted(n, 0);
+    std::vector<std::pair<int, std::size_t>> index;  // (peer, k), sorted by peer
+    if (exclusive) {
+        index.reserve(n);
         for (std::size_t k = 0; k < n; ++k)
-            index[peers[k]] = k;
+            index.emplace_back(peers[k], k);
+        std::sort(index.begin(), index.end());
+    }
+    if (store->capacity() < store->size() + n)  // one regrowth for the n buffers, geometric across calls
+        store->reserve(std::max(store->size() + n, 2 * store->capacity()));
     auto receive = [&](std::size_t k, ProbedMessage *m) -> int {
         store->emplace_back();
         if (!store->back().resize(m->bytes))
             return MPI_ERR_NO_MEM;
         (*data)[k] = store->back().data();
         (*bytes)[k] = m->bytes;
-        posted[k] = true;
+        posted[k] = 1;
         return irecv_probed(m, (*data)[k], tag, comm, &(*reqs)[k]);
     };
     for (std::size_t left = n, pass_start = n + 1; left > 0;) {
@@ -488,8 +495,8 @@ int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, b
             ProbedMessage m;
             bool found = false;
             MPIX_CHECK(probe_message(MPI_ANY_SOURCE, tag, comm, true, &m, &found));
-            auto it = index.find(m.source);
-            if (it == index.end() || posted[it->second])
+            auto it = std::lower_bound(index.begin(), index.end(), std::make_pair(m.source, std::size_t(0)));
+            if (it == index.end() || it->first != m.source || posted[it->second])
                 return MPI_ERR_INTERN;  // a message this rank expects from no one
             MPIX_CHECK(receive(it->second, &m));
             --left;

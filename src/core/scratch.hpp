@@ -10,6 +10,8 @@
 #define MPIX_CORE_SCRATCH_HPP
 
 #include <cstddef>
+#include <memory>
+#include <new>
 #include <vector>
 
 namespace mpix {
@@ -73,6 +75,59 @@ private:
     ScratchPool *pool_;
     ScratchBytes bytes_;
 };
+
+// Per-call lists (vectors, vectors of vectors) an algorithm keeps on its cached
+// plan from one call to the next, so that their capacity is reused instead of
+// allocated again on every call. Calls in flight at once (nonblocking requests
+// on one communicator) each lease their own T.
+template <class T>
+class SpareLists {
+public:
+    // A spare T, else a new one (std::bad_alloc where there is no memory).
+    std::unique_ptr<T> take()
+    {
+        if (spare_.empty())
+            return std::unique_ptr<T>(new T());
+        std::unique_ptr<T> t = std::move(spare_.back());
+        spare_.pop_back();
+        return t;
+    }
+    void give(std::unique_ptr<T> t) noexcept
+    {
+        try {
+            spare_.push_back(std::move(t));
+        } catch (const std::bad_alloc &) {
+            // not kept: a later call makes a new one
+        }
+    }
+
+private:
+    std::vector<std::unique_ptr<T>> spare_;
+};
+
+// A T of `lists` for one scope, given back when the scope ends.
+template <class T>
+class LeasedLists {
+public:
+    explicit LeasedLists(SpareLists<T> *lists) : lists_(lists), t_(lists->take()) {}
+    ~LeasedLists() { lists_->give(std::move(t_)); }
+    LeasedLists(const LeasedLists &) = delete;
+    LeasedLists &operator=(const LeasedLists &) = delete;
+    T *operator->() const { return t_.get(); }
+
+private:
+    SpareLists<T> *lists_;
+    std::unique_ptr<T> t_;
+};
+
+// n empty lists, keeping the capacity of those already there.
+template <class T>
+void empty_lists(std::vector<std::vector<T>> *lists, std::size_t n)
+{
+    lists->resize(n);
+    for (std::vector<T> &l : *lists)
+        l.clear();
+}
 
 }  // namespace mpix
 
