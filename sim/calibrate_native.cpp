@@ -12,6 +12,11 @@
 //    (the copy rate out of the cache: the model's memory rate; `memcpy_both`);
 //  - MPI_Pack of a datatype of several byte ranges (the MPI library's packing
 //    of a message the library describes by ranges), per range.
+//  - what sending such a datatype adds to an exchange between ranks 0 and 1
+//    (`typed_send pieces bytes seconds`: both send at once, a hindexed send
+//    against a contiguous one of the same bytes, the receives contiguous). On
+//    this machine it is well below MPI_Pack's time for the same ranges
+//    (16 x 1 KiB: 1.8 us against 6.1), so the pack lines are not its measure.
 //  - with every rank busy at once (the CPU costs a many-round or probing row pays
 //    on a loaded node): one MPI_Iprobe that finds nothing (`probe_all`), one
 //    MPI_Test of a receive still pending (`test_all`), and one round of a
@@ -145,6 +150,38 @@ double pack_time(int pieces, int piece, std::vector<char> &src, std::vector<char
     return median(times);
 }
 
+// Ranks 0 and 1 exchanging `pieces` ranges of `piece` bytes at once, the send a
+// hindexed datatype (typed) or contiguous bytes; seconds per exchange, median.
+double exchange_time(int me, bool typed, int pieces, int piece, std::vector<char> &src, std::vector<char> &dst)
+{
+    std::vector<int> lens(pieces, piece);
+    std::vector<MPI_Aint> displs(pieces);
+    for (int i = 0; i < pieces; ++i)
+        displs[i] = static_cast<MPI_Aint>(i) * 2 * piece;  // gaps between ranges, as pack_time
+    MPI_Datatype t;
+    MPI_Type_create_hindexed(pieces, lens.data(), displs.data(), MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    const int bytes = pieces * piece, inner = std::max(20, std::min(1000, (16 << 20) / (bytes + 64)));
+    std::vector<double> times;
+    for (int r = 0; r < 17; ++r) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int i = 0; me < 2 && i < inner; ++i) {
+            MPI_Request q[2];
+            MPI_Irecv(dst.data(), bytes, MPI_BYTE, 1 - me, 5, MPI_COMM_WORLD, &q[0]);
+            if (typed)
+                MPI_Isend(src.data(), 1, t, 1 - me, 5, MPI_COMM_WORLD, &q[1]);
+            else
+                MPI_Isend(src.data(), bytes, MPI_BYTE, 1 - me, 5, MPI_COMM_WORLD, &q[1]);
+            MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+        }
+        if (r >= 2)
+            times.push_back((MPI_Wtime() - t0) / inner);
+    }
+    MPI_Type_free(&t);
+    return median(times);
+}
+
 // Every rank repeating `call` `inner` times between barriers; the slowest
 // rank's time per call, median of `reps` groups.
 template <class Call>
@@ -251,6 +288,16 @@ int main(int argc, char **argv)
             std::printf("memcpy_both %zu %.9e\n", n, median(t));
     }
     loaded_node_costs(me, np);
+    {
+        std::vector<char> src(std::size_t(2) * 256 * 1024, 5), dst(std::size_t(256) * 1024);
+        for (int piece : {8, 64, 1024})
+            for (int pieces : {1, 16, 256}) {
+                double typed = exchange_time(me, true, pieces, piece, src, dst);
+                double contiguous = exchange_time(me, false, pieces, piece, src, dst);
+                if (me == 0)
+                    std::printf("typed_send %d %d %.9e\n", pieces, piece, typed - contiguous);
+            }
+    }
     // Copies on rank 0 only, with the other ranks waiting in a barrier (idle cores).
     if (me == 0) {
         std::vector<char> a(largest, 2), b(largest, 3);
