@@ -845,6 +845,8 @@ int node_bruck(const Exchange &x)
             addrs.clear();
             lens.clear();
             ids.clear();
+            addrs.reserve(static_cast<std::size_t>(nv) * static_cast<std::size_t>(n) + 2);  // once, not per doubling
+            lens.reserve(static_cast<std::size_t>(nv) * static_cast<std::size_t>(n) + 2);
             // The partner's own blocks apart, as it asked in the previous call,
             // where it is in the part and no member skips me.
             const int partner = node_bruck_handler(v, u, q, k, N, R.size_of(v));
@@ -1191,15 +1193,15 @@ int node_bruck(const Exchange &x)
     }
     // Deliver: from handler s, its nodes' blocks for me in (node, source) order;
     // from myself, without the nodes whose blocks for me came apart (own_apart).
-    auto deliver = [&](int s, const std::vector<Piece> &pieces) {
+    auto deliver = [&](int s, const Piece *pieces, std::size_t count) {
         auto came_apart = [&](std::size_t h) { return s == i && own_apart[h]; };
         std::size_t got = 0, want = expected_from(s, i);
         for (std::size_t h = 0; h < gp->handled[s].size(); ++h)
             if (came_apart(h) && in_part(i, gp->handled[s][h].part, gp->parts))
                 for (int m = 0; m < R.size_of(gp->handled[s][h].node); ++m)
                     want -= x.recvbytes[R.member(gp->handled[s][h].node, m)];
-        for (const Piece &pc : pieces)
-            got += pc.bytes;
+        for (std::size_t c = 0; c < count; ++c)
+            got += pieces[c].bytes;
         if (got != want) {
             note_mismatch(&mismatch, got > want ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
             return;
@@ -1236,9 +1238,9 @@ int node_bruck(const Exchange &x)
                 for (std::size_t h = 0; h < handled.size(); ++h)
                     if (in_part(i, handled[h].part, k))
                         own.insert(own.end(), chunk[h][i].begin(), chunk[h][i].end());
-                deliver(s, own);
+                deliver(s, own.data(), own.size());
             } else if (!gp->handled[s].empty() && !unpacked(s, i)) {
-                deliver(s, {arrived[s]});
+                deliver(s, &arrived[s], 1);  // not a vector of one: an allocation per member
             }
         }
     }

@@ -466,15 +466,25 @@ int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, b
     data->assign(n, nullptr);
     bytes->assign(n, 0);
     reqs->assign(n, MPI_REQUEST_NULL);
-    // Bookkeeping in two allocations, whatever n: a per-peer map cost one per peer,
-    // which node_bruck and bundle_bruck pay on every digit of every call.
-    std::vector<char> posted(n, 0);
-    std::vector<std::pair<int, std::size_t>> index;  // (peer, k), sorted by peer
+    // Bookkeeping on the stack up to kInline peers (a digit's rounds, mostly),
+    // else in two allocations: a per-peer map cost one per peer, which node_bruck,
+    // bundle_bruck and parlogna paid on every digit of every call.
+    constexpr std::size_t kInline = 16;
+    char posted_inline[kInline] = {};
+    std::pair<int, std::size_t> index_inline[kInline];
+    std::vector<char> posted_heap;
+    std::vector<std::pair<int, std::size_t>> index_heap;
+    if (n > kInline) {
+        posted_heap.assign(n, 0);
+        if (exclusive)
+            index_heap.resize(n);
+    }
+    char *const posted = n > kInline ? posted_heap.data() : posted_inline;
+    std::pair<int, std::size_t> *const index = n > kInline ? index_heap.data() : index_inline;  // (peer, k), by peer
     if (exclusive) {
-        index.reserve(n);
         for (std::size_t k = 0; k < n; ++k)
-            index.emplace_back(peers[k], k);
-        std::sort(index.begin(), index.end());
+            index[k] = std::make_pair(peers[k], k);
+        std::sort(index, index + n);
     }
     if (store->capacity() < store->size() + n)  // one regrowth for the n buffers, geometric across calls
         store->reserve(std::max(store->size() + n, 2 * store->capacity()));
@@ -495,8 +505,8 @@ int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, b
             ProbedMessage m;
             bool found = false;
             MPIX_CHECK(probe_message(MPI_ANY_SOURCE, tag, comm, true, &m, &found));
-            auto it = std::lower_bound(index.begin(), index.end(), std::make_pair(m.source, std::size_t(0)));
-            if (it == index.end() || it->first != m.source || posted[it->second])
+            const auto *it = std::lower_bound(index, index + n, std::make_pair(m.source, std::size_t(0)));
+            if (it == index + n || it->first != m.source || posted[it->second])
                 return MPI_ERR_INTERN;  // a message this rank expects from no one
             MPIX_CHECK(receive(it->second, &m));
             --left;
