@@ -124,14 +124,6 @@ public:
     BundleSizes steps;
 };
 
-// Radix-2 Bruck (HPDC'22's two-phase Bruck) with each step's block sizes in front
-// of its blocks, in the same message (bundle_bruck: probed receives, one message
-// per step; the last step, whose blocks all land at their destinations, carries
-// no sizes: the receivers know them). Blocks never rotate: they are sent from the
-// send buffer and from where they arrived, and copied into their receive blocks.
-// With `record` (prepare) only the sizes travel and are kept there; with
-// `planned` (a start) only the blocks travel. `maxima`: `count` maxima agreed in
-// the messages (one-off calls only).
 // two_phase's per-call lists, kept on the communicator (SpareLists): made fresh,
 // the bundles were one allocation per rank on every call.
 struct TwoPhaseLists {
@@ -143,6 +135,14 @@ struct TwoPhaseCache : CacheEntry {
     SpareLists<TwoPhaseLists> lists;
 };
 
+// Radix-2 Bruck (HPDC'22's two-phase Bruck) with each step's block sizes in front
+// of its blocks, in the same message (bundle_bruck: probed receives, one message
+// per step; the last step, whose blocks all land at their destinations, carries
+// no sizes: the receivers know them). Blocks never rotate: they are sent from the
+// send buffer and from where they arrived, and copied into their receive blocks.
+// With `record` (prepare) only the sizes travel and are kept there; with
+// `planned` (a start) only the blocks travel. `maxima`: `count` maxima agreed in
+// the messages (one-off calls only).
 int two_phase(const Exchange &x, BundleSizes *record, const BundleSizes *planned, std::uint64_t *maxima = nullptr,
               int count = 1)
 {

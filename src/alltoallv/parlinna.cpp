@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -73,15 +72,15 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
     const int me = x.rank;
 
     // dests[j]: ranks relayed by my local index j, by (node, index).
-    ParlinnaPlan *plan = cached<ParlinnaPlan>(x.xcomm, "parlinna");
-    if (!plan) {
-        std::unique_ptr<ParlinnaPlan> fresh(new ParlinnaPlan());
-        fresh->dests.resize(static_cast<std::size_t>(n));
+    ParlinnaPlan *plan = cached_or_make<ParlinnaPlan>(x.xcomm, "parlinna");
+    if (!plan)
+        return MPI_ERR_NO_MEM;
+    if (plan->dests.empty()) {  // made whole, then kept: a failed making leaves it empty
+        std::vector<std::vector<int>> made(static_cast<std::size_t>(n));
         for (int v = 0; v < N; ++v)
             for (int k = 0; k < R->size_of(v); ++k)
-                fresh->dests[k % n].push_back(R->member(v, k));
-        plan = fresh.get();
-        x.xcomm->cache["parlinna"] = std::move(fresh);
+                made[k % n].push_back(R->member(v, k));
+        plan->dests.swap(made);
     }
     const std::vector<std::vector<int>> &dests = plan->dests;
     const std::vector<int> &mine = dests[me_i];
@@ -102,6 +101,7 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
     for (int j = 0; j < n; ++j) {
         if (j == me_i)
             continue;
+        bundles[j].reserve(dests[j].size() + 1);  // the sizes, then the blocks: one allocation
         if (!x.uniform) {
             block_sizes.clear();
             for (int d : dests[j])
@@ -109,7 +109,6 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
             encode_sizes(block_sizes, &heads[j]);
             bundles[j].push_back(Piece{reinterpret_cast<const char *>(heads[j].data()), heads[j].size()});
         }
-        bundles[j].reserve(dests[j].size() + 1);
         for (int d : dests[j])
             bundles[j].push_back(Piece{x.send_block(d), x.sendbytes[d]});
     }
