@@ -8,8 +8,6 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
-#include <functional>
-#include <map>
 #include <string>
 
 #include "alltoall/bruck.hpp"
@@ -93,10 +91,14 @@ struct Item {
     const char *data;
 };
 
-bool item_less(const Item &a, const Item &b) { return a.s != b.s ? a.s < b.s : a.d < b.d; }
+// (s, d) order; an object, not a function, so that std::sort inlines it.
+struct ItemLess {
+    bool operator()(const Item &a, const Item &b) const { return a.s != b.s ? a.s < b.s : a.d < b.d; }
+};
+constexpr ItemLess item_less{};
 
 // The order of a hop's messages' items, the same on both sides (default: item_less).
-using ItemOrder = std::function<bool(const Item &, const Item &)>;
+using ItemOrder = ItemLess;
 
 int mod(int a, int m) { return ((a % m) + m) % m; }
 
@@ -119,8 +121,6 @@ struct Message {
     std::vector<Item> items;
 };
 
-using KeyFn = std::function<int(int from, int to)>;
-
 // Traces one message of hop `hop` (the hop is the round): its blocks' global ids
 // and its payload, as sent (to >= 0) or received (from >= 0).
 void trace_message(const Exchange &x, int hop, int to, int from, const std::vector<Item> &items, std::size_t bytes)
@@ -134,7 +134,44 @@ void trace_message(const Exchange &x, int hop, int to, int from, const std::vect
     x.trace->round(hop, to, from, ids, to >= 0 ? bytes : 0, from >= 0 ? bytes : 0);
 }
 
+}  // namespace
+
+// The lists a hop fills and empties again, shared by a call's hops and kept on
+// the cached plan from one call to the next (RelayPlan::spare_lists), so their
+// capacity is reused: made fresh in every hop they were most of the about 100
+// allocations a call of locality_aware made on one node of 8 ranks, 230 on 4 of 8.
+struct RelayLists {
+    std::vector<Item> kept;
+    // The first `outgoing_count` are this hop's messages; the rest keep their items' capacity.
+    std::vector<Message> outgoing;
+    std::size_t outgoing_count = 0;
+    // rank -> its message in `outgoing` where that message's peer is the rank;
+    // anything else (an earlier hop's, or -1) means none yet.
+    std::vector<int> slot;
+    std::vector<int> steps;
+    std::vector<std::vector<unsigned char>> heads;
+    std::vector<char *> addrs;
+    std::vector<std::size_t> lens, sizes, bytes, expected;
+    std::vector<MPI_Request> reqs, probed_reqs;
+    std::vector<Message *> probed;
+    std::vector<int> peers;
+    std::vector<char *> data;
+    struct KnownRecv {
+        std::size_t req;
+        char *data;
+        std::size_t bytes;
+    };
+    std::vector<KnownRecv> known_recvs;
+};
+
+RelayPlan::RelayPlan() = default;
+RelayPlan::~RelayPlan() = default;
+
+namespace {
+
 struct HopIo {
+    explicit HopIo(const RelayPlan &p) : lists(&p.spare_lists) {}
+    LeasedLists<RelayLists> lists;
     std::vector<ScratchBytes> storage;  // received payloads (kept for the next hops)
     // A message of a length its receiver knew came with another: the items it
     // brought were zeroed, so what this rank forwards later goes empty (relay_length).
@@ -173,9 +210,14 @@ struct RelaySizes {
 // alone, and what each brings is kept in record->hops[hop]; with `planned` (a
 // start) every message is its bytes alone, received with the planned length
 // (an empty one is not sent).
-int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function<int(const Item &)> &next,
-        std::vector<Message> &incoming, const KeyFn &key, SizesKnown known, HopIo *io, int *mismatch,
-        RelaySizes *record, const RelaySizes *planned, int round = -1, const ItemOrder *order = nullptr)
+// Next (int(const Item &)), Key (int(int from, int to)) and Order (bool(const
+// Item &, const Item &)) are the callers' lambdas, called directly: through
+// std::function each item's call went through a pointer, and a closure of more
+// than two captures was an allocation.
+template <class Next, class Key, class Order = ItemOrder>
+int hop(const Exchange &x, int tag, std::vector<Item> &held, const Next &next, std::vector<Message> &incoming,
+        const Key &key, SizesKnown known, HopIo *io, int *mismatch, RelaySizes *record, const RelaySizes *planned,
+        int round = -1, const Order *order = nullptr)
 {
     const bool sizes_only = record != nullptr;
     const int hop_id = tag - x.tag;
@@ -189,57 +231,76 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
     // Who sends sizes in front of the bytes, who posts exact receives.
     const bool with_header = sizes_only || (known == SizesKnown::nowhere && !plan);
     const bool exact = plan || known == SizesKnown::everywhere;
-    std::vector<Item> kept;
-    std::vector<Message> outgoing;
-    std::map<int, std::size_t> out_index;
+    RelayLists &L = *io->lists.operator->();
+    std::vector<Item> &kept = L.kept;
+    kept.clear();
+    // This hop's messages: the first L.outgoing_count of L.outgoing, found by peer
+    // through L.slot, whose entries need no clearing (checked against the peer).
+    std::vector<Message> &outgoing_lists = L.outgoing;
+    std::size_t &n_out = L.outgoing_count;
+    n_out = 0;
+    if (L.slot.size() != static_cast<std::size_t>(x.size))
+        L.slot.assign(static_cast<std::size_t>(x.size), -1);
     for (const Item &it : held) {
         int to = next(it);
         if (to == x.rank) {
             kept.push_back(it);
             continue;
         }
-        auto f = out_index.find(to);
-        if (f == out_index.end()) {
-            f = out_index.emplace(to, outgoing.size()).first;
-            outgoing.push_back(Message{to, key(x.rank, to), {}});
+        int &at = L.slot[static_cast<std::size_t>(to)];
+        const std::size_t found = static_cast<std::size_t>(at);
+        if (at < 0 || found >= n_out || outgoing_lists[found].peer != to) {
+            at = static_cast<int>(n_out);
+            if (n_out == outgoing_lists.size())
+                outgoing_lists.emplace_back();
+            Message &m = outgoing_lists[n_out++];
+            m.peer = to;
+            m.step = key(x.rank, to);
+            m.items.clear();
         }
-        outgoing[f->second].items.push_back(it);
+        outgoing_lists[static_cast<std::size_t>(at)].items.push_back(it);
     }
+    const auto outgoing_begin = outgoing_lists.begin();
+    const auto outgoing_end = outgoing_lists.begin() + static_cast<std::ptrdiff_t>(n_out);
     if (order) {
-        for (Message &m : outgoing)
-            std::sort(m.items.begin(), m.items.end(), *order);
+        for (auto m = outgoing_begin; m != outgoing_end; ++m)
+            std::sort(m->items.begin(), m->items.end(), *order);
         for (Message &m : incoming)
             std::sort(m.items.begin(), m.items.end(), *order);
     }
     // Posted from the next rank on, not from rank 0: were every rank to start with
     // the lowest peer, each message wave would land on a few receivers at a time.
-    std::sort(outgoing.begin(), outgoing.end(), [&](const Message &a, const Message &b) {
+    std::sort(outgoing_begin, outgoing_end, [&](const Message &a, const Message &b) {
         return mod(a.peer - x.rank, x.size) < mod(b.peer - x.rank, x.size);
     });
     for (Message &m : incoming)
         m.step = key(m.peer, x.rank);
     bool pairwise = x.hints->inner == Inner::pairwise;
-    std::vector<int> steps;
-    for (const Message &m : outgoing)
-        steps.push_back(pairwise ? m.step : 0);
+    std::vector<int> &steps = L.steps;
+    steps.clear();
+    for (auto m = outgoing_begin; m != outgoing_end; ++m)
+        steps.push_back(pairwise ? m->step : 0);
     for (const Message &m : incoming)
         steps.push_back(pairwise ? m.step : 0);
     std::sort(steps.begin(), steps.end());
     steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
 
-    std::vector<std::vector<unsigned char>> heads(outgoing.size());
-    std::vector<char *> addrs;
-    std::vector<std::size_t> lens, sizes;
+    std::vector<std::vector<unsigned char>> &heads = L.heads;
+    if (heads.size() < n_out)
+        heads.resize(n_out);
+    std::vector<char *> &addrs = L.addrs;
+    std::vector<std::size_t> &lens = L.lens, &sizes = L.sizes;
     for (int step : steps) {
         auto in_step = [&](const Message &m) { return !pairwise || m.step == step; };
-        std::vector<MPI_Request> reqs;
+        std::vector<MPI_Request> &reqs = L.reqs;
+        reqs.clear();
         std::vector<ScratchBytes> packed;  // this step's packed sends, until they complete
         // Sends; where every receive is exact they follow the receives, so
         // each message finds its receive posted (probed receives need the
         // sends first: the probe waits for them).
         auto post_sends = [&]() -> int {
-            for (std::size_t i = 0; i < outgoing.size(); ++i) {
-                const Message &m = outgoing[i];
+            for (std::size_t i = 0; i < n_out; ++i) {
+                const Message &m = outgoing_lists[i];
                 if (!in_step(m))
                     continue;
                 addrs.clear();
@@ -275,17 +336,19 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
         if (!exact)
             MPIX_CHECK(post_sends());
         // Receives: exact ones posted, probed ones found.
-        std::vector<Message *> probed;
-        std::vector<int> peers;
-        std::vector<char *> data;
-        std::vector<std::size_t> bytes;
-        std::vector<MPI_Request> probed_reqs;
-        struct KnownRecv {
-            std::size_t req;
-            char *data;
-            std::size_t bytes;
-        };
-        std::vector<KnownRecv> known_recvs;
+        std::vector<Message *> &probed = L.probed;
+        std::vector<int> &peers = L.peers;
+        std::vector<char *> &data = L.data;
+        std::vector<std::size_t> &bytes = L.bytes;
+        std::vector<MPI_Request> &probed_reqs = L.probed_reqs;
+        using KnownRecv = RelayLists::KnownRecv;
+        std::vector<KnownRecv> &known_recvs = L.known_recvs;
+        probed.clear();
+        peers.clear();
+        data.clear();
+        bytes.clear();
+        probed_reqs.clear();
+        known_recvs.clear();
         for (Message &m : incoming) {
             if (!in_step(m))
                 continue;
@@ -376,7 +439,8 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
         // Sizes known everywhere, yet a sender's differ (MPIX_Alltoall with
         // unequal block sizes across ranks): report it and carry on with the
         // expected sizes (zeroed content), so later hops match their receivers.
-        std::vector<std::size_t> expected(reqs.size(), kNotChecked);
+        std::vector<std::size_t> &expected = L.expected;
+        expected.assign(reqs.size(), kNotChecked);
         for (const KnownRecv &r : known_recvs)
             expected[r.req] = r.bytes;
         int wrong = MPI_SUCCESS;
@@ -388,7 +452,11 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
                 std::memset(r.data, 0, r.bytes);
         }
     }
-    held.swap(kept);
+    held.swap(kept);  // the old list's capacity is the next hop's `kept`
+    std::size_t arriving = 0;
+    for (const Message &m : incoming)
+        arriving += m.items.size();
+    held.reserve(held.size() + arriving);
     for (const Message &m : incoming)
         for (const Item &it : m.items)
             held.push_back(it);
@@ -402,11 +470,11 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const std::function
 // a persistent request's init, where only sizes moved).
 void deliver(const Exchange &x, std::vector<Item> &held, int *mismatch, bool copy = true)
 {
-    std::vector<Item> rest;
+    std::size_t rest = 0;  // the others stay, in order, at the front
     LocalWork::Batch batch(x.work);
     for (const Item &it : held) {
         if (it.d != x.rank) {
-            rest.push_back(it);
+            held[rest++] = it;
             continue;
         }
         if (it.bytes != x.recvbytes[it.s])
@@ -414,7 +482,7 @@ void deliver(const Exchange &x, std::vector<Item> &held, int *mismatch, bool cop
         else if (copy)
             x.work->copy(x.recv_block(it.s), it.data, it.bytes);
     }
-    held.swap(rest);
+    held.resize(rest);
 }
 
 }  // namespace
@@ -437,7 +505,7 @@ int relay_two_steps(const Exchange &x, const RelayPlan &p, RelaySizes *record, c
     const bool known = x.uniform;
     auto recv_size = [&](int s, int d) { return d == me ? x.recvbytes[s] : (known ? x.block_bytes : 0); };
     auto relay_in = [&](int s, int v) { return U.member(v, U.index_of[s] % U.size_of(v)); };
-    HopIo io;
+    HopIo io(p);
     std::vector<Item> held;
     for (int d = 0; d < x.size; ++d)
         if (U.region_of[d] != u)
@@ -458,7 +526,7 @@ int relay_two_steps(const Exchange &x, const RelayPlan &p, RelaySizes *record, c
                 in.push_back(std::move(msg));
             }
         }
-        KeyFn unit_key = [&](int from, int to) { return mod(U.region_of[to] - U.region_of[from], U.count); };
+        auto unit_key = [&](int from, int to) { return mod(U.region_of[to] - U.region_of[from], U.count); };
         MPIX_CHECK(hop(x, x.tag + 3, held, [&](const Item &it) { return relay_in(me, U.region_of[it.d]); }, in,
                        unit_key, known ? SizesKnown::everywhere : SizesKnown::nowhere, &io, &mismatch, record,
                        planned));
@@ -490,7 +558,7 @@ int relay_two_steps(const Exchange &x, const RelayPlan &p, RelaySizes *record, c
         }
         for (Message &msg : in)
             std::sort(msg.items.begin(), msg.items.end(), item_less);
-        KeyFn member_key = [&](int from, int to) { return mod(U.index_of[to] - U.index_of[from], U.size_of(u)); };
+        auto member_key = [&](int from, int to) { return mod(U.index_of[to] - U.index_of[from], U.size_of(u)); };
         // Uniform blocks: exact receives, and a message that follows a wrong-length
         // one in hop 3 goes empty (relay_length), so its receiver reports it too.
         MPIX_CHECK(hop(x, x.tag + 4, held, [](const Item &it) { return it.d; }, in, member_key,
@@ -540,8 +608,8 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
             held.push_back(Item{me, r, x.sendbytes[r], x.send_block(r)});
             in.push_back(Message{r, 0, {Item{r, me, x.recvbytes[r], nullptr}}});
         }
-        HopIo io;
-        KeyFn key = [&](int from, int to) { return mod(U.index_of[to] - U.index_of[from], U.size_of(u)); };
+        HopIo io(p);
+        auto key = [&](int from, int to) { return mod(U.index_of[to] - U.index_of[from], U.size_of(u)); };
         MPIX_CHECK(hop(x, x.tag, held, [](const Item &it) { return it.d; }, in, key, sizes_for(true), &io,
                        &mismatch, record, planned));
         deliver(x, held, &mismatch, copy);
@@ -556,26 +624,20 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
         for (int v = 0; v < U.count; ++v)
             if (v != u && p.handler(u, v) == me)
                 handled.push_back(v);
-    auto units_of = [&](int y) {  // units handled by leader y of my unit
-        std::vector<int> vs;
-        for (int v = 0; v < U.count; ++v)
-            if (v != u && p.handler(u, v) == y)
-                vs.push_back(v);
-        return vs;
-    };
 
     std::vector<Item> held;
+    held.reserve(static_cast<std::size_t>(x.size));
     for (int d = 0; d < x.size; ++d)
         if (d != me)
             held.push_back(Item{me, d, x.sendbytes[d], x.send_block(d)});
     // Payloads stay until the end: a block kept by a hop still points into the
     // storage of the hop that brought it.
-    HopIo io;
-    KeyFn group_key = [&](int from, int to) { return mod(p.group_pos[to] - p.group_pos[from], p.group_size[me]); };
-    KeyFn leader_key = [&](int from, int to) {
+    HopIo io(p);
+    auto group_key = [&](int from, int to) { return mod(p.group_pos[to] - p.group_pos[from], p.group_size[me]); };
+    auto leader_key = [&](int from, int to) {
         return mod(p.leader_pos[to] - p.leader_pos[from], static_cast<int>(p.leaders[u].size()));
     };
-    KeyFn unit_key = [&](int from, int to) { return mod(U.region_of[to] - U.region_of[from], U.count); };
+    auto unit_key = [&](int from, int to) { return mod(U.region_of[to] - U.region_of[from], U.count); };
     // Hops 2 and 4 run among my unit's leaders: as a leader, one message from each
     // other leader y, carrying the items fill(y, &items) lists (none: no message).
     auto from_other_leaders = [&](auto fill) {
@@ -692,6 +754,7 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
         std::vector<Message> in;
         for (int v : handled) {
             Message msg{p.handler(v, u), 0, {}};
+            msg.items.reserve(static_cast<std::size_t>(U.size_of(v)) * static_cast<std::size_t>(U.size_of(u)));
             for (int i = 0; i < U.size_of(v); ++i)
                 for (int j = 0; j < U.size_of(u); ++j) {
                     int s = U.member(v, i), d = U.member(u, j);
@@ -702,7 +765,7 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
         auto next = [&](const Item &it) { return remote(it.d) ? p.handler(U.region_of[it.d], u) : me; };
         // Grouped by hop 4's receiver (the destination's leader), so a handler of
         // one unit forwards each group from its receive buffer, unpacked.
-        const ItemOrder by_leader = [&](const Item &a, const Item &b) {
+        const auto by_leader = [&](const Item &a, const Item &b) {
             const int la = p.lead_of[a.d], lb = p.lead_of[b.d];
             return la != lb ? la < lb : item_less(a, b);
         };
@@ -714,10 +777,13 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
     // (the destination itself when every rank leads: its sizes are known there).
     {
         std::vector<Message> in = from_other_leaders([&](int y, std::vector<Item> *items) {
-            for (int v : units_of(y))
+            for (int v = 0; v < U.count; ++v) {
+                if (v == u || p.handler(u, v) != y)
+                    continue;  // a unit leader y of my unit does not handle
                 for (int i = 0; i < U.size_of(v); ++i)
                     for (int d : p.group[me])
                         items->push_back(Item{U.member(v, i), d, recv_size(U.member(v, i), d), nullptr});
+            }
         });
         MPIX_CHECK(hop(x, x.tag + 4, held, [&](const Item &it) { return p.lead_of[it.d]; }, in, leader_key,
                        sizes_for(p.every_rank_leads), &io, &mismatch, record, planned,

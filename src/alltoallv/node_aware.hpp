@@ -10,6 +10,7 @@
 
 #include "core/comm.hpp"
 #include "core/exchange.hpp"
+#include "core/scratch.hpp"
 #include "topo/topology.hpp"
 
 namespace mpix {
@@ -23,7 +24,11 @@ namespace mpix {
 // hop 2's messages when every rank leads its own group). Sizes travel inside the
 // messages; no hop sends a separate size message.
 // Nothing assumes consecutive ranks, equal unit sizes or a unit count dividing P.
+struct RelayLists;  // a call's working lists (node_aware.cpp)
+
 struct RelayPlan : CacheEntry {
+    RelayPlan();
+    ~RelayPlan() override;
     Regions owned;                       // units when they are not the comm's regions
     const Regions *units = nullptr;
     std::vector<int> lead_of;            // rank -> leader of its group
@@ -38,6 +43,9 @@ struct RelayPlan : CacheEntry {
     //   s -> the member of U(d) at s's index (mod its size) -> d,
     // instead of the three through H (choose_relay_steps).
     bool two_step = false;
+    // Each call's working lists, kept from one call to the next (their capacity
+    // reused); a call leases its own, so the plan stays shared and constant.
+    mutable SpareLists<RelayLists> spare_lists;
 
     bool depends_on_topology() const override { return true; }
     int handler(int u, int v) const
