@@ -20,6 +20,16 @@ for dist in normal powerlaw hotspot:1 moe:3,2 moe-combine:3,2,0.5 fft1 fft2 matr
     printf '0 1 2 3\n4 0 6 7\n8 9 0 11\n0 0 0 0\n' >"$tmp/traffic"
     $run --dist "$dist" --algo pairwise,scattered --iters 1 --warmup 0 --ppn 2 --csv "$tmp/out.csv" >/dev/null 2>&1
 done
+# bench/cpu-per-call (callgrind) counts the library's instructions per call: the
+# bundle row node_bruck executes several times the direct row pairwise's. Not in a
+# sanitized build (configure --enable-sanitizers), whose programs valgrind cannot run.
+if [ "${MPIX_VALGRIND_USABLE:-yes}" = yes ]; then
+    cpu="${srcdir:-.}/bench/cpu-per-call --bench $bench --np 2 -- --coll alltoallv --size 16 --algo"
+    pairwise=$($cpu pairwise | awk 'END { printf "%d", $4 }')
+    node_bruck=$($cpu node_bruck | awk 'END { printf "%d", $4 }')
+    test "$pairwise" -gt 0 && test "$node_bruck" -gt $((5 * pairwise)) ||
+        { echo "cpu-per-call: pairwise $pairwise, node_bruck $node_bruck instructions a call"; exit 1; }
+fi
 # Neighbour exchange (random graph and a matrix halo) and persistent rows, verified.
 $run --coll neighbor_alltoallv --degree 2 --algo all --size 8,100 --iters 2 --warmup 1 --persistent \
     --csv "$tmp/nb.csv" >"$tmp/table" 2>/dev/null
