@@ -142,9 +142,8 @@ void trace_message(const Exchange &x, int hop, int to, int from, const std::vect
 // allocations a call of locality_aware made on one node of 8 ranks, 230 on 4 of 8.
 struct RelayLists {
     std::vector<Item> kept;
-    // The first `outgoing_count` are this hop's messages; the rest keep their items' capacity.
+    // A hop's messages first; those after them keep their items' capacity.
     std::vector<Message> outgoing;
-    std::size_t outgoing_count = 0;
     // rank -> its message in `outgoing` where that message's peer is the rank;
     // anything else (an earlier hop's, or -1) means none yet.
     std::vector<int> slot;
@@ -231,14 +230,13 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const Next &next, s
     // Who sends sizes in front of the bytes, who posts exact receives.
     const bool with_header = sizes_only || (known == SizesKnown::nowhere && !plan);
     const bool exact = plan || known == SizesKnown::everywhere;
-    RelayLists &L = *io->lists.operator->();
+    RelayLists &L = *io->lists;
     std::vector<Item> &kept = L.kept;
     kept.clear();
-    // This hop's messages: the first L.outgoing_count of L.outgoing, found by peer
-    // through L.slot, whose entries need no clearing (checked against the peer).
+    // This hop's messages: the first n_out of L.outgoing, found by peer through
+    // L.slot, whose entries need no clearing (checked against the peer).
     std::vector<Message> &outgoing_lists = L.outgoing;
-    std::size_t &n_out = L.outgoing_count;
-    n_out = 0;
+    std::size_t n_out = 0;
     if (L.slot.size() != static_cast<std::size_t>(x.size))
         L.slot.assign(static_cast<std::size_t>(x.size), -1);
     for (const Item &it : held) {

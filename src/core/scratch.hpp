@@ -114,6 +114,7 @@ public:
     LeasedLists(const LeasedLists &) = delete;
     LeasedLists &operator=(const LeasedLists &) = delete;
     T *operator->() const { return t_.get(); }
+    T &operator*() const { return *t_; }
 
 private:
     SpareLists<T> *lists_;
