@@ -552,6 +552,55 @@ void test_node_bruck_modes()
         rmdir(dir.c_str());
 }
 
+// ParLinNa's MPIX_Alltoallv takes phase 1's radix from the largest volume any
+// rank of the node exchanged in the previous call, agreed in phase 1's headers
+// (node_bruck's rule: radix 2 up to 48 KiB, then min(4, n)); the first call
+// takes ParLogNa's ceil(sqrt(n)). Only rank 0 sends large blocks (more than
+// 48 KiB in all, every other rank's volume stays below), so a rank that chose
+// by its own volume would run another schedule than its node: a hang or lost
+// blocks. One node of every rank; every block checked, and each call's radix
+// read from its trace.
+void test_parlinna_radix_follows_volume()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    std::string dir = mpixtest::shared_temp_dir();
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    const int large_block = p > 1 ? (64 << 10) / (p - 1) + 1 : 0;  // rank 0 sends more than 48 KiB in all
+    const bool large[] = {false, true, true, false, false};
+    for (const char *row : {"parlinna_coalesced", "parlinna_staggered"}) {
+        const std::string prefix = dir + "/" + row;
+        MPIX_Info *info;
+        MPIX_Info_init(&info);
+        MPIX_Info_set(info, "alltoallv_algorithm", row);
+        MPIX_Info_set(info, "trace", prefix.c_str());
+        MPIX_Comm_set_info(xcomm, info);
+        MPIX_Info_free(&info);
+        const std::string file = prefix + "." + std::to_string(me) + ".jsonl";
+        for (int call = 0; call < 5; ++call) {
+            const std::string what = std::string(row) + ", call " + std::to_string(call);
+            std::remove(file.c_str());
+            mpixtest::exchange_and_check(
+                xcomm, false, [&](int src, int dst) { return large[call] && src == 0 && dst != 0 ? large_block : 3; },
+                what);
+            int want = mpix::parlogna_radix(p, 0);  // the first call
+            if (call > 0)
+                want = large[call - 1] ? std::max(2, std::min(4, p)) : 2;
+            const std::string first = first_trace_line(file);
+            const std::string params = "\"params\":\"radix=" + std::to_string(std::min(want, std::max(p, 2))) + "\"";
+            MPIX_EXPECT(p == 1 || first.find(params) != std::string::npos,
+                        what + ": expected " + params + " in " + first.substr(0, 120));
+        }
+        std::remove(file.c_str());
+        MPIX_Comm_set_info(xcomm, nullptr);
+        MPIX_CHECK_ALL(row);
+    }
+    MPIX_Comm_free(&xcomm);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0)
+        rmdir(dir.c_str());
+}
+
 // Under skew node_bruck's MPIX_Alltoallv mode follows the largest node mean
 // volume, and the largest rank's only beyond twice direct_above: every rank
 // sends only rank 0 a block of H bytes, so rank 0 moves (p-1)H and every other
@@ -1677,6 +1726,7 @@ const mpixtest::TestCase kTests[] = {
     {"node-aware family and node_bruck traces: each block once, one message per unit pair", test_relay_family},
     {"node_bruck's MPIX_Alltoallv mode follows the agreed volume: every 8th direct call on one node, every call between nodes", test_node_bruck_modes},
     {"node_bruck's mode under skew follows the largest node mean, not the largest rank", test_node_bruck_skew_mode},
+    {"ParLinNa's radix follows the volume its node agreed in the previous call", test_parlinna_radix_follows_volume},
     {"node_bruck: a rank past direct_above receives its last phase in place, in any layout", test_node_bruck_in_place},
     {"node_bruck's direct mode sends only the non-empty blocks where the agreed count says so",
      test_node_bruck_direct_nonempty},

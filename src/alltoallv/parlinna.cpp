@@ -15,6 +15,7 @@
 
 #include "alltoallv/bundle_bruck.hpp"
 #include "alltoallv/direct.hpp"
+#include "alltoallv/node_bruck.hpp"
 #include "alltoallv/parlogna.hpp"
 #include "core/comm.hpp"
 #include "core/error.hpp"
@@ -49,6 +50,7 @@ struct ParlinnaLists {
     std::vector<std::vector<std::uint64_t>> sizes;
     std::vector<std::vector<const char *>> where;
     std::vector<Piece> arrived;
+    std::vector<std::uint64_t> agreed;  // phase 1's statistics: the caller's maxima, then the volume
 };
 
 // What ParLinNa derives from the node map, cached on the communicator: which
@@ -56,6 +58,11 @@ struct ParlinnaLists {
 struct ParlinnaPlan : CacheEntry {
     std::vector<std::vector<int>> dests;  // local index j -> ranks relayed by j, by (node, index)
     SpareLists<ParlinnaLists> lists;
+    // The node's agreed volume (the largest bytes any of its ranks exchanged
+    // with the others) of the previous MPIX_Alltoallv: phase 1's radix in the
+    // next one, the same on every rank of the node, as node_bruck's phase A.
+    std::uint64_t previous_volume = 0;
+    bool have_previous = false;
     bool depends_on_topology() const override { return true; }
 };
 
@@ -114,15 +121,29 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
     }
     std::vector<Piece> &arrived = lists->arrived;  // bundle_bruck assigns it
     std::vector<ScratchBytes> store;
-    const int radix = parlogna_radix(n, x.hints->radix);
+    // Radix: the hint, else from the bytes a rank exchanges, by node_bruck's rule
+    // (the same trade of round overheads against bytes moved per round): known
+    // for alltoall; for alltoallv the node's largest of the previous call, agreed
+    // in this phase's headers; on the first call ParLogNa's ceil(sqrt(n)).
+    // Measured (SimGrid, dragonfly-64x16, P=256, copies charged, radix 2 / 4 /
+    // 16): 0..16 B 47.8 / 51.0 / 68.5 us, 0..1 KiB 226.4 / 220.4 / 234.7,
+    // 0..8 KiB 1539 / 1457 / 1430.
+    const int hint = x.hints->radix;
+    const std::uint64_t others = static_cast<std::uint64_t>(x.size - 1);
+    std::uint64_t volume = x.uniform ? static_cast<std::uint64_t>(x.block_bytes) * others : node_bruck_rank_volume(x);
+    const int radix = hint > 0 ? parlogna_radix(n, hint)
+                      : x.uniform ? node_bruck_radix(volume, n, false)
+                      : plan->have_previous ? node_bruck_radix(plan->previous_volume, n, true)
+                                            : parlogna_radix(n, 0);
     // Phase 2's trace rounds follow phase 1's on every node: after the most
-    // rounds any node takes (nodes of other sizes take fewer), so a message's
-    // round is the same at its sender and its receiver.
+    // rounds any node may take (radix 2's, unless the hint sets it; nodes of
+    // other sizes or volumes take fewer), so a message's round is the same at
+    // its sender and its receiver.
     long long rounds_1 = 0;
     if (x.trace) {
         for (int v = 0; v < N; ++v) {
             const int nv = R->size_of(v);
-            rounds_1 = std::max<long long>(rounds_1, bundle_bruck_rounds(nv, parlogna_radix(nv, x.hints->radix)));
+            rounds_1 = std::max<long long>(rounds_1, bundle_bruck_rounds(nv, hint > 0 ? parlogna_radix(nv, hint) : 2));
         }
         x.trace->set_params("radix=" + std::to_string(std::max(2, std::min(radix, n))));
     }
@@ -134,9 +155,24 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
             for (int r : dests[d])
                 ids->push_back(static_cast<long long>(local[s]) * x.size + r);
         };
-        bg.agreed_max = maxima;  // the node's maxima, on every rank of the node
-        bg.agreed_count = std::max(count, 1);
+        // The node's maxima and volume, on every rank of the node (alltoallv:
+        // every message carries a header; alltoall needs no agreement).
+        std::uint64_t *agreed = nullptr;
+        if (!x.uniform) {
+            std::vector<std::uint64_t> &stats = lists->agreed;
+            stats.assign(maxima, maxima + (maxima ? count : 0));
+            stats.push_back(volume);
+            agreed = stats.data();
+            bg.agreed_count = static_cast<int>(stats.size());
+        }
+        bg.agreed_max = agreed;
         MPIX_CHECK(bundle_bruck(bg, bundles, &arrived, &store));
+        if (agreed) {
+            for (int k = 0; maxima && k < count; ++k)
+                maxima[k] = agreed[k];
+            plan->previous_volume = agreed[bg.agreed_count - 1];
+            plan->have_previous = true;
+        }
     }
     std::vector<std::vector<std::uint64_t>> &sizes = lists->sizes;
     std::vector<std::vector<const char *>> &where = lists->where;

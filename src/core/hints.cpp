@@ -25,7 +25,7 @@ const HintKey kKeys[] = {
      "backend for MPIX_Alltoallv_crs"},
     {"neighbor_alltoallv_algorithm", HintKind::algorithm, 0, "registry name or auto", "auto",
      "backend for MPIX_Neighbor_alltoallv(_init)"},
-    {"radix", HintKind::integer, 2, "integer >= 2 (clamped to P)", "ceil(sqrt(P)); node_bruck: from the bytes",
+    {"radix", HintKind::integer, 2, "integer >= 2 (clamped to P)", "ceil(sqrt(P)); node_bruck, ParLinNa: from the bytes",
      "radix of Bruck-family and ParLogNa exchanges (node_bruck: of its rounds inside a node)"},
     {"batch_size", HintKind::integer, 1, "integer >= 1", "32",
      "requests per direction in flight (scattered, batched rounds)"},

@@ -175,13 +175,13 @@ const Algorithm kAlgorithms[] = {
      "node_bruck for large ones; on more nodes node_bruck",
      node_bruck_adaptive, nullptr},
     {"parlinna_coalesced", A2AV, "radix,batch_size,inner", "",
-     "ParLinNa: ParLogNa rounds inside the node (sizes inside each round), then one message per remote rank of "
-     "equal local index",
+     "ParLinNa: ParLogNa rounds inside the node (sizes inside each round; radix from the bytes the node "
+     "exchanged in the previous call, agreed in them), then one message per remote rank of equal local index",
      parlinna_coalesced,
      nullptr},
     {"parlinna_staggered", A2AV, "radix,batch_size,inner", "",
-     "ParLinNa: ParLogNa rounds inside the node (sizes inside each round), then one message per block to ranks of "
-     "equal local index",
+     "ParLinNa: ParLogNa rounds inside the node (sizes inside each round; radix from the bytes the node "
+     "exchanged in the previous call, agreed in them), then one message per block to ranks of equal local index",
      parlinna_staggered, nullptr},
     // Neighbour exchanges over an MPIX_Topo (src/neighbor/): rows have plan_neighbor.
     {"standard", Collective::neighbor_alltoallv, "", "",
