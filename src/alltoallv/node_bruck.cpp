@@ -116,6 +116,17 @@ struct NodeBruckLists {
     std::vector<std::vector<unsigned char>> size_heads;
     std::vector<std::vector<std::vector<Piece>>> chunk;
     std::vector<Piece> arrived;
+    // A call's bookkeeping, kept for its capacity: each is assigned or cleared
+    // before its use (made fresh, they were about 20 allocations a call).
+    std::vector<char> bypass, skips_me, own_apart, own_apart_asked, in_place;
+    std::vector<std::uint64_t> sent_via_before, via_me_before, sent_via, via_me, member_received;
+    std::vector<std::size_t> sizes, lens, in_bytes, place_expected, extra_expected;
+    std::vector<MPI_Request> extra_sends, place_sends, place_recvs, send_reqs, apart_sends, recv_reqs, extra_recvs;
+    std::vector<int> peers;
+    std::vector<char *> addrs, in_data, extra_at;
+    std::vector<long long> ids;
+    std::vector<std::vector<unsigned char>> totals_heads, trailers;
+    std::vector<Piece> own;
 };
 
 struct NodeBruckPlan : CacheEntry {
@@ -560,6 +571,7 @@ int node_bruck(const Exchange &x)
     if (x.trace)
         x.trace->set_params("radix=" + std::to_string(std::max(2, std::min(radix_a, std::max(n, 2)))));
 
+    LeasedLists<NodeBruckLists> lists(&plan->lists);
     std::vector<ScratchBytes> store;  // every received message, until the end
     // Tags: phase A's digits, one for B, phase C's digits (kTagsPerCall = 64).
     const int tag_a = x.tag, tag_b = x.tag + kBundleBruckTags, tag_c = tag_b + 1;
@@ -577,8 +589,11 @@ int node_bruck(const Exchange &x)
     // its send buffer: no copy where they are one range), and j's phase B
     // message says so in a trailer.
     // (Phase A replaces the previous call's values: the decisions keep copies.)
-    std::vector<char> bypass(static_cast<std::size_t>(n), 0);
-    const std::vector<std::uint64_t> sent_via_before = gp->previous_sent_via, via_me_before = gp->previous_via_me;
+    std::vector<char> &bypass = lists->bypass;
+    bypass.assign(static_cast<std::size_t>(n), 0);
+    std::vector<std::uint64_t> &sent_via_before = lists->sent_via_before, &via_me_before = lists->via_me_before;
+    sent_via_before = gp->previous_sent_via;
+    via_me_before = gp->previous_via_me;
     bool any_bypass = false;
     if (!uniform && N > 1 && P <= (1 << 30) && gp->previous_received.size() == static_cast<std::size_t>(n) &&
         sent_via_before.size() == static_cast<std::size_t>(n) && via_me_before.size() == static_cast<std::size_t>(n))
@@ -597,7 +612,8 @@ int node_bruck(const Exchange &x)
     // Members whose blocks for my remote groups skip me: only their sizes come
     // in phase A, and my phase B messages carry a trailer that names them and
     // gives every block's size, so the receiver can put the blocks in source order.
-    std::vector<char> skips_me(static_cast<std::size_t>(n), 0);
+    std::vector<char> &skips_me = lists->skips_me;
+    skips_me.assign(static_cast<std::size_t>(n), 0);
     bool have_skipped = false;
     for (int s = 0; s < n; ++s) {
         skips_me[static_cast<std::size_t>(s)] = skips_handler(s, i);
@@ -610,7 +626,8 @@ int node_bruck(const Exchange &x)
                 for (const Handled &hd : gp->handled[j])
                     f(hd, R.member(hd.node, node_bruck_handler(hd.node, u, hd.part, k, N, R.size_of(hd.node))));
     };
-    std::vector<MPI_Request> extra_sends;
+    std::vector<MPI_Request> &extra_sends = lists->extra_sends;
+    extra_sends.clear();
     if (any_bypass) {
         std::vector<char *> addrs;
         std::vector<std::size_t> lens;
@@ -634,13 +651,14 @@ int node_bruck(const Exchange &x)
 
     // Phase A: bundle for local index j = [sizes] my block for j, my blocks for
     // remote[j]. from[s][k]: block of local s for remote[i][k] after the phase.
-    LeasedLists<NodeBruckLists> lists(&plan->lists);
     std::vector<std::vector<Piece>> &bundles = lists->bundles;
     std::vector<std::vector<unsigned char>> &size_heads = lists->size_heads;
     empty_lists(&bundles, static_cast<std::size_t>(n));
     empty_lists(&size_heads, static_cast<std::size_t>(n));
-    std::vector<std::size_t> sizes;
-    std::vector<std::uint64_t> sent_via(static_cast<std::size_t>(n), 0), via_me(static_cast<std::size_t>(n), 0);
+    std::vector<std::size_t> &sizes = lists->sizes;
+    std::vector<std::uint64_t> &sent_via = lists->sent_via, &via_me = lists->via_me;
+    sent_via.assign(static_cast<std::size_t>(n), 0);
+    via_me.assign(static_cast<std::size_t>(n), 0);
     for (int j = 0; j < n; ++j) {
         if (j == i)
             continue;
@@ -693,7 +711,8 @@ int node_bruck(const Exchange &x)
     // The bytes every group member receives from the others (phase A's headers):
     // the same on every rank of the group, so handlers and receivers agree which
     // ranks receive in place.
-    std::vector<std::uint64_t> member_received(static_cast<std::size_t>(n), received);
+    std::vector<std::uint64_t> &member_received = lists->member_received;
+    member_received.assign(static_cast<std::size_t>(n), received);
     const std::vector<int> &mine = gp->remote[i];
     std::vector<std::vector<Piece>> &from = lists->from;
     empty_lists(&from, static_cast<std::size_t>(n));
@@ -767,8 +786,11 @@ int node_bruck(const Exchange &x)
     }
     // Messages received straight into this rank's receive blocks (phase C's in
     // place, and its own blocks apart in phase B), and those that feed them.
-    std::vector<MPI_Request> place_sends, place_recvs;
-    std::vector<std::size_t> place_expected;
+    std::vector<MPI_Request> &place_sends = lists->place_sends, &place_recvs = lists->place_recvs;
+    std::vector<std::size_t> &place_expected = lists->place_expected;
+    place_sends.clear();
+    place_recvs.clear();
+    place_expected.clear();
     struct Staged {
         ScratchBytes bytes;
         int node;  // whose members' blocks it holds, in member order
@@ -819,9 +841,13 @@ int node_bruck(const Exchange &x)
         return isend_ranges(addrs, lens, peer, tag, x.comm, x.work, &store, req);
     };
 
-    std::vector<int> peers;
-    std::vector<MPI_Request> send_reqs(handled.size(), MPI_REQUEST_NULL);
-    std::vector<std::vector<unsigned char>> totals_heads(handled.size()), trailers(handled.size());
+    std::vector<int> &peers = lists->peers;
+    peers.clear();
+    std::vector<MPI_Request> &send_reqs = lists->send_reqs;
+    send_reqs.assign(handled.size(), MPI_REQUEST_NULL);
+    std::vector<std::vector<unsigned char>> &totals_heads = lists->totals_heads, &trailers = lists->trailers;
+    empty_lists(&totals_heads, handled.size());
+    empty_lists(&trailers, handled.size());
     // Trailer flags: the bits of its first value.
     constexpr std::size_t kWantOwnApart = 1, kOwnApart = 2, kSkips = 4;
     // Whether this rank asks its partners to send its own blocks apart in the
@@ -832,11 +858,12 @@ int node_bruck(const Exchange &x)
         !uniform && node_bruck_bypasses(received, x.hints->direct_above) &&
         received / static_cast<std::uint64_t>(std::max(1, N - 1)) >= kUnpackedChunk;
     const bool partner_asked = gp->partner_own_apart.size() == handled.size();
-    std::vector<MPI_Request> apart_sends;
+    std::vector<MPI_Request> &apart_sends = lists->apart_sends;
+    apart_sends.clear();
     {
-        std::vector<char *> addrs;
-        std::vector<std::size_t> lens;
-        std::vector<long long> ids;
+        std::vector<char *> &addrs = lists->addrs;
+        std::vector<std::size_t> &lens = lists->lens;
+        std::vector<long long> &ids = lists->ids;
         std::size_t first = 0;  // the part's ranks start at mine[first]
         for (std::size_t h = 0; h < handled.size(); ++h) {
             const int v = handled[h].node, q = handled[h].part, nv = part_size(R.size_of(v), q, k);
@@ -936,9 +963,12 @@ int node_bruck(const Exchange &x)
             });
     }
     // Receives: from v's handler of (u, q), the blocks of all of v for u's part q.
-    std::vector<char *> in_data(handled.size(), nullptr);
-    std::vector<std::size_t> in_bytes(handled.size(), 0);
-    std::vector<MPI_Request> recv_reqs(handled.size(), MPI_REQUEST_NULL);
+    std::vector<char *> &in_data = lists->in_data;
+    std::vector<std::size_t> &in_bytes = lists->in_bytes;
+    std::vector<MPI_Request> &recv_reqs = lists->recv_reqs;
+    in_data.assign(handled.size(), nullptr);
+    in_bytes.assign(handled.size(), 0);
+    recv_reqs.assign(handled.size(), MPI_REQUEST_NULL);
     if (uniform) {
         for (std::size_t h = 0; h < handled.size(); ++h) {
             in_bytes[h] = B * static_cast<std::size_t>(part_size(n, handled[h].part, k)) * R.size_of(handled[h].node);
@@ -960,10 +990,14 @@ int node_bruck(const Exchange &x)
     chunk.resize(handled.size());
     for (std::vector<std::vector<Piece>> &of_part : chunk)
         empty_lists(&of_part, static_cast<std::size_t>(n));
-    std::vector<MPI_Request> extra_recvs;
-    std::vector<std::size_t> extra_expected;
+    std::vector<MPI_Request> &extra_recvs = lists->extra_recvs;
+    std::vector<std::size_t> &extra_expected = lists->extra_expected;
+    extra_recvs.clear();
+    extra_expected.clear();
     // Per handled part: my own blocks came apart; the partner asks for its own apart.
-    std::vector<char> own_apart(handled.size(), 0), own_apart_asked(handled.size(), 0);
+    std::vector<char> &own_apart = lists->own_apart, &own_apart_asked = lists->own_apart_asked;
+    own_apart.assign(handled.size(), 0);
+    own_apart_asked.assign(handled.size(), 0);
     for (std::size_t h = 0; h < handled.size(); ++h) {
         // Unequal block sizes across ranks (MPIX_Alltoall): reported, phase C
         // still matches.
@@ -1023,7 +1057,8 @@ int node_bruck(const Exchange &x)
         auto skipped = [&](int m) { return !trailer.empty() && trailer[m] != 0; };
         auto block_size = [&](int z, int m) { return trailer[nv + static_cast<std::size_t>(z) * nv + m]; };
         // Each skipping member's blocks for my part, in one extra message.
-        std::vector<char *> extra_at(static_cast<std::size_t>(nv), nullptr);
+        std::vector<char *> &extra_at = lists->extra_at;
+        extra_at.assign(static_cast<std::size_t>(nv), nullptr);
         std::vector<long long> ids;
         for (int m = 0; m < nv && !trailer.empty(); ++m) {
             if (trailer[m] > 1)
@@ -1115,7 +1150,8 @@ int node_bruck(const Exchange &x)
     // chunks) 855.7 us against 1043.1 packed; moe:64,2 at 16 B (0.3 KB) 231.9
     // unpacked against 174.2. The bundles between such a pair go empty and still
     // carry the statistics.
-    std::vector<char> in_place(static_cast<std::size_t>(n), 0);
+    std::vector<char> &in_place = lists->in_place;
+    in_place.assign(static_cast<std::size_t>(n), 0);
     if (!uniform)
         for (int d = 0; d < n; ++d)
             in_place[static_cast<std::size_t>(d)] = node_bruck_in_place(member_received[d], x.hints->direct_above);
@@ -1234,7 +1270,8 @@ int node_bruck(const Exchange &x)
         LocalWork::Batch batch(x.work);
         for (int s = 0; s < n; ++s) {
             if (s == i) {
-                std::vector<Piece> own;
+                std::vector<Piece> &own = lists->own;
+                own.clear();
                 for (std::size_t h = 0; h < handled.size(); ++h)
                     if (in_part(i, handled[h].part, k))
                         own.insert(own.end(), chunk[h][i].begin(), chunk[h][i].end());
