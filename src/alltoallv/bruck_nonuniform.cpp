@@ -129,6 +129,7 @@ public:
 struct TwoPhaseLists {
     std::vector<std::vector<Piece>> bundles;
     std::vector<Piece> arrived;
+    BundleSpare bundle_spare;
 };
 struct TwoPhaseCache : CacheEntry {
     std::vector<int> ranks;  // 0 .. p-1: the group is the whole communicator
@@ -173,6 +174,7 @@ int two_phase(const Exchange &x, BundleSizes *record, const BundleSizes *planned
     g.planned = planned;
     g.agreed_max = record || planned ? nullptr : maxima;
     g.agreed_count = count;
+    g.spare = &lists->bundle_spare;
     std::vector<Piece> &arrived = lists->arrived;  // bundle_bruck assigns it
     std::vector<ScratchBytes> store;
     int rc = bundle_bruck(g, bundles, &arrived, &store);

@@ -31,6 +31,17 @@ int mod(long long a, int n)
 
 // One round of the current digit, as this rank sees it.
 struct Round {
+    // As made, its lists keeping their capacity.
+    void reset()
+    {
+        std::vector<int> p = std::move(positions);
+        std::vector<std::uint64_t> h = std::move(head);
+        *this = Round();
+        positions = std::move(p);
+        positions.clear();
+        head = std::move(h);
+        head.clear();
+    }
     int to = 0, from = 0;            // group indices
     std::vector<int> positions;      // positions with this digit value, ascending
     bool header = false;             // its messages start with a header
@@ -76,6 +87,34 @@ std::size_t bundle_bytes(const Held &pieces)
         b += p.bytes;
     return b;
 }
+
+}  // namespace
+
+struct BundleSpare::Lists {
+    std::vector<Held> held;
+    std::vector<std::uint64_t> agreed;
+    std::vector<Round> rounds;
+    std::vector<ScratchBytes> packed;
+    std::vector<char *> addrs, data;
+    std::vector<std::size_t> lens, sizes, bytes;
+    std::vector<int> peers;
+    std::vector<Round *> of_peer;
+    std::vector<MPI_Request> reqs;
+};
+
+BundleSpare::BundleSpare() = default;
+BundleSpare::~BundleSpare() = default;
+BundleSpare::BundleSpare(BundleSpare &&) noexcept = default;
+BundleSpare &BundleSpare::operator=(BundleSpare &&) noexcept = default;
+
+BundleSpare::Lists &BundleSpare::lists()
+{
+    if (!lists_)
+        lists_.reset(new Lists());  // std::bad_alloc: the entry points report MPI_ERR_NO_MEM
+    return *lists_;
+}
+
+namespace {
 
 template <class SourceOf>
 void trace_message(const BundleGroup &g, int round, bool sent, int peer, const std::vector<int> &positions,
@@ -134,36 +173,43 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
     const int r = std::max(2, std::min(g.radix, n));
     const bool sizes_only = g.record != nullptr;  // init of a persistent request
     const BundleSizes *planned = g.planned;
-    std::vector<Held> held(static_cast<std::size_t>(n));
+    BundleSpare::Lists fresh_lists;
+    BundleSpare::Lists &kept = g.spare ? g.spare->lists() : fresh_lists;
+    std::vector<Held> &held = kept.held;
+    held.assign(static_cast<std::size_t>(n), Held());
     for (int t = 1; t < n; ++t)
         held[t].start(bundles[mod(me + t, n)]);
     const std::size_t stats = static_cast<std::size_t>(std::max(1, g.agreed_count));
-    std::vector<std::uint64_t> agreed(stats, 0);  // statistics, not data: not a LocalWork copy
+    std::vector<std::uint64_t> &agreed = kept.agreed;  // statistics, not data: not a LocalWork copy
+    agreed.assign(stats, 0);
     for (std::size_t k = 0; g.agreed_max && k < stats; ++k)
         agreed[k] = g.agreed_max[k];
     int mismatch = MPI_SUCCESS;  // a final bundle of unexpected size, reported at the end
     int relayed_wrong = MPI_SUCCESS;  // a whole message of unexpected size (see relay_length)
     int round_id = g.first_round;
-    std::vector<Round> rounds;
-    std::vector<ScratchBytes> packed;  // a digit's packed sends, until they complete
-    std::vector<char *> addrs;
-    std::vector<std::size_t> lens, sizes;
+    std::vector<Round> &rounds = kept.rounds;
+    std::vector<ScratchBytes> &packed = kept.packed;  // a digit's packed sends, until they complete
+    packed.clear();
+    std::vector<char *> &addrs = kept.addrs;
+    std::vector<std::size_t> &lens = kept.lens, &sizes = kept.sizes;
     // A message: a header and at least a piece per position (fewer regrowths).
     addrs.reserve(static_cast<std::size_t>(n) + 1);
     lens.reserve(static_cast<std::size_t>(n) + 1);
     sizes.reserve(static_cast<std::size_t>(n));
     // Receives of unknown size, per digit (kept across digits: fewer allocations).
-    std::vector<int> peers;
-    std::vector<Round *> of_peer;
-    std::vector<char *> data;
-    std::vector<std::size_t> bytes;
-    std::vector<MPI_Request> reqs;
+    std::vector<int> &peers = kept.peers;
+    std::vector<Round *> &of_peer = kept.of_peer;
+    std::vector<char *> &data = kept.data;
+    std::vector<std::size_t> &bytes = kept.bytes;
+    std::vector<MPI_Request> &reqs = kept.reqs;
     int digit = 0;
     for (long long w = 1; w < n; w *= r, ++digit) {
         const int tag = g.tag + digit;
         const long long wr = w * r;
         const int zmax = static_cast<int>(std::min<long long>(r - 1, (n - 1) / w));
-        rounds.assign(static_cast<std::size_t>(zmax), Round());
+        rounds.resize(static_cast<std::size_t>(zmax));
+        for (Round &rd : rounds)
+            rd.reset();
         for (int z = 1; z <= zmax; ++z) {
             Round &rd = rounds[z - 1];
             rd.to = mod(me + z * w, n);

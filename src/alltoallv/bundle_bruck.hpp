@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "core/local_work.hpp"
@@ -48,6 +49,22 @@ struct BundleRoundSizes {
 };
 using BundleSizes = std::vector<BundleRoundSizes>;  // by round, from the group's first
 
+// What bundle_bruck keeps between its calls for the capacity (its per-round
+// lists: made fresh they were about 6 allocations a call). A caller's cached
+// lists hold one; one bundle_bruck call uses it at a time.
+class BundleSpare {
+public:
+    BundleSpare();
+    ~BundleSpare();
+    BundleSpare(BundleSpare &&) noexcept;
+    BundleSpare &operator=(BundleSpare &&) noexcept;
+    struct Lists;  // bundle_bruck.cpp's
+    Lists &lists();
+
+private:
+    std::unique_ptr<Lists> lists_;
+};
+
 struct BundleGroup {
     MPI_Comm comm;
     LocalWork *work;   // where the packing of each message (header and pieces) is counted
@@ -84,6 +101,8 @@ struct BundleGroup {
     // earlier phase: the messages whose length the receiver knows then go empty,
     // as they do after one noted here (see relay_length in core/p2p.hpp).
     const int *upstream_mismatch = nullptr;
+    // Lists kept from an earlier call (null: made for this one).
+    BundleSpare *spare = nullptr;
 };
 
 // A group over `ranks` (by group index; `me` this rank's index) with everything

@@ -127,6 +127,7 @@ struct NodeBruckLists {
     std::vector<long long> ids;
     std::vector<std::vector<unsigned char>> totals_heads, trailers;
     std::vector<Piece> own;
+    BundleSpare bundle_spare;  // phases A and C, one after the other
 };
 
 struct NodeBruckPlan : CacheEntry {
@@ -686,6 +687,7 @@ int node_bruck(const Exchange &x)
                                      uniform ? SizesKnown::everywhere : SizesKnown::nowhere, x.trace, 0);
         g.expected_bytes = [&](int, int d) { return B * (1 + gp->remote[d].size()); };
         g.agreed_max = uniform ? nullptr : &volume;
+        g.spare = &lists->bundle_spare;
         g.block_ids = [&](int s, int d, std::vector<long long> *ids) {
             long long src = gp->local[s];
             ids->push_back(src * P + gp->local[d]);
@@ -1215,6 +1217,7 @@ int node_bruck(const Exchange &x)
         g.agreed_max = uniform ? nullptr : global;
         g.agreed_count = 2;
         g.upstream_mismatch = uniform ? &mismatch : nullptr;  // phases A and B's
+        g.spare = &lists->bundle_spare;
         g.block_ids = [&](int s, int d, std::vector<long long> *ids) {
             for (const Handled &hd : gp->handled[s])
                 if (in_part(d, hd.part, gp->parts))

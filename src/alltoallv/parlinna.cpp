@@ -51,6 +51,7 @@ struct ParlinnaLists {
     std::vector<std::vector<const char *>> where;
     std::vector<Piece> arrived;
     std::vector<std::uint64_t> agreed;  // phase 1's statistics: the caller's maxima, then the volume
+    BundleSpare bundle_spare;
 };
 
 // What ParLinNa derives from the node map, cached on the communicator: which
@@ -166,6 +167,7 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
             bg.agreed_count = static_cast<int>(stats.size());
         }
         bg.agreed_max = agreed;
+        bg.spare = &lists->bundle_spare;
         MPIX_CHECK(bundle_bruck(bg, bundles, &arrived, &store));
         if (agreed) {
             for (int k = 0; maxima && k < count; ++k)
