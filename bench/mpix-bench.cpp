@@ -137,6 +137,7 @@ int main(int argc, char **argv)
     runner_options.verify = cl.bench.verify;
     runner_options.ppn = cl.ppn;
     runner_options.rank_means = cl.bench.osu;
+    runner_options.start_clock = cl.bench.start_clock;
     {
         mpixbench::Runner runner(MPI_COMM_WORLD, runner_options);
         mpixbench::warn_oversubscribed(MPI_COMM_WORLD, kProgram);

@@ -109,13 +109,16 @@ const char *const kBenchWorkloads =
     "Outputs: a table on stdout, progress on stderr; --csv appends rows under one\n"
     "header: collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,\n"
     "max_us,speedup_vs_mpi,verified,bound_us,x_bound,mean_block_bytes,max_block_bytes,\n"
-    "copied_bytes,copy_floor_us (--overlap adds overall_us,compute_us,init_us,test_us,\n"
-    "wait_us,pure_us,overlap_pct,overlap_slices)\n"
+    "copied_bytes,copy_floor_us,start,start_spread_us (--overlap adds overall_us,\n"
+    "compute_us,init_us,test_us,wait_us,pure_us,overlap_pct,overlap_slices)\n"
     "(bound_us, x_bound: simulated runs only; mean_block_bytes, max_block_bytes: the\n"
     "workload's largest per-rank mean block to the other ranks and its largest block,\n"
     "what a selection rule agrees on; copied_bytes: the library's own local copies\n"
     "per call, busiest rank; copy_floor_us: their time at the simulated copy model,\n"
-    "simulated runs only); --json writes the same columns as keys.";
+    "simulated runs only; start: --start's method; start_spread_us: the median over\n"
+    "the timed calls of the latest rank's start minus the earliest's, which every\n"
+    "time includes, empty where the ranks' clocks do not compare); --json writes the\n"
+    "same columns as keys.";
 
 
 // --radix / --batch: a list of values >= min, or "sweep".
@@ -339,6 +342,19 @@ void add_bench_options(CLI::App &app, BenchCommandLine &cl)
         ->type_name("N")
         ->group(timing);
     app.add_flag_callback("--no-verify", [&o] { o.verify = false; }, "skip the check against the expected bytes")
+        ->group(timing);
+    app.add_option_function<std::string>(
+           "--start",
+           [&](const std::string &v) {
+               if (v != "barrier" && v != "clock")
+                   refuse("bad --start " + v + " (barrier or clock)");
+               o.start_clock = v == "clock";
+           },
+           "how the ranks start each timed call: barrier (default: as they leave an MPI_Barrier, over a few us at "
+           "scale, which every time includes) or clock (at one agreed instant of MPI_Wtime, the latest rank's "
+           "arrival plus a margin: the start spread leaves the times; needs clocks that compare, "
+           "MPI_WTIME_IS_GLOBAL or one host, as under SimGrid SMPI)")
+        ->type_name("barrier|clock")
         ->group(timing);
 
     app.add_option_function<std::string>(

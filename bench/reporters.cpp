@@ -130,7 +130,8 @@ void print_table(std::FILE *out, const RunDescription &run, const TableNotes &no
 std::string csv_header(bool overlap)
 {
     return std::string("collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,max_us,speedup_vs_mpi,"
-                       "verified,bound_us,x_bound,mean_block_bytes,max_block_bytes,copied_bytes,copy_floor_us") +
+                       "verified,bound_us,x_bound,mean_block_bytes,max_block_bytes,copied_bytes,copy_floor_us,start,"
+                       "start_spread_us") +
            (overlap ? ",overall_us,compute_us,init_us,test_us,wait_us,pure_us,overlap_pct,overlap_slices" : "");
 }
 
@@ -155,6 +156,9 @@ std::string csv_line(const RunDescription &run, const ResultRow &r)
             printed("%.0f", m.copied_bytes) + ",";
     if (m.copy_floor_us > 0)
         line += printed("%.3f", m.copy_floor_us);
+    line += m.start_clock ? ",clock," : ",barrier,";
+    if (m.start_spread_us >= 0)
+        line += printed("%.3f", m.start_spread_us);
     if (run.overlap) {
         char figures_overlap[200];
         std::snprintf(figures_overlap, sizeof figures_overlap, ",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%d", m.overall_us,
@@ -218,6 +222,9 @@ std::string write_json(const std::string &path, const RunDescription &run, const
             {"max_block_bytes", m.max_block_bytes},
             {"copied_bytes", rounded(m.copied_bytes, 0)},
             {"copy_floor_us", m.copy_floor_us > 0 ? ordered_json(rounded(m.copy_floor_us, 6)) : ordered_json(nullptr)},
+            {"start", m.start_clock ? "clock" : "barrier"},
+            {"start_spread_us",
+             m.start_spread_us >= 0 ? ordered_json(rounded(m.start_spread_us, 3)) : ordered_json(nullptr)},
         };
         if (run.overlap) {
             row["overall_us"] = rounded(m.overall_us, 3);

@@ -225,6 +225,25 @@ struct Runner::State {
     int test(bool mpi, MPIX_Request **xreq, MPI_Request *mreq, int *flag);
     int wait(bool mpi, MPIX_Request **xreq, MPI_Request *mreq);
     std::unique_ptr<Compute> compute;  // --overlap's computation, made on first use
+    Compute &computation()
+    {
+        if (!compute)
+            compute.reset(new Compute());
+        return *compute;
+    }
+    // Whether MPI_Wtime readings compare across the ranks (MPI_WTIME_IS_GLOBAL,
+    // as under SimGrid SMPI, or every rank on one host); found on first use.
+    int clocks = -1;  // -1: not yet known
+    bool clocks_compare();
+    // RunnerOptions::start_clock's margin: how long after the latest rank's
+    // arrival every rank has learnt it (measured on first use).
+    double start_margin = -1;
+    // Starts one timed call: the barrier, or with start_clock the agreed
+    // instant. Returns this rank's start (MPI_Wtime).
+    double start_call();
+    // The median over the timed calls of the ranks' start spread (the latest
+    // rank's start minus the earliest's), in us; -1 where the clocks do not compare.
+    double start_spread_us(const std::vector<double> &starts);
     // Under SMPI, the MPI library's copy of this rank's own block, charged at
     // the library's copy model as mpix's pmpi row charges it (core/local_work.hpp).
     void charge_mpi_self_copy(std::size_t bytes)
@@ -638,6 +657,74 @@ Runner::Runner(MPI_Comm comm, const RunnerOptions &o) : state_(new State())
 
 Runner::~Runner() = default;
 
+bool Runner::State::clocks_compare()
+{
+    if (clocks < 0) {
+        int *global = nullptr, flag = 0;
+        MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &global, &flag);
+        if (flag && global && *global) {
+            clocks = 1;  // no communication: SimGrid's times stay as they were
+        } else {
+            // One host: one clock (MPICH's MPI_Wtime reads CLOCK_MONOTONIC).
+            char name[MPI_MAX_PROCESSOR_NAME] = {0}, first[MPI_MAX_PROCESSOR_NAME] = {0};
+            int len = 0;
+            MPI_Get_processor_name(name, &len);
+            std::memcpy(first, name, sizeof name);
+            MPI_Bcast(first, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, comm);
+            int same = std::strcmp(first, name) == 0, all_same = 0;
+            MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_MIN, comm);
+            clocks = all_same;
+        }
+    }
+    return clocks == 1;
+}
+
+double Runner::State::start_call()
+{
+    MPI_Barrier(comm);
+    if (!options.start_clock)
+        return MPI_Wtime();
+    if (start_margin < 0) {
+        // The allreduce's own spread: the latest rank learns the latest arrival
+        // this long after it; twice the worst of three, plus 1 us.
+        double worst = 0;
+        for (int trial = 0; trial < 3; ++trial) {
+            MPI_Barrier(comm);
+            double now = MPI_Wtime(), latest = 0;
+            MPI_Allreduce(&now, &latest, 1, MPI_DOUBLE, MPI_MAX, comm);
+            double lag = MPI_Wtime() - latest, most = 0;
+            MPI_Allreduce(&lag, &most, 1, MPI_DOUBLE, MPI_MAX, comm);
+            worst = std::max(worst, most);
+        }
+        start_margin = 2 * worst + 1e-6;
+        MPI_Barrier(comm);
+    }
+    double now = MPI_Wtime(), latest = 0;
+    MPI_Allreduce(&now, &latest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    const double at = latest + start_margin;
+    now = MPI_Wtime();
+    if (now < at)
+        computation().run(at - now);  // simulated time under SMPI, a busy wait natively
+    // A rank that learnt the instant too late starts now: the start spread says so.
+    return MPI_Wtime();
+}
+
+// The median over the timed calls of the ranks' start spread (the latest
+// rank's start minus the earliest's), in us; -1 where the clocks do not compare.
+double Runner::State::start_spread_us(const std::vector<double> &starts)
+{
+    if (!clocks_compare())
+        return -1;
+    std::vector<double> mine(starts), latest(2 * starts.size());
+    for (double t : starts)
+        mine.push_back(-t);
+    MPI_Allreduce(mine.data(), latest.data(), (int)mine.size(), MPI_DOUBLE, MPI_MAX, comm);
+    std::vector<double> spread(starts.size());
+    for (std::size_t k = 0; k < starts.size(); ++k)
+        spread[k] = latest[k] + latest[starts.size() + k];  // max - min
+    return spread.empty() ? 0.0 : median(spread) * 1e6;
+}
+
 MPIX_Comm *Runner::xcomm() { return state_->xcomm; }
 int Runner::nodes() const { return state_->nodes; }
 int Runner::ranks_per_node_max() const { return state_->ranks_per_node_max; }
@@ -759,7 +846,7 @@ Measurement Runner::measure(const Candidate &c, CallForm form)
     }
     const int warmup = s.options.warmup, iters = s.options.iters;
     const int calls = ok ? warmup + iters : 0;  // none when a persistent init failed
-    std::vector<double> times;
+    std::vector<double> times, starts;
     const mpix::LocalWork &work = s.xcomm->work;
     std::uint64_t copied_before = 0, copies_before = 0;
     for (int it = 0; it < calls; ++it) {
@@ -770,8 +857,7 @@ Measurement Runner::measure(const Candidate &c, CallForm form)
         const bool last = persistent && it > 0 && it == calls - 1;
         if (last && verify)
             s.fill();
-        MPI_Barrier(s.comm);
-        double t0 = MPI_Wtime();
+        const double t0 = s.start_call();
         int rc;
         if (form == CallForm::blocking) {
             rc = s.call(mpi);
@@ -799,8 +885,10 @@ Measurement Runner::measure(const Candidate &c, CallForm form)
             if (m.error.empty())
                 m.error = "wrong bytes received";
         }
-        if (it >= warmup)
+        if (it >= warmup) {
             times.push_back(t);
+            starts.push_back(t0);
+        }
     }
     if (xreq && MPIX_Request_free(&xreq) != MPI_SUCCESS)
         ok = 0;
@@ -836,6 +924,8 @@ Measurement Runner::measure(const Candidate &c, CallForm form)
         m.copied_bytes = busiest[0];
         m.copy_floor_us = busiest[1];
     }
+    m.start_clock = s.options.start_clock;
+    m.start_spread_us = s.start_spread_us(starts);
 
     if (c.algorithm == "auto")
         m.picked = s.picked();
@@ -879,9 +969,7 @@ Measurement Runner::measure_overlap(const Candidate &c, int slices)
         if (!error.empty())
             ok = 0;
     }
-    if (!s.compute)
-        s.compute.reset(new Compute());
-    Compute &compute = *s.compute;
+    Compute &compute = s.computation();
     const bool verify = s.options.verify && !s.shared_buffers;
     if (verify)
         s.fill();
@@ -899,8 +987,7 @@ Measurement Runner::measure_overlap(const Candidate &c, int slices)
     for (int it = 0; it < calls; ++it) {
         MPIX_Request *xreq = nullptr;
         MPI_Request mreq = MPI_REQUEST_NULL;
-        MPI_Barrier(s.comm);
-        const double t0 = MPI_Wtime();
+        const double t0 = s.start_call();
         int rc = s.start(mpi, &xreq, &mreq);
         if (rc != MPI_SUCCESS)
             note_error(rc, "start");

@@ -55,6 +55,12 @@ struct Measurement {
     // floor; 0 when copies are not charged: native runs, --copy-bw 0).
     double copied_bytes = 0;
     double copy_floor_us = 0;
+    // How the ranks started each timed call (RunnerOptions::start_clock) and the
+    // median over the timed calls of the latest rank's start minus the
+    // earliest's, which every time includes; -1 where the ranks' clocks do not
+    // compare (several hosts without MPI_WTIME_IS_GLOBAL).
+    bool start_clock = false;
+    double start_spread_us = -1;
     // Runner::measure_overlap (mpix-bench --overlap): the timed calls once more,
     // with computation between the start and the wait. Per timed call and rank:
     // overall = start + compute slices + a test after each + wait; compute = the
@@ -81,6 +87,11 @@ struct RunnerOptions {
     bool verify = true;
     int ppn = 0;  // emulated nodes of ppn consecutive ranks; 0: real nodes
     bool rank_means = false;  // also OSU's per-rank means (three reductions more per measurement)
+    // Each timed call starts on every rank at one agreed instant of MPI_Wtime
+    // (the latest rank's arrival plus a margin) instead of as the ranks leave a
+    // barrier, which they do over several µs at scale (ReproMPI's window-based
+    // start). Needs clocks that compare across the ranks (clocks_compare()).
+    bool start_clock = false;
 };
 
 // How the candidate is called: one blocking call per timed call, a persistent

@@ -52,11 +52,22 @@ grep -q '"algorithm":"node_aware"' "$tmp/tr.0.jsonl"
 grep -q '^alltoallv,node_aware,inner=pairwise;trace=' "$tmp/out.csv"
 # One header, then rows, all verified (column 13); natively no bound (columns 14-15 empty).
 # A --dist with a comma (moe:3,2) is a quoted field: blanked first, so awk's columns hold.
-test "$(grep -c '^collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,max_us,speedup_vs_mpi,verified,bound_us,x_bound,mean_block_bytes,max_block_bytes,copied_bytes,copy_floor_us$' "$tmp/out.csv")" -eq 1
+test "$(grep -c '^collective,algorithm,params,P,nodes,ppn,size,dist,median_us,min_us,max_us,speedup_vs_mpi,verified,bound_us,x_bound,mean_block_bytes,max_block_bytes,copied_bytes,copy_floor_us,start,start_spread_us$' "$tmp/out.csv")" -eq 1
 if sed 's/"[^"]*"/dist/g' "$tmp/out.csv" | awk -F, 'NR > 1 && ($13 != "yes" || $14 != "" || $15 != "")' | grep .; then
     echo "unverified rows, or a bound outside a simulation"; exit 1
 fi
 grep -q '"speedup_vs_mpi"' "$tmp/out.json"
+# --start: how the ranks start each timed call (column 20), and the median spread of
+# their starts (column 21), which every time includes: measured on one host (one
+# clock), at or above 0. With `clock` each rank waits for an agreed instant.
+for start in barrier clock; do
+    $run --coll alltoallv --algo pairwise --size 16 --iters 3 --warmup 1 --start $start --csv "$tmp/st-$start.csv" \
+        >/dev/null 2>&1 || { echo "--start $start failed"; exit 1; }
+    awk -F, -v s=$start 'NR > 1 { n++; if ($13 != "yes" || $20 != s || $21 == "" || $21 < 0) bad++ }
+                         END { exit !(n == 2 && !bad) }' "$tmp/st-$start.csv" ||
+        { echo "--start $start: rows"; cat "$tmp/st-$start.csv"; exit 1; }
+done
+if ${MPIEXEC:-mpiexec} -n 1 $bench --start now >/dev/null 2>&1; then echo "--start now accepted"; exit 1; fi
 # copied_bytes (column 18): the library's own copies per call, counted inside it.
 # At 4 ranks with 1000-byte blocks: a direct row copies only its own block, basic
 # Bruck rotates (4000), packs and unpacks two blocks in each of 2 rounds (8000)
@@ -100,9 +111,9 @@ grep -q '^algorithm .* pure_us .* overall_us *compute_us *test_us *overlap_% *ve
     { echo "--overlap: no overlap columns"; cat "$tmp/ov"; exit 1; }
 test "$(grep -c '^\(MPI_Ialltoallv\|nonblocking\|pairwise\) .* yes$' "$tmp/ov")" -eq 3 ||
     { echo "--overlap: not 3 verified rows"; cat "$tmp/ov"; exit 1; }
-head -1 "$tmp/ov.csv" | grep -q ',copy_floor_us,overall_us,compute_us,init_us,test_us,wait_us,pure_us,overlap_pct,overlap_slices$' ||
+head -1 "$tmp/ov.csv" | grep -q ',copy_floor_us,start,start_spread_us,overall_us,compute_us,init_us,test_us,wait_us,pure_us,overlap_pct,overlap_slices$' ||
     { echo "--overlap: CSV header"; exit 1; }
-if awk -F, 'NR > 1 && ($13 != "yes" || $20 <= 0 || $21 <= 0 || $26 < 0 || $27 != 4)' "$tmp/ov.csv" | grep .; then
+if awk -F, 'NR > 1 && ($13 != "yes" || $22 <= 0 || $23 <= 0 || $28 < 0 || $29 != 4)' "$tmp/ov.csv" | grep .; then
     echo "--overlap: unverified or empty CSV rows"; exit 1
 fi
 grep -q '"overlap_pct"' "$tmp/ov.json" || { echo "--overlap: no overlap_pct in JSON"; exit 1; }
