@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "alltoallv/bundle_bruck.hpp"
 #include "alltoallv/node_bruck_adaptive.hpp"
 #include "alltoallv/parlogna.hpp"
 #include "harness.hpp"
@@ -1720,8 +1721,57 @@ void test_sub_communicator_trace_files()
         rmdir(prefix.substr(0, prefix.size() - 2).c_str());
 }
 
+// The sizes that travel in front of blocks (bundle_bruck's headers, node_bruck's
+// and ParLinNa's size lists): each as wide as the list's largest needs, so 16-byte
+// blocks carry a byte of size each, not eight; every width round-trips, and a
+// header that is not a valid encoding is refused, never read past its end.
+void test_size_headers()
+{
+    struct Case {
+        std::vector<std::size_t> sizes;
+        unsigned width;
+    };
+    const Case cases[] = {
+        {{}, 1},
+        {{0, 7, 255}, 1},
+        {{0, 256}, 2},
+        {{65535, 3}, 2},
+        {{65536}, 4},
+        {{0xffffffffu, 1}, 4},
+        {{std::size_t(1) << 32, 0, 300}, 8},
+        {{~std::size_t(0)}, 8},
+    };
+    for (const Case &c : cases) {
+        std::vector<unsigned char> out(3, 0xee);  // longer than some encodings: must shrink
+        mpix::encode_sizes(c.sizes, &out);
+        std::string what = "encode_sizes of " + std::to_string(c.sizes.size()) + " sizes, width " +
+                           std::to_string(c.width);
+        MPIX_EXPECT(out.size() == 1 + c.sizes.size() * c.width, what + ": length");
+        MPIX_EXPECT(!out.empty() && out[0] == c.width, what + ": width byte");
+        std::vector<std::size_t> back{99};
+        std::size_t used = 0;
+        const char *p = reinterpret_cast<const char *>(out.data());
+        MPIX_EXPECT(mpix::decode_sizes(p, out.size(), c.sizes.size(), &back, &used) && back == c.sizes &&
+                            used == out.size(),
+                        what + ": round trip");
+        if (!c.sizes.empty())
+            MPIX_EXPECT(!mpix::decode_sizes(p, out.size() - 1, c.sizes.size(), &back, &used),
+                            what + ": one byte short is refused");
+    }
+    std::vector<std::size_t> back;
+    std::size_t used = 0;
+    for (unsigned char width : {0, 3, 5, 16}) {
+        const char bad[9] = {static_cast<char>(width), 1, 2, 3, 4, 5, 6, 7, 8};
+        MPIX_EXPECT(!mpix::decode_sizes(bad, sizeof bad, 1, &back, &used),
+                        "decode_sizes refuses width " + std::to_string(width));
+    }
+    MPIX_EXPECT(!mpix::decode_sizes(nullptr, 0, 0, &back, &used), "decode_sizes refuses an empty header");
+    MPIX_CHECK_ALL("size headers");
+}
+
 const mpixtest::TestCase kTests[] = {
     {"ParLogNa K against an independent digit count, P <= 64", test_round_count_formula},
+    {"size headers: each size as narrow as the largest, round trip, malformed headers refused", test_size_headers},
     {"ParLogNa traces: K, D, temporary bound, each block once", test_parlogna_every_radix},
     {"node-aware family and node_bruck traces: each block once, one message per unit pair", test_relay_family},
     {"node_bruck's MPIX_Alltoallv mode follows the agreed volume: every 8th direct call on one node, every call between nodes", test_node_bruck_modes},

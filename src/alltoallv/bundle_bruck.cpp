@@ -35,19 +35,18 @@ struct Round {
     void reset()
     {
         std::vector<int> p = std::move(positions);
-        std::vector<std::uint64_t> h = std::move(head);
+        std::vector<unsigned char> h = std::move(head);
         *this = Round();
         positions = std::move(p);
         positions.clear();
-        head = std::move(h);
-        head.clear();
+        head = std::move(h);  // not cleared: encode_sizes resizes it (no refill when the length stays)
     }
     int to = 0, from = 0;            // group indices
     std::vector<int> positions;      // positions with this digit value, ascending
     bool header = false;             // its messages start with a header
     bool home_check = false;         // all its bundles arrive home, their sizes unsent (at_destination)
     bool stats_only = false;         // home_check, and the statistics still travel: a header of them alone
-    std::vector<std::uint64_t> head;  // the header this rank sends
+    std::vector<unsigned char> head;  // the header this rank sends (encode_sizes)
     MPI_Request send_req = MPI_REQUEST_NULL, recv_req = MPI_REQUEST_NULL;
     bool posted = false;             // receive of known size posted (or known empty)
     char *in = nullptr;              // where the incoming message lands
@@ -96,7 +95,7 @@ struct BundleSpare::Lists {
     std::vector<Round> rounds;
     std::vector<ScratchBytes> packed;
     std::vector<char *> addrs, data;
-    std::vector<std::size_t> lens, sizes, bytes;
+    std::vector<std::size_t> lens, sizes, bytes, head_values;
     std::vector<int> peers;
     std::vector<Round *> of_peer;
     std::vector<MPI_Request> reqs;
@@ -191,7 +190,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
     std::vector<ScratchBytes> &packed = kept.packed;  // a digit's packed sends, until they complete
     packed.clear();
     std::vector<char *> &addrs = kept.addrs;
-    std::vector<std::size_t> &lens = kept.lens, &sizes = kept.sizes;
+    std::vector<std::size_t> &lens = kept.lens, &sizes = kept.sizes, &head_values = kept.head_values;
     // A message: a header and at least a piece per position (fewer regrowths).
     addrs.reserve(static_cast<std::size_t>(n) + 1);
     lens.reserve(static_cast<std::size_t>(n) + 1);
@@ -264,13 +263,16 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             addrs.clear();
             lens.clear();
             if (rd.header || rd.stats_only) {
-                rd.head.reserve(agreed.size() + (rd.header ? rd.positions.size() : 0));
-                rd.head.assign(agreed.begin(), agreed.end());
+                // The statistics, then each bundle's length, as narrow as the
+                // largest allows (16 B blocks: a byte each, not eight).
+                head_values.resize(stats + (rd.header ? rd.positions.size() : 0));
+                std::copy(agreed.begin(), agreed.end(), head_values.begin());
                 if (rd.header)
-                    for (int t : rd.positions)
-                        rd.head.push_back(bundle_bytes(held[t]));
+                    for (std::size_t k = 0; k < rd.positions.size(); ++k)
+                        head_values[stats + k] = bundle_bytes(held[rd.positions[k]]);
+                encode_sizes(head_values, &rd.head);
                 addrs.push_back(reinterpret_cast<char *>(rd.head.data()));
-                lens.push_back(rd.head.size() * sizeof(std::uint64_t));
+                lens.push_back(rd.head.size());
             }
             std::size_t payload = 0;
             for (int t : rd.positions)
@@ -330,25 +332,21 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             } else {
                 MPIX_CHECK(wait_request(&rd.recv_req, MPI_STATUS_IGNORE));
             }
-            const std::size_t head = rd.header       ? (stats + rd.positions.size()) * sizeof(std::uint64_t)
-                                     : rd.stats_only ? stats * sizeof(std::uint64_t)
-                                                     : 0;
+            std::size_t head = 0;
             const std::size_t round_index = first + (&rd - rounds.data());
-            std::uint64_t v;
             if (rd.header || rd.stats_only) {  // the statistics lead every header
-                if (rd.in_bytes < head || (sizes_only && rd.in_bytes != head))
+                const std::size_t count = stats + (rd.header ? rd.positions.size() : 0);
+                if (!decode_sizes(rd.in, rd.in_bytes, count, &head_values, &head) ||
+                    (sizes_only && rd.in_bytes != head))
                     return MPI_ERR_INTERN;
-                for (std::size_t k = 0; k < stats; ++k) {
-                    std::memcpy(&v, rd.in + k * sizeof v, sizeof v);
-                    agreed[k] = std::max(agreed[k], v);
-                }
+                for (std::size_t k = 0; k < stats; ++k)
+                    agreed[k] = std::max<std::uint64_t>(agreed[k], head_values[k]);
             }
             if (rd.header) {
                 sizes.clear();
                 std::size_t total = head;
                 for (std::size_t k = 0; k < rd.positions.size(); ++k) {
-                    std::memcpy(&v, rd.in + (stats + k) * sizeof v, sizeof v);
-                    sizes.push_back(static_cast<std::size_t>(v));
+                    sizes.push_back(head_values[stats + k]);
                     if (!sizes_only && sizes.back() > rd.in_bytes - total)
                         return MPI_ERR_INTERN;  // the sender's own sizes cannot disagree
                     total += sizes.back();
@@ -412,47 +410,61 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
     return mismatch;
 }
 
+namespace {
+
+template <class Word>
+void put_sizes(const std::vector<std::size_t> &sizes, unsigned char *at)
+{
+    for (std::size_t s : sizes) {
+        const Word v = static_cast<Word>(s);
+        std::memcpy(at, &v, sizeof v);
+        at += sizeof v;
+    }
+}
+
+template <class Word>
+void get_sizes(const char *at, std::size_t count, std::vector<std::size_t> *sizes)
+{
+    sizes->resize(count);
+    for (std::size_t k = 0; k < count; ++k, at += sizeof(Word)) {
+        Word v;
+        std::memcpy(&v, at, sizeof v);
+        (*sizes)[k] = static_cast<std::size_t>(v);
+    }
+}
+
+}  // namespace
+
 void encode_sizes(const std::vector<std::size_t> &sizes, std::vector<unsigned char> *out)
 {
     std::size_t largest = 0;
     for (std::size_t s : sizes)
         largest = std::max(largest, s);
-    const unsigned char width = largest <= 0xffffffffu ? 4 : 8;
-    out->assign(1 + sizes.size() * width, 0);
+    const unsigned char width = largest <= 0xffu ? 1 : largest <= 0xffffu ? 2 : largest <= 0xffffffffu ? 4 : 8;
+    out->resize(1 + sizes.size() * width);
     (*out)[0] = width;
     unsigned char *at = out->data() + 1;
-    for (std::size_t s : sizes) {
-        if (width == 4) {
-            std::uint32_t v = static_cast<std::uint32_t>(s);
-            std::memcpy(at, &v, 4);
-        } else {
-            std::uint64_t v = s;
-            std::memcpy(at, &v, 8);
-        }
-        at += width;
+    switch (width) {
+    case 1: put_sizes<std::uint8_t>(sizes, at); break;
+    case 2: put_sizes<std::uint16_t>(sizes, at); break;
+    case 4: put_sizes<std::uint32_t>(sizes, at); break;
+    default: put_sizes<std::uint64_t>(sizes, at); break;
     }
 }
 
 bool decode_sizes(const char *p, std::size_t avail, std::size_t count, std::vector<std::size_t> *sizes,
                   std::size_t *used)
 {
-    sizes->clear();
     if (avail < 1)
         return false;
     const unsigned char width = static_cast<unsigned char>(p[0]);
-    if ((width != 4 && width != 8) || (avail - 1) / width < count)
+    if ((width != 1 && width != 2 && width != 4 && width != 8) || (avail - 1) / width < count)
         return false;
-    const char *at = p + 1;
-    for (std::size_t k = 0; k < count; ++k, at += width) {
-        if (width == 4) {
-            std::uint32_t v;
-            std::memcpy(&v, at, 4);
-            sizes->push_back(v);
-        } else {
-            std::uint64_t v;
-            std::memcpy(&v, at, 8);
-            sizes->push_back(static_cast<std::size_t>(v));
-        }
+    switch (width) {
+    case 1: get_sizes<std::uint8_t>(p + 1, count, sizes); break;
+    case 2: get_sizes<std::uint16_t>(p + 1, count, sizes); break;
+    case 4: get_sizes<std::uint32_t>(p + 1, count, sizes); break;
+    default: get_sizes<std::uint64_t>(p + 1, count, sizes); break;
     }
     *used = 1 + count * width;
     return true;

@@ -132,11 +132,15 @@ int bundle_bruck_rounds(int n, int radix);
 int bundle_bruck_digits(int n, int radix);
 
 // The sizes of a list of blocks, encoded to travel in front of them: one byte
-// (4 or 8, the width of each size), then the sizes. Four bytes each unless a block
-// reaches 4 GiB.
+// (1, 2, 4 or 8, the width of each size), then the sizes in the host's byte order
+// (every rank of a job shares it; MPI_BYTE is not converted), each as wide as
+// the largest needs: a byte each for blocks under 256 bytes, so small
+// blocks do not carry more header than data (at 16 B blocks, 8-byte sizes had
+// doubled the bytes between nodes of two_phase_bruck).
 void encode_sizes(const std::vector<std::size_t> &sizes, std::vector<unsigned char> *out);
-// Decodes `count` sizes from the front of [p, p + avail); *used receives the
-// bytes read. False when the bytes are not a valid encoding of `count` sizes.
+// Decodes `count` sizes from the front of [p, p + avail) into *sizes (resized to
+// count); *used receives the bytes read. False when the bytes are not a valid
+// encoding of `count` sizes (*sizes then unchanged).
 bool decode_sizes(const char *p, std::size_t avail, std::size_t count, std::vector<std::size_t> *sizes,
                   std::size_t *used);
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "alltoall/bruck.hpp"
+#include "alltoallv/bundle_bruck.hpp"
 #include "alltoallv/direct.hpp"
 #include "core/error.hpp"
 #include "core/p2p.hpp"
@@ -66,7 +67,8 @@ int mod(long long a, int p)
 struct RoundState {
     int z, round, to, from;
     std::vector<int> pending;                   // positions moved in this round
-    std::vector<unsigned long long> meta_out;   // sizes of those the receiver forwards
+    std::vector<std::size_t> meta_out;          // sizes of those the receiver forwards
+    std::vector<unsigned char> meta_bytes;      // ... as sent (encode_sizes: a byte each below 256)
     std::size_t sent = 0;                       // tracing
     std::vector<long long> ids;
 };
@@ -183,8 +185,9 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                 addrs.clear();
                 lens.clear();
                 if (!rs.meta_out.empty()) {
-                    addrs.push_back(reinterpret_cast<char *>(rs.meta_out.data()));
-                    lens.push_back(rs.meta_out.size() * sizeof(unsigned long long));
+                    encode_sizes(rs.meta_out, &rs.meta_bytes);
+                    addrs.push_back(reinterpret_cast<char *>(rs.meta_bytes.data()));
+                    lens.push_back(rs.meta_bytes.size());
                 }
                 std::size_t sent = 0;
                 for (int t : rs.pending) {
@@ -229,14 +232,17 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
             MPIX_CHECK(wait_all(static_cast<int>(send_reqs.size()), send_reqs.data()));
             // Every send of the batch is complete: slots may take new blocks.
             LocalWork::Batch batch(x.work);
+            std::vector<std::size_t> meta_in;  // a message's header: the sizes of the blocks forwarded again
             for (std::size_t k = 0; k < rounds.size(); ++k) {
                 RoundState &rs = rounds[k];
                 std::size_t forwarded = 0;
                 for (int t : rs.pending)
                     forwarded += t >= beyond;
                 const std::size_t values = sizes_only ? rs.pending.size() : planned ? 0 : forwarded;
-                const std::size_t head = values * sizeof(unsigned long long);
-                if (in_bytes[k] < head || (sizes_only && in_bytes[k] != head))
+                std::size_t head = 0;
+                if (values > 0 && !decode_sizes(in_data[k], in_bytes[k], values, &meta_in, &head))
+                    return MPI_ERR_INTERN;
+                if (sizes_only && in_bytes[k] != head)
                     return MPI_ERR_INTERN;
                 // The bytes the sender sends (at init: the lengths it sends instead).
                 std::size_t payload = in_bytes[k] - head;
@@ -249,9 +255,9 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                     return MPI_ERR_INTERN;
                 for (std::size_t i = 0; i < rs.pending.size(); ++i) {
                     int t = rs.pending[i];
-                    unsigned long long v = 0;
+                    std::size_t v = 0;
                     if (sizes_only || (!planned && t >= beyond))
-                        std::memcpy(&v, in_data[k] + (sizes_only ? i : f) * sizeof v, sizeof v);
+                        v = meta_in[sizes_only ? i : f];
                     if (sizes_only)
                         payload += static_cast<std::size_t>(v);
                     if (t >= beyond) {
