@@ -75,12 +75,24 @@ if ${MPIEXEC:-mpiexec} -n 1 $bench --start now >/dev/null 2>&1; then echo "--sta
 # Natively no copy floor (column 19).
 $run --coll alltoall --algo nonblocking,bruck_basic,bruck_zero_rotation --size 1000 --iters 2 --warmup 1 \
     --csv "$tmp/copies.csv" >/dev/null 2>&1
-copied() { awk -F, -v a="$1" '$2 == a {print $18 "/" $19}' "$tmp/copies.csv"; }
+copied() { awk -F, -v a="$1" '$2 == a {print $18 "/" $19}' "${2:-$tmp/copies.csv}"; }
 test "$(copied MPI_Alltoall)" = "0/" || { echo "MPI_Alltoall copied $(copied MPI_Alltoall)"; exit 1; }
 test "$(copied nonblocking)" = "1000/" || { echo "nonblocking copied $(copied nonblocking)"; exit 1; }
 test "$(copied bruck_basic)" = "16000/" || { echo "bruck_basic copied $(copied bruck_basic)"; exit 1; }
 # Zero-rotation Bruck: its own block, then two blocks packed and unpacked per round.
 test "$(copied bruck_zero_rotation)" = "9000/" || { echo "bruck_zero_rotation copied $(copied bruck_zero_rotation)"; exit 1; }
+# Sizes in headers take a byte each below 256 (encode_sizes). At 4 ranks, 16-byte blocks
+# (--dist equal), two_phase_bruck's first round packs a header (a width byte, the
+# statistic, two bundle lengths: 4 bytes) and two blocks (32), its second round two
+# blocks (32, home: no header); three blocks are copied home (48) and the own block
+# (16): 132. ParLogNa r = 2: a header of one forwarded size (2 bytes) and 32, then 32,
+# three blocks home (48), the forwarded one into its slot (16) and the own block (16):
+# 146. With 8-byte sizes (and no width byte) both were 152.
+$run --coll alltoallv --dist equal --algo two_phase_bruck,parlogna --radix 2 --size 16 --iters 2 --warmup 1 \
+    --csv "$tmp/heads.csv" >/dev/null 2>&1
+test "$(copied two_phase_bruck "$tmp/heads.csv")" = "132/" ||
+    { echo "two_phase_bruck copied $(copied two_phase_bruck "$tmp/heads.csv")"; exit 1; }
+test "$(copied parlogna "$tmp/heads.csv")" = "146/" || { echo "parlogna copied $(copied parlogna "$tmp/heads.csv")"; exit 1; }
 # --format osu: OSU's layout for one algorithm, sizes 1..64, full and validation columns.
 for coll in alltoall alltoallv; do
     case $coll in alltoall) title=All-to-All algo=pairwise ;; *) title=All-to-Allv algo=parlogna ;; esac
