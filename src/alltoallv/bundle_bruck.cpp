@@ -266,7 +266,8 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                 // The statistics, then each bundle's length, as narrow as the
                 // largest allows (16 B blocks: a byte each, not eight).
                 head_values.resize(stats + (rd.header ? rd.positions.size() : 0));
-                std::copy(agreed.begin(), agreed.end(), head_values.begin());
+                for (std::size_t k = 0; k < stats; ++k)  // statistics, not data
+                    head_values[k] = agreed[k];
                 if (rd.header)
                     for (std::size_t k = 0; k < rd.positions.size(); ++k)
                         head_values[stats + k] = bundle_bytes(held[rd.positions[k]]);
