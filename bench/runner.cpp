@@ -665,15 +665,15 @@ bool Runner::State::clocks_compare()
         if (flag && global && *global) {
             clocks = 1;  // no communication: SimGrid's times stay as they were
         } else {
-            // One host: one clock (MPICH's MPI_Wtime reads CLOCK_MONOTONIC).
-            char name[MPI_MAX_PROCESSOR_NAME] = {0}, first[MPI_MAX_PROCESSOR_NAME] = {0};
-            int len = 0;
-            MPI_Get_processor_name(name, &len);
-            std::memcpy(first, name, sizeof name);
-            MPI_Bcast(first, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, comm);
-            int same = std::strcmp(first, name) == 0, all_same = 0;
-            MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_MIN, comm);
-            clocks = all_same;
+            // One host (as warn_oversubscribed and the library find hosts): one
+            // clock (MPICH's MPI_Wtime reads CLOCK_MONOTONIC). Every rank sees
+            // the same answer: its host holds all the ranks or none does.
+            MPI_Comm host;
+            int on_host = 0;
+            MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+            MPI_Comm_size(host, &on_host);
+            MPI_Comm_free(&host);
+            clocks = on_host == ranks;
         }
     }
     return clocks == 1;
