@@ -49,6 +49,8 @@ struct Round {
     std::vector<unsigned char> head;  // the header this rank sends (encode_sizes)
     MPI_Request send_req = MPI_REQUEST_NULL, recv_req = MPI_REQUEST_NULL;
     bool posted = false;             // receive of known size posted (or known empty)
+    bool home_known = false;         // posted as home_check: a wrong length is this rank's error alone
+    bool arrived_wrong = false;      // home_known, and the message's length was not the expected one
     char *in = nullptr;              // where the incoming message lands
     std::size_t in_bytes = 0;
 };
@@ -257,6 +259,26 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                 rd.in = store->back().data();
                 MPIX_CHECK(irecv_bytes(rd.in, rd.in_bytes, g.ranks[rd.from], tag, g.comm, &rd.recv_req));
             }
+        else
+            // A round whose bundles all arrive home, with no header: the receiver
+            // knows its length (its own receive sizes), so the receive goes up
+            // before the sends and the message moves as soon as it is sent, not
+            // when a probe sees it. The sender always sends (an empty message
+            // too: it cannot know what the receiver expects).
+            for (Round &rd : rounds) {
+                if (!rd.home_check || rd.header || rd.stats_only)
+                    continue;
+                rd.posted = true;
+                rd.home_known = true;
+                rd.in_bytes = expected(rd, &sizes);
+                if (rd.in_bytes > 0) {
+                    store->emplace_back();
+                    if (!store->back().resize(rd.in_bytes))
+                        return MPI_ERR_NO_MEM;
+                    rd.in = store->back().data();
+                }
+                MPIX_CHECK(irecv_bytes(rd.in, rd.in_bytes, g.ranks[rd.from], tag, g.comm, &rd.recv_req));
+            }
 
         // Sends: [header] then every position's pieces, in position order.
         for (Round &rd : rounds) {
@@ -327,7 +349,15 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
         for (Round &rd : rounds) {
             // Sizes known everywhere yet a sender's differ (MPIX_Alltoall with
             // unequal block sizes across ranks): reported, the round goes on.
-            if (rd.posted && rd.in_bytes > 0) {
+            if (rd.home_known) {
+                // Nothing of it is relayed, so a wrong length poisons no later send.
+                int wrong = MPI_SUCCESS;
+                MPIX_CHECK(wait_known_receive(&rd.recv_req, rd.in, rd.in_bytes, &wrong));
+                if (wrong != MPI_SUCCESS) {
+                    note_mismatch(&mismatch, wrong);
+                    rd.arrived_wrong = true;  // its bundles arrive empty, as a probed message of the wrong length's do
+                }
+            } else if (rd.posted && rd.in_bytes > 0) {
                 MPIX_CHECK(wait_known_receive(&rd.recv_req, rd.in, rd.in_bytes, &relayed_wrong));
                 note_mismatch(&mismatch, relayed_wrong);
             } else {
@@ -382,6 +412,10 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                     std::fill(sizes.begin(), sizes.end(), 0);
                     rd.in_bytes = 0;
                 }
+            } else if (rd.home_known) {
+                expected(rd, &sizes);  // the length the receive was posted with
+                if (rd.arrived_wrong)
+                    std::fill(sizes.begin(), sizes.end(), 0);
             } else if (expected(rd, &sizes) != rd.in_bytes - head) {
                 // Some final bundle does not have the size its receiver expects.
                 note_mismatch(&mismatch, rd.in_bytes - head > std::accumulate(sizes.begin(), sizes.end(), std::size_t(0))

@@ -558,7 +558,8 @@ int wait_known_receive(MPI_Request *req, char *buf, std::size_t bytes, int *mism
     int rc = wait_all(1, req, &bytes, &wrong);
     if (wrong != MPI_SUCCESS) {
         note_mismatch(mismatch, wrong);
-        std::memset(buf, 0, bytes);
+        if (bytes > 0)
+            std::memset(buf, 0, bytes);
     }
     return rc;
 }
