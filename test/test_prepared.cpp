@@ -21,7 +21,9 @@
 
 #include "alltoallv/bruck_nonuniform.hpp"
 #include "alltoallv/parlinna.hpp"
+#include "alltoallv/parlogna.hpp"
 #include "core/comm.hpp"
+#include "core/error.hpp"
 #include "core/exchange.hpp"
 #include "core/trace.hpp"
 #include "harness.hpp"
@@ -255,6 +257,8 @@ RunResult counted_run(const mpix::Algorithm *row, Buffers &b, const std::string 
         b.x.trace = &trace;
         wire() = Wire();
         wire().on = true;
+        // As the library's dispatch runs a row: a truncated receive comes back as a code.
+        mpix::WorldErrorsReturn world_returns(b.x.xcomm->world_available);
         rc = row->run(b.x);
         wire().on = false;
         b.x.trace = nullptr;
@@ -269,6 +273,20 @@ RunResult counted_run(const mpix::Algorithm *row, Buffers &b, const std::string 
 std::string trace_path()
 {
     return "/tmp/mpix-prepared." + std::to_string(getpid()) + "." + std::to_string(mpixtest::rank()) + ".jsonl";
+}
+
+// Whether a call of `row` (no plan) probes at p ranks. Receives of a length the
+// receiver knows are posted, not probed: two_phase_bruck's rounds whose blocks all
+// land home (every round below 4 ranks) and ParLogNa's last digit (every round
+// when its radix reaches p).
+bool call_probes(const char *row, const mpix::Hints &hints, int p)
+{
+    const std::string name = row;
+    if (name == "two_phase_bruck")
+        return p >= 4;
+    if (name == "parlogna")
+        return mpix::parlogna_radix(p, hints.radix) < p;
+    return p > 1;
 }
 
 // prepare once, five planned runs and one without a plan, on random sizes.
@@ -318,10 +336,13 @@ void check_row(MPIX_Comm *xcomm, const char *name, const mpix::Hints &hints, uns
             unplanned_probes = r.wire.probes;
         }
     }
-    // The counting sees sizes where they do travel: a call probes (P > 1).
+    // The counting sees sizes where they do travel: a call probes exactly there.
     unsigned long long any = 0;
     MPI_Allreduce(&unplanned_probes, &any, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    MPIX_EXPECT(mpixtest::size() == 1 || any > 0, what + ": a call without plan probed nowhere");
+    if (call_probes(name, hints, mpixtest::size()))
+        MPIX_EXPECT(any > 0, what + ": a call without plan probed nowhere");
+    else
+        MPIX_EXPECT(any == 0, what + ": a call without plan probed for messages of known length");
     if (relocate >= 0)
         MPIX_Comm_update_locality(xcomm, 0);
 }

@@ -139,7 +139,7 @@ struct TwoPhaseCache : CacheEntry {
 // Radix-2 Bruck (HPDC'22's two-phase Bruck) with each step's block sizes in front
 // of its blocks, in the same message (bundle_bruck: probed receives, one message
 // per step; the last step, whose blocks all land at their destinations, carries
-// no sizes: the receivers know them). Blocks never rotate: they are sent from the
+// no sizes: the receivers know them, and post its receive before the sends). Blocks never rotate: they are sent from the
 // send buffer and from where they arrived, and copied into their receive blocks.
 // With `record` (prepare) only the sizes travel and are kept there; with
 // `planned` (a start) only the blocks travel. `maxima`: `count` maxima agreed in

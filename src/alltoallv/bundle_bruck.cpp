@@ -264,7 +264,9 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             // knows its length (its own receive sizes), so the receive goes up
             // before the sends and the message moves as soon as it is sent, not
             // when a probe sees it. The sender always sends (an empty message
-            // too: it cannot know what the receiver expects).
+            // too: it cannot know what the receiver expects). A longer message
+            // truncates the receive: WorldErrorsReturn, around every exchange
+            // (dispatch, the engine), brings MPICH's report of it back here.
             for (Round &rd : rounds) {
                 if (!rd.home_check || rd.header || rd.stats_only)
                     continue;

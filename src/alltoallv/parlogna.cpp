@@ -12,7 +12,9 @@
 // forward again, then every block of the round (the receiver knows the sizes of
 // the blocks that arrive home: its recvcounts). Receives are probed into a
 // staging buffer (traced as `stage_bytes`) and copied out once the round's sends
-// have completed, so a slot being sent can take its position's next block. No
+// have completed, so a slot being sent can take its position's next block; the
+// last digit's messages, whose blocks all arrive home, have a length the
+// receiver knows and are received into buffers posted before the sends. No
 // block size is agreed in advance: there is no reduction and no size message.
 // A persistent request agrees them once at init (parlogna_prepare: the same
 // rounds carrying lengths only); its starts then send blocks alone.
@@ -26,6 +28,7 @@
 #include "alltoall/bruck.hpp"
 #include "alltoallv/bundle_bruck.hpp"
 #include "alltoallv/direct.hpp"
+#include "core/comm.hpp"
 #include "core/error.hpp"
 #include "core/p2p.hpp"
 #include "core/scratch.hpp"
@@ -82,6 +85,23 @@ struct RoundSizes {
     std::size_t bytes = 0;
 };
 
+// A call's lists, kept on the communicator (SpareLists) with their capacity:
+// made fresh, they were about 15 allocations per batch of every call.
+struct ParLogNaLists {
+    std::vector<const char *> loc;
+    std::vector<std::size_t> len;
+    std::vector<ScratchBytes> slot;
+    std::vector<RoundState> rounds;
+    std::vector<char *> addrs, in_data;
+    std::vector<std::size_t> lens, in_bytes, expected, meta_in, in_len;
+    std::vector<int> peers;
+    std::vector<MPI_Request> recv_reqs, send_reqs;
+    std::vector<char> arrived_wrong;
+};
+struct ParLogNaCache : CacheEntry {
+    SpareLists<ParLogNaLists> lists;
+};
+
 // What parlogna's starts reuse: every round's sizes, so no round carries a
 // header or is probed.
 class ParLogNaPlan : public ExchangePlan {
@@ -109,9 +129,18 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
 
     // Where each position's current block is and how long; forwarded blocks live
     // in slot[t] (empty once the position is home).
-    std::vector<const char *> loc(static_cast<std::size_t>(p));
-    std::vector<std::size_t> len(static_cast<std::size_t>(p));
-    std::vector<ScratchBytes> slot(static_cast<std::size_t>(p));
+    ParLogNaCache *cache = cached_or_make<ParLogNaCache>(x.xcomm, "parlogna");
+    if (!cache)
+        return MPI_ERR_NO_MEM;
+    LeasedLists<ParLogNaLists> lists(&cache->lists);
+    std::vector<const char *> &loc = lists->loc;
+    std::vector<std::size_t> &len = lists->len;
+    std::vector<ScratchBytes> &slot = lists->slot;
+    loc.assign(static_cast<std::size_t>(p), nullptr);
+    len.assign(static_cast<std::size_t>(p), 0);
+    slot.resize(static_cast<std::size_t>(p));
+    for (ScratchBytes &b : slot)
+        b = ScratchBytes();  // a call that failed may have left one (freed, not kept: blocks can be large)
     for (int t = 1; t < p; ++t) {
         int dst = mod(static_cast<long long>(me) + t, p);
         loc[t] = x.send_block(dst);
@@ -120,13 +149,12 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
     std::size_t stage_peak = 0;  // largest batch staged so far (traced)
     int mismatch = MPI_SUCCESS;
 
-    std::vector<RoundState> rounds;
-    std::vector<char *> addrs;
-    std::vector<std::size_t> lens;
-    std::vector<int> peers;
-    std::vector<char *> in_data;
-    std::vector<std::size_t> in_bytes;
-    std::vector<MPI_Request> recv_reqs, send_reqs;
+    std::vector<RoundState> &rounds = lists->rounds;
+    std::vector<char *> &addrs = lists->addrs, &in_data = lists->in_data;
+    std::vector<std::size_t> &lens = lists->lens, &in_bytes = lists->in_bytes;
+    std::vector<int> &peers = lists->peers;
+    std::vector<MPI_Request> &recv_reqs = lists->recv_reqs, &send_reqs = lists->send_reqs;
+    std::vector<char> &arrived_wrong = lists->arrived_wrong;  // a home message of the wrong length
     int round = 0, digit = 0;
     for (long long w = 1; w < p; w *= r, ++digit) {
         const int tag = x.tag + digit;  // a tag per digit (at most 31 at radix 2)
@@ -137,9 +165,17 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
         for (long long z0 = 1; z0 <= zmax; z0 += batch) {
             const long long z1 = z0 + batch - 1 < zmax ? z0 + batch - 1 : zmax;
             // Rounds of one digit move disjoint positions: a batch of them at once.
-            rounds.clear();
+            // Every position of the last digit arrives home: the receiver knows
+            // each message's length (its recvcounts) and no header travels.
+            const bool home_digit = !planned && !sizes_only && beyond >= p;
+            // Rounds keep their lists' capacity from the last call.
+            rounds.resize(static_cast<std::size_t>(z1 - z0 + 1));
             for (long long z = z0; z <= z1; ++z) {
-                RoundState rs;
+                RoundState &rs = rounds[static_cast<std::size_t>(z - z0)];
+                rs.pending.clear();
+                rs.meta_out.clear();
+                rs.ids.clear();
+                rs.sent = 0;
                 rs.z = static_cast<int>(z);
                 rs.round = round++;
                 rs.to = mod(me + z * w, p);
@@ -155,20 +191,33 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                         if (sizes_only || (!planned && t >= beyond))
                             rs.meta_out.push_back(len[t]);
                     }
-                rounds.push_back(std::move(rs));
             }
             if (planned && planned->size() < static_cast<std::size_t>(round))
                 return MPI_ERR_INTERN;
             // Receives: of planned length, posted before the sends (none when
-            // empty: the sender knows it too), or probed after them.
+            // empty: the sender knows it too); in the last digit of the length
+            // the receive counts give (empty too: the sender cannot know that
+            // the receiver expects nothing), so they move as soon as they are
+            // sent; else probed after the sends. A longer message truncates the
+            // receive: the callers' WorldErrorsReturn brings that back here.
             std::vector<ScratchBytes> stage;
-            if (planned) {
+            arrived_wrong.assign(rounds.size(), 0);
+            if (planned || home_digit) {
                 stage.resize(rounds.size());
                 in_data.assign(rounds.size(), nullptr);
                 in_bytes.assign(rounds.size(), 0);
                 recv_reqs.assign(rounds.size(), MPI_REQUEST_NULL);
                 for (std::size_t k = 0; k < rounds.size(); ++k) {
-                    in_bytes[k] = (*planned)[rounds[k].round].bytes;
+                    if (planned) {
+                        in_bytes[k] = (*planned)[rounds[k].round].bytes;
+                    } else {
+                        for (int t : rounds[k].pending)
+                            in_bytes[k] += x.recvbytes[mod(static_cast<long long>(me) - t, p)];
+                        if (in_bytes[k] == 0) {
+                            MPIX_CHECK(irecv_bytes(nullptr, 0, rounds[k].from, tag, x.comm, &recv_reqs[k]));
+                            continue;
+                        }
+                    }
                     if (in_bytes[k] == 0)
                         continue;
                     if (!stage[k].resize(in_bytes[k]))
@@ -204,23 +253,34 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                     MPIX_CHECK(isend_ranges(addrs, lens, rs.to, tag, x.comm, x.work, &packed, &send_reqs[k]));
                 }
                 if (trace) {
-                    std::vector<long long> ids;
                     for (int t : rs.pending) {
                         int src = mod(static_cast<long long>(me) - t % w, p);
-                        ids.push_back(static_cast<long long>(src) * p + mod(static_cast<long long>(src) + t, p));
+                        rs.ids.push_back(static_cast<long long>(src) * p + mod(static_cast<long long>(src) + t, p));
                     }
                     rs.sent = sent;
-                    rs.ids = std::move(ids);
                 }
             }
             if (planned) {
                 // Planned lengths are the senders' own: another length cannot
                 // come, unless a rank's plan differs (noted, never overrun).
-                std::vector<std::size_t> expected(in_bytes.begin(), in_bytes.end());
+                std::vector<std::size_t> &expected = lists->expected;
+                expected.assign(in_bytes.begin(), in_bytes.end());
                 for (std::size_t k = 0; k < expected.size(); ++k)
                     if (recv_reqs[k] == MPI_REQUEST_NULL)
                         expected[k] = kNotChecked;
                 MPIX_CHECK(wait_all(static_cast<int>(recv_reqs.size()), recv_reqs.data(), expected.data(), &mismatch));
+            } else if (home_digit) {
+                // A message of another length holds a block of the wrong length
+                // (none of it goes on): reported, and none of its blocks
+                // delivered, as with a probed message.
+                for (std::size_t k = 0; k < rounds.size(); ++k) {
+                    int wrong = MPI_SUCCESS;
+                    MPIX_CHECK(wait_all(1, &recv_reqs[k], &in_bytes[k], &wrong));
+                    if (wrong != MPI_SUCCESS) {
+                        note_mismatch(&mismatch, wrong);
+                        arrived_wrong[k] = 1;
+                    }
+                }
             } else {
                 // Receives, probed: each round's message into its own staging buffer.
                 peers.clear();
@@ -232,7 +292,7 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
             MPIX_CHECK(wait_all(static_cast<int>(send_reqs.size()), send_reqs.data()));
             // Every send of the batch is complete: slots may take new blocks.
             LocalWork::Batch batch(x.work);
-            std::vector<std::size_t> meta_in;  // a message's header: the sizes of the blocks forwarded again
+            std::vector<std::size_t> &meta_in = lists->meta_in;  // a message's header: the sizes of the blocks forwarded again
             for (std::size_t k = 0; k < rounds.size(); ++k) {
                 RoundState &rs = rounds[k];
                 std::size_t forwarded = 0;
@@ -247,7 +307,8 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                 // The bytes the sender sends (at init: the lengths it sends instead).
                 std::size_t payload = in_bytes[k] - head;
                 std::size_t expected = 0, f = 0;
-                std::vector<std::size_t> in_len(rs.pending.size());
+                std::vector<std::size_t> &in_len = lists->in_len;
+                in_len.assign(rs.pending.size(), 0);
                 RoundSizes rec;
                 if (sizes_only)
                     payload = 0;
@@ -287,7 +348,7 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                     // sizes travel in the header: they still go on, right.
                     note_mismatch(&mismatch, payload > expected ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
                 }
-                const bool usable = expected == payload;
+                const bool usable = expected == payload && !arrived_wrong[k];
                 if (!usable)
                     at = head + payload - forwarded_bytes;
                 for (std::size_t i = 0; i < rs.pending.size(); ++i) {
