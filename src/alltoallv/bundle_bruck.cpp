@@ -246,41 +246,32 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             return total;
         };
 
-        // Receives of exactly known size are posted before any send.
-        if (planned || g.known == SizesKnown::everywhere)
-            for (Round &rd : rounds) {
-                rd.posted = true;
-                rd.in_bytes = planned ? (*planned)[first + (&rd - rounds.data())].bytes : expected(rd, &sizes);
-                if (rd.in_bytes == 0)
-                    continue;  // the sender knows it too and sends nothing
+        // Receives of a length this rank knows are posted before any send, so
+        // their messages move as soon as they are sent, not when a probe sees
+        // them: planned or known everywhere (an empty one is not sent: the
+        // sender knows it too), and a round whose bundles all arrive home with
+        // no header (its length from this rank's own receive sizes; the sender
+        // always sends, an empty message too, as it cannot know what the
+        // receiver expects). A longer message truncates the receive:
+        // WorldErrorsReturn, around every exchange (dispatch, the engine), brings
+        // MPICH's report of it back here.
+        const bool exact = planned || g.known == SizesKnown::everywhere;
+        for (Round &rd : rounds) {
+            rd.home_known = !exact && rd.home_check && !rd.header && !rd.stats_only;
+            if (!exact && !rd.home_known)
+                continue;  // probed after the sends
+            rd.posted = true;
+            rd.in_bytes = planned ? (*planned)[first + (&rd - rounds.data())].bytes : expected(rd, &sizes);
+            if (rd.in_bytes == 0 && exact)
+                continue;
+            if (rd.in_bytes > 0) {
                 store->emplace_back();
                 if (!store->back().resize(rd.in_bytes))
                     return MPI_ERR_NO_MEM;
                 rd.in = store->back().data();
-                MPIX_CHECK(irecv_bytes(rd.in, rd.in_bytes, g.ranks[rd.from], tag, g.comm, &rd.recv_req));
             }
-        else
-            // A round whose bundles all arrive home, with no header: the receiver
-            // knows its length (its own receive sizes), so the receive goes up
-            // before the sends and the message moves as soon as it is sent, not
-            // when a probe sees it. The sender always sends (an empty message
-            // too: it cannot know what the receiver expects). A longer message
-            // truncates the receive: WorldErrorsReturn, around every exchange
-            // (dispatch, the engine), brings MPICH's report of it back here.
-            for (Round &rd : rounds) {
-                if (!rd.home_check || rd.header || rd.stats_only)
-                    continue;
-                rd.posted = true;
-                rd.home_known = true;
-                rd.in_bytes = expected(rd, &sizes);
-                if (rd.in_bytes > 0) {
-                    store->emplace_back();
-                    if (!store->back().resize(rd.in_bytes))
-                        return MPI_ERR_NO_MEM;
-                    rd.in = store->back().data();
-                }
-                MPIX_CHECK(irecv_bytes(rd.in, rd.in_bytes, g.ranks[rd.from], tag, g.comm, &rd.recv_req));
-            }
+            MPIX_CHECK(irecv_bytes(rd.in, rd.in_bytes, g.ranks[rd.from], tag, g.comm, &rd.recv_req));
+        }
 
         // Sends: [header] then every position's pieces, in position order.
         for (Round &rd : rounds) {

@@ -210,17 +210,13 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                 for (std::size_t k = 0; k < rounds.size(); ++k) {
                     if (planned) {
                         in_bytes[k] = (*planned)[rounds[k].round].bytes;
+                        if (in_bytes[k] == 0)
+                            continue;
                     } else {
                         for (int t : rounds[k].pending)
                             in_bytes[k] += x.recvbytes[mod(static_cast<long long>(me) - t, p)];
-                        if (in_bytes[k] == 0) {
-                            MPIX_CHECK(irecv_bytes(nullptr, 0, rounds[k].from, tag, x.comm, &recv_reqs[k]));
-                            continue;
-                        }
                     }
-                    if (in_bytes[k] == 0)
-                        continue;
-                    if (!stage[k].resize(in_bytes[k]))
+                    if (in_bytes[k] > 0 && !stage[k].resize(in_bytes[k]))
                         return MPI_ERR_NO_MEM;
                     in_data[k] = stage[k].data();
                     MPIX_CHECK(irecv_bytes(in_data[k], in_bytes[k], rounds[k].from, tag, x.comm, &recv_reqs[k]));
@@ -275,7 +271,7 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                 // delivered, as with a probed message.
                 for (std::size_t k = 0; k < rounds.size(); ++k) {
                     int wrong = MPI_SUCCESS;
-                    MPIX_CHECK(wait_all(1, &recv_reqs[k], &in_bytes[k], &wrong));
+                    MPIX_CHECK(wait_known_receive(&recv_reqs[k], in_data[k], in_bytes[k], &wrong));
                     if (wrong != MPI_SUCCESS) {
                         note_mismatch(&mismatch, wrong);
                         arrived_wrong[k] = 1;
