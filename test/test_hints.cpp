@@ -139,7 +139,11 @@ void test_auto_alltoallv_rule()
         const char *want;
     };
     const Case cases[] = {
-        {7, 1, 16, "pmpi"},                      // fewer than 8 ranks: the MPI library's own
+        {2, 1, 16, "pairwise"},                  // 2 ranks: a sendrecv and a local copy
+        {2, 2, 1ULL << 40, "pairwise"},
+        {1, 1, 16, "pmpi"},                      // fewer than 8 ranks otherwise: the MPI library's own
+        {3, 1, 16, "pmpi"},
+        {7, 1, 16, "pmpi"},
         {7, 7, 1 << 20, "pmpi"},
         {8, 1, 0, "randomized_sendrecv"},        // one node of up to 16 ranks: at every size
         {16, 1, 1 << 30, "randomized_sendrecv"},
@@ -161,6 +165,7 @@ void test_auto_alltoallv_rule()
     for (const Case &c : cases) {
         bool needs = mpix::auto_alltoallv_needs_mean(c.p, c.nodes);
         bool want_needs = std::string(c.want) != "pmpi" && std::string(c.want) != "node_bruck" &&
+                          std::string(c.want) != "pairwise" &&
                           std::string(c.want) != "nonblocking" && std::string(c.want) != "randomized_sendrecv";
         if (c.p >= 8 && std::string(c.want) == "pmpi")
             want_needs = true;
@@ -230,8 +235,9 @@ void test_auto_agreement()
 // a block of the wrong length (MPICH's MPI_Ialltoall(v)/_init report none):
 // randomized_sendrecv for a nonblocking call from 8 ranks, nonblocking below
 // and for persistent requests (exchange_request.cpp, reporting_row). One
-// node, blocks of 64 KiB: the table picks pmpi below 8 ranks, and for
-// MPIX_Alltoall on one node of 8-16 ranks. The data is checked too.
+// node, blocks of 64 KiB: the table picks pmpi below 8 ranks (but pairwise for
+// MPIX_Alltoallv on 2), and for MPIX_Alltoall on one node of 8-16 ranks. The
+// data is checked too.
 void test_auto_nonblocking_rows()
 {
     const int p = mpixtest::size(), me = mpixtest::rank();
@@ -262,20 +268,27 @@ void test_auto_nonblocking_rows()
                          : MPIX_Alltoallv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(), counts.data(),
                                           displs.data(), MPI_INT, xcomm);
         MPIX_EXPECT(rc == MPI_SUCCESS && right(), what + ": blocking call");
-        MPIX_EXPECT(ran() == "pmpi", what + ": the blocking call ran " + ran() + ", the table picks pmpi");
+        // On 2 ranks MPIX_Alltoallv takes pairwise in every form (the table's
+        // pick is mpix's own, so nonblocking and persistent requests keep it).
+        const bool two_rank_pairwise = !uniform && p == 2;
+        const std::string blocking_row = two_rank_pairwise ? "pairwise" : "pmpi";
+        MPIX_EXPECT(ran() == blocking_row, what + ": the blocking call ran " + ran() + ", the table picks " + blocking_row);
         MPIX_Request *req = nullptr;
         rc = uniform ? MPIX_Ialltoall(send.data(), block, MPI_INT, recv.data(), block, MPI_INT, xcomm, &req)
                      : MPIX_Ialltoallv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(), counts.data(),
                                        displs.data(), MPI_INT, xcomm, &req);
         rc = rc == MPI_SUCCESS ? MPIX_Wait(&req, MPI_STATUS_IGNORE) : rc;
-        const std::string nonblocking_row = p >= 8 ? "randomized_sendrecv" : "nonblocking";
+        const std::string nonblocking_row =
+            two_rank_pairwise ? "pairwise" : p >= 8 ? "randomized_sendrecv" : "nonblocking";
         MPIX_EXPECT(rc == MPI_SUCCESS && right(), what + ": nonblocking call");
         MPIX_EXPECT(ran() == nonblocking_row, what + ": the nonblocking call ran " + ran() + ", want " + nonblocking_row);
         rc = uniform ? MPIX_Alltoall_init(send.data(), block, MPI_INT, recv.data(), block, MPI_INT, xcomm, nullptr, &req)
                      : MPIX_Alltoallv_init(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(),
                                            counts.data(), displs.data(), MPI_INT, xcomm, nullptr, &req);
         if (rc == MPI_SUCCESS) {
-            MPIX_EXPECT(ran() == "nonblocking", what + ": the persistent request runs " + ran() + ", want nonblocking");
+            const std::string persistent_row = two_rank_pairwise ? "pairwise" : "nonblocking";
+            MPIX_EXPECT(ran() == persistent_row,
+                        what + ": the persistent request runs " + ran() + ", want " + persistent_row);
             rc = MPIX_Start(req);
             rc = rc == MPI_SUCCESS ? MPIX_Wait(&req, MPI_STATUS_IGNORE) : rc;
             MPIX_EXPECT(rc == MPI_SUCCESS && right(), what + ": persistent start");
