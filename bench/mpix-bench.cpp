@@ -138,6 +138,7 @@ int main(int argc, char **argv)
     runner_options.ppn = cl.ppn;
     runner_options.rank_means = cl.bench.osu;
     runner_options.start_clock = cl.bench.start_clock;
+    runner_options.write_send = cl.bench.write_send;
     {
         mpixbench::Runner runner(MPI_COMM_WORLD, runner_options);
         mpixbench::warn_oversubscribed(MPI_COMM_WORLD, kProgram);

@@ -343,6 +343,12 @@ void add_bench_options(CLI::App &app, BenchCommandLine &cl)
         ->group(timing);
     app.add_flag_callback("--no-verify", [&o] { o.verify = false; }, "skip the check against the expected bytes")
         ->group(timing);
+    app.add_flag_callback("--write-send", [&o] { o.write_send = true; },
+                          "write the send buffer again before every call, outside the timing (copied from a kept "
+                          "copy), as an application produces its data before each exchange; without it every call "
+                          "sends bytes no one wrote since the previous call, which natively favours rows that send "
+                          "straight from the caller's buffer over rows that pack it")
+        ->group(timing);
     app.add_option_function<std::string>(
            "--start",
            [&](const std::string &v) {

@@ -179,6 +179,8 @@ struct Runner::State {
     bool prepared = false;
     Layout layout;
     Buffer send_buffer, recv_buffer;
+    std::size_t send_bytes = 0;
+    std::vector<char> send_kept;  // RunnerOptions::write_send: what the send buffer holds
     bool shared_buffers = false;  // SMPI's shared memory: nothing to verify
     unsigned long long mean_block_bytes = 0, max_block_bytes = 0;
     // The crs collectives' outputs of the last call, checked by verify().
@@ -254,6 +256,7 @@ struct Runner::State {
     }
     int init_persistent(bool mpi, MPIX_Request **xreq, MPI_Request *mreq);
     void fill();
+    void write_send();
     bool verify() const;
     std::string picked();
 };
@@ -532,6 +535,7 @@ void Runner::State::fill()
     const Layout &l = layout;
     char *sb = send_buffer.data();
     char *rb = recv_buffer.data();
+    send_kept.clear();  // write_send takes the new contents
     if (uses_sparse_view(coll())) {
         for (std::size_t i = 0; i < l.dest.size(); ++i)
             for (std::size_t k = 0; k < (std::size_t)l.sparse_send_counts[i]; ++k)
@@ -547,6 +551,19 @@ void Runner::State::fill()
         for (std::size_t k = 0; k < (std::size_t)l.recv_counts[j]; ++k)
             rb[(std::size_t)l.recv_displs[j] + k] = (char)~pattern(j, me, k);
     }
+}
+
+// RunnerOptions::write_send: the send buffer written again from a copy taken
+// the first time (and again after each fill), outside the timing. Nothing to
+// do in shared SMPI buffers, whose bytes no one checks.
+void Runner::State::write_send()
+{
+    if (!options.write_send || shared_buffers || send_bytes == 0)
+        return;
+    char *sb = send_buffer.data();
+    if (send_kept.size() != send_bytes)
+        send_kept.assign(sb, sb + send_bytes);
+    std::memcpy(sb, send_kept.data(), send_bytes);
 }
 
 // Element-by-element check of the last call's output against the bytes every
@@ -786,6 +803,8 @@ int Runner::prepare(const Point &pt, std::string *why)
     s.max_block_bytes = agreed[1];
     s.shared_buffers = MPIX_SMPI && agreed[2];
     s.send_buffer.allocate(send_bytes, s.shared_buffers);
+    s.send_bytes = send_bytes;
+    s.send_kept.clear();
     s.recv_buffer.allocate(recv_bytes, s.shared_buffers);
 
     if (pt.coll == Collective::neighbor_alltoallv) {
@@ -857,6 +876,7 @@ Measurement Runner::measure(const Candidate &c, CallForm form)
         const bool last = persistent && it > 0 && it == calls - 1;
         if (last && verify)
             s.fill();
+        s.write_send();
         const double t0 = s.start_call();
         int rc;
         if (form == CallForm::blocking) {
@@ -987,6 +1007,7 @@ Measurement Runner::measure_overlap(const Candidate &c, int slices)
     for (int it = 0; it < calls; ++it) {
         MPIX_Request *xreq = nullptr;
         MPI_Request mreq = MPI_REQUEST_NULL;
+        s.write_send();
         const double t0 = s.start_call();
         int rc = s.start(mpi, &xreq, &mreq);
         if (rc != MPI_SUCCESS)

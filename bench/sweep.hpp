@@ -35,6 +35,7 @@ struct BenchOptions {
     int iters = 20, warmup = 3;     // -1 with --format osu: OSU's defaults by size
     bool verify = true;
     bool start_clock = false;  // --start clock: every rank starts a call at one agreed MPI_Wtime
+    bool write_send = false;   // --write-send: the send buffer written again before every call
     bool persistent = false;  // persistent-request rows beside the blocking ones
     bool overlap = false;     // --overlap: nonblocking calls, pure and with computation (OSU's overlap)
     int overlap_slices = 16;  // --overlap-slices: compute slices, an MPIX_Test after each (0: one, no test)

@@ -45,6 +45,12 @@ $run --coll alltoallv --algo pairwise,parlogna --size 16 --iters 2 --warmup 1 --
 test "$(grep -c '^alltoallv,\(pairwise\|parlogna\),persistent,' "$tmp/p.csv")" -eq 2
 if awk -F, 'NR > 1 && $13 != "yes"' "$tmp/p.csv" | grep .; then echo "unverified persistent rows"; exit 1; fi
 if $run --coll alltoallv_crs --persistent >/dev/null 2>&1; then echo "--persistent with a crs collective accepted"; exit 1; fi
+# --write-send: the send buffer is written again before every call (from a copy);
+# the results stay verified (a persistent row checks its last call too).
+$run --coll alltoallv --algo pairwise,node_bruck --ppn 2 --size 16,1000 --iters 3 --warmup 1 --persistent \
+    --write-send --csv "$tmp/w.csv" >/dev/null 2>&1
+test "$(grep -c '^alltoallv,\(pairwise\|node_bruck\),' "$tmp/w.csv")" -eq 8
+if awk -F, 'NR > 1 && $13 != "yes"' "$tmp/w.csv" | grep .; then echo "unverified --write-send rows"; exit 1; fi
 # --hint reaches the library: node_aware traces (hint trace) and names its hints.
 $run --algo node_aware --ppn 2 --hint inner=pairwise --hint trace="$tmp/tr" --size 16 --iters 1 --warmup 0 \
     --csv "$tmp/out.csv" >/dev/null 2>&1
