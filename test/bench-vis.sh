@@ -12,7 +12,7 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/mpix-bench-vis.XXXXXX")" || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 
 # (a) --auto-map: one process, no mpiexec; picks against the documented rule:
-# below 8 ranks pmpi; one node of 8-16 ranks: alltoall bruck_zero_rotation up to
+# 2 ranks pairwise (alltoall up to 32 KiB blocks), else below 8 ranks pmpi; one node of 8-16 ranks: alltoall bruck_zero_rotation up to
 # 1 KiB, randomized_sendrecv up to 8 KiB, pmpi above, alltoallv
 # randomized_sendrecv; from 8, a larger node or nodes of 4+ ranks: node_bruck; on
 # nodes of 1-3 ranks alltoall takes bruck_zero_rotation up to 256 B, then
@@ -41,9 +41,10 @@ for coll, c in cs.items():
         names.update(n for r in g["pick"] for n in r)
     assert set(c["algorithms"]) == names, (coll, c["algorithms"], names)
     for ppn in (1, 4, 16):
-        for p in (2, 4):
-            for b in (1, 1024, 1048576):
-                assert pick(coll, ppn, p, b) == "pmpi", (coll, ppn, p, b)
+        for b in (1, 1024, 32768, 65536, 1048576):
+            assert pick(coll, ppn, 4, b) == "pmpi", (coll, ppn, 4, b)
+            want = "pairwise" if coll == "alltoallv" or b <= 32768 else "pmpi"
+            assert pick(coll, ppn, 2, b) == want, (coll, ppn, 2, b, pick(coll, ppn, 2, b), want)
     for b in (1, 256, 1024, 2048, 8192, 16384, 1048576):  # one node of 8-16 ranks
         want = ("randomized_sendrecv" if coll == "alltoallv" else
                 "bruck_zero_rotation" if b <= 1024 else "randomized_sendrecv" if b <= 8192 else "pmpi")
@@ -61,10 +62,10 @@ for (coll, b), want in expect.items():
     for p in (8, 64, 4096):
         got = pick(coll, 1, p, b)
         assert got == want, (coll, p, b, got, want)
-assert sorted(cs["alltoall"]["algorithms"]) == ["bruck_zero_rotation", "node_bruck", "pmpi",
+assert sorted(cs["alltoall"]["algorithms"]) == ["bruck_zero_rotation", "node_bruck", "pairwise", "pmpi",
                                                 "randomized_sendrecv"], cs["alltoall"]["algorithms"]
-assert sorted(cs["alltoallv"]["algorithms"]) == ["node_bruck", "parlogna", "pmpi", "randomized_sendrecv",
-                                                 "two_phase_bruck"], cs["alltoallv"]["algorithms"]
+assert sorted(cs["alltoallv"]["algorithms"]) == ["node_bruck", "pairwise", "parlogna", "pmpi",
+                                                 "randomized_sendrecv", "two_phase_bruck"], cs["alltoallv"]["algorithms"]
 # A given grid: sorted, duplicates dropped; ppn 2 at P=64 is 32 nodes of 2.
 s = json.load(open(sys.argv[2]))["collectives"]
 g = s["alltoall"]["ppn"]["2"]
