@@ -103,6 +103,7 @@ public:
         if (shared) {
             data_ = (char *)SMPI_SHARED_MALLOC(bytes ? bytes : 1);
             shared_ = true;
+            bytes_ = bytes;
             return;
         }
 #else
@@ -110,8 +111,10 @@ public:
 #endif
         data_ = (char *)std::malloc(bytes ? bytes : 1);
         shared_ = false;
+        bytes_ = bytes;
     }
     char *data() const { return data_; }
+    std::size_t size() const { return bytes_; }
 
 private:
     void release()
@@ -124,9 +127,11 @@ private:
 #endif
         std::free(data_);
         data_ = nullptr;
+        bytes_ = 0;
     }
 
     char *data_ = nullptr;
+    std::size_t bytes_ = 0;
     bool shared_ = false;
 };
 
@@ -179,7 +184,6 @@ struct Runner::State {
     bool prepared = false;
     Layout layout;
     Buffer send_buffer, recv_buffer;
-    std::size_t send_bytes = 0;
     std::vector<char> send_kept;  // RunnerOptions::write_send: what the send buffer holds
     bool shared_buffers = false;  // SMPI's shared memory: nothing to verify
     unsigned long long mean_block_bytes = 0, max_block_bytes = 0;
@@ -558,12 +562,13 @@ void Runner::State::fill()
 // do in shared SMPI buffers, whose bytes no one checks.
 void Runner::State::write_send()
 {
-    if (!options.write_send || shared_buffers || send_bytes == 0)
+    const std::size_t bytes = send_buffer.size();
+    if (!options.write_send || shared_buffers || bytes == 0)
         return;
     char *sb = send_buffer.data();
-    if (send_kept.size() != send_bytes)
-        send_kept.assign(sb, sb + send_bytes);
-    std::memcpy(sb, send_kept.data(), send_bytes);
+    if (send_kept.size() != bytes)
+        send_kept.assign(sb, sb + bytes);
+    std::memcpy(sb, send_kept.data(), bytes);
 }
 
 // Element-by-element check of the last call's output against the bytes every
@@ -803,7 +808,6 @@ int Runner::prepare(const Point &pt, std::string *why)
     s.max_block_bytes = agreed[1];
     s.shared_buffers = MPIX_SMPI && agreed[2];
     s.send_buffer.allocate(send_bytes, s.shared_buffers);
-    s.send_bytes = send_bytes;
     s.send_kept.clear();
     s.recv_buffer.allocate(recv_bytes, s.shared_buffers);
 
