@@ -11,13 +11,18 @@
 // interposed MPI_Ialltoall(v) + MPI_Wait (its row set through
 // MPIX_IALLTOALL(V)_ALGORITHM, as a user of the drop-in would).
 //
+// --in-place passes MPI_IN_PLACE as every path's send buffer (the receive
+// buffer is refilled with the rank's blocks before each call, outside the
+// timing). --row NAME times mpix's row NAME instead of `pmpi` (--auto: `auto`),
+// through MPIX_ and the drop-in alike, to find where a row's fixed cost ends.
+//
 // --wait-cost times what the drop-in adds to every other MPI_Wait of the
 // application (it must recognise the placeholders of persistent exchanges):
 // MPI_Wait on MPI_REQUEST_NULL against PMPI_Wait, per call, with 0, 1 and 64
 // persistent exchanges (MPI_Alltoallv_init through the drop-in) registered.
 //
-//   mpiexec -n 2 bench/mpix-passthrough [--calls 1000] [--sizes 16,1024,65536] [--auto] [--alltoall]
-//                                       [--nonblocking] [--wait-cost]
+//   mpiexec -n 2 bench/mpix-passthrough [--calls 1000] [--sizes 16,1024,65536] [--auto | --row NAME]
+//                                       [--alltoall] [--in-place] [--nonblocking] [--wait-cost]
 #include <mpi.h>
 
 #include <algorithm>
@@ -34,8 +39,9 @@ namespace {
 struct Options {
     int calls = 1000;
     std::vector<long> sizes = {16, 256, 1024, 4096, 16384, 65536};
-    bool use_auto = false;
+    std::string row = "pmpi";  // --auto: "auto"
     bool alltoall = false;
+    bool in_place = false;
     bool nonblocking = false;
     bool wait_cost = false;
 };
@@ -45,7 +51,11 @@ bool parse(int argc, char **argv, Options *o, std::string *err)
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--auto") {
-            o->use_auto = true;
+            o->row = "auto";
+        } else if (a == "--row" && i + 1 < argc) {
+            o->row = argv[++i];
+        } else if (a == "--in-place") {
+            o->in_place = true;
         } else if (a == "--alltoall") {
             o->alltoall = true;
         } else if (a == "--nonblocking") {
@@ -79,8 +89,8 @@ bool parse(int argc, char **argv, Options *o, std::string *err)
             }
         } else {
             *err = "unknown option " + a +
-                   " (usage: mpix-passthrough [--calls N] [--sizes a,b,...] [--auto] [--alltoall] [--nonblocking] "
-                   "[--wait-cost])";
+                   " (usage: mpix-passthrough [--calls N] [--sizes a,b,...] [--auto | --row NAME] [--alltoall] "
+                   "[--in-place] [--nonblocking] [--wait-cost])";
             return false;
         }
     }
@@ -96,7 +106,7 @@ double median(std::vector<double> v)
 }  // namespace
 
 // One start-and-wait of each nonblocking path (variant as in main's run).
-int nonblocking_call(int variant, const Options &o, const char *send, char *recv, int n, const int *counts,
+int nonblocking_call(int variant, const Options &o, const void *send, char *recv, int n, const int *counts,
                      const int *displs, MPIX_Comm *xcomm)
 {
     if (variant == 1) {
@@ -193,23 +203,34 @@ int main(int argc, char **argv)
         return failures ? 1 : 0;
     }
     // The drop-in's calls run the row their variables name (read on the
-    // communicator's first call of each kind): without --auto the MPI library's
-    // own, whose pass-through is what this measures (auto takes pairwise on 2 ranks).
-    setenv(o.alltoall ? "MPIX_IALLTOALL_ALGORITHM" : "MPIX_IALLTOALLV_ALGORITHM", o.use_auto ? "auto" : "pmpi", 1);
-    setenv(o.alltoall ? "MPIX_ALLTOALL_ALGORITHM" : "MPIX_ALLTOALLV_ALGORITHM", o.use_auto ? "auto" : "pmpi", 1);
+    // communicator's first call of each kind): without --auto or --row the MPI
+    // library's own, whose pass-through is what this measures (auto takes
+    // pairwise on 2 ranks).
+    const char *row = o.row.c_str();
+    setenv(o.alltoall ? "MPIX_IALLTOALL_ALGORITHM" : "MPIX_IALLTOALLV_ALGORITHM", row, 1);
+    setenv(o.alltoall ? "MPIX_ALLTOALL_ALGORITHM" : "MPIX_ALLTOALLV_ALGORITHM", row, 1);
     MPIX_Comm *xcomm;
     MPIX_Comm_init(&xcomm, MPI_COMM_WORLD);
     MPIX_Info *info;
     MPIX_Info_init(&info);
-    MPIX_Info_set(info, o.alltoall ? "alltoall_algorithm" : "alltoallv_algorithm", o.use_auto ? "auto" : "pmpi");
-    MPIX_Comm_set_info(xcomm, info);
+    int rc = MPIX_Info_set(info, o.alltoall ? "alltoall_algorithm" : "alltoallv_algorithm", row);
+    if (rc == MPI_SUCCESS)
+        rc = MPIX_Comm_set_info(xcomm, info);
     MPIX_Info_free(&info);
+    if (rc != MPI_SUCCESS) {
+        if (me == 0)
+            std::fprintf(stderr, "mpix-passthrough: --row %s: not a row of %s\n", row,
+                         o.alltoall ? "MPIX_Alltoall" : "MPIX_Alltoallv");
+        MPIX_Comm_free(&xcomm);
+        MPI_Finalize();
+        return 2;
+    }
     const char *coll = o.nonblocking ? (o.alltoall ? "MPI_Ialltoall + MPI_Wait" : "MPI_Ialltoallv + MPI_Wait")
                                      : (o.alltoall ? "MPI_Alltoall" : "MPI_Alltoallv");
     if (me == 0) {
-        std::printf("# mpix-passthrough  P=%d  calls=%d  mpix row=%s  (median over calls of the slowest rank, us;\n"
+        std::printf("# mpix-passthrough  P=%d  calls=%d  mpix row=%s%s  (median over calls of the slowest rank, us;\n"
                     "#   the three variants interleaved call by call; interposed = %s through libmpix_pmpi)\n",
-                    p, o.calls, o.use_auto ? "auto" : "pmpi", coll);
+                    p, o.calls, row, o.in_place ? "  MPI_IN_PLACE" : "", coll);
         std::printf("%10s %12s %12s %12s %10s %10s\n", "bytes", "mpi_direct", "mpix", "interposed", "mpix_x",
                     "interp_x");
     }
@@ -222,25 +243,26 @@ int main(int argc, char **argv)
         for (std::size_t i = 0; i < send.size(); ++i)
             send[i] = static_cast<char>(me * 31 + i);
         std::vector<double> t[3];
+        const void *sbuf = o.in_place ? MPI_IN_PLACE : send.data();
         auto run = [&](int variant) {
             if (o.nonblocking)
-                return nonblocking_call(variant, o, send.data(), recv.data(), static_cast<int>(bytes), counts.data(),
+                return nonblocking_call(variant, o, sbuf, recv.data(), static_cast<int>(bytes), counts.data(),
                                         displs.data(), xcomm);
             if (o.alltoall) {
                 int n = static_cast<int>(bytes);
                 if (variant == 0)
-                    return PMPI_Alltoall(send.data(), n, MPI_BYTE, recv.data(), n, MPI_BYTE, MPI_COMM_WORLD);
+                    return PMPI_Alltoall(sbuf, n, MPI_BYTE, recv.data(), n, MPI_BYTE, MPI_COMM_WORLD);
                 if (variant == 1)
-                    return MPIX_Alltoall(send.data(), n, MPI_BYTE, recv.data(), n, MPI_BYTE, xcomm);
-                return MPI_Alltoall(send.data(), n, MPI_BYTE, recv.data(), n, MPI_BYTE, MPI_COMM_WORLD);
+                    return MPIX_Alltoall(sbuf, n, MPI_BYTE, recv.data(), n, MPI_BYTE, xcomm);
+                return MPI_Alltoall(sbuf, n, MPI_BYTE, recv.data(), n, MPI_BYTE, MPI_COMM_WORLD);
             }
             if (variant == 0)
-                return PMPI_Alltoallv(send.data(), counts.data(), displs.data(), MPI_BYTE, recv.data(),
+                return PMPI_Alltoallv(sbuf, counts.data(), displs.data(), MPI_BYTE, recv.data(),
                                       counts.data(), displs.data(), MPI_BYTE, MPI_COMM_WORLD);
             if (variant == 1)
-                return MPIX_Alltoallv(send.data(), counts.data(), displs.data(), MPI_BYTE, recv.data(),
+                return MPIX_Alltoallv(sbuf, counts.data(), displs.data(), MPI_BYTE, recv.data(),
                                       counts.data(), displs.data(), MPI_BYTE, xcomm);
-            return MPI_Alltoallv(send.data(), counts.data(), displs.data(), MPI_BYTE, recv.data(), counts.data(),
+            return MPI_Alltoallv(sbuf, counts.data(), displs.data(), MPI_BYTE, recv.data(), counts.data(),
                                  displs.data(), MPI_BYTE, MPI_COMM_WORLD);
         };
         const int warmup = std::max(10, o.calls / 10);
@@ -250,6 +272,8 @@ int main(int argc, char **argv)
                 int v = (variant + c) % 3;
                 if (v < 0)
                     v += 3;
+                if (o.in_place)
+                    std::memcpy(recv.data(), send.data(), send.size());
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime();
                 if (run(v) != MPI_SUCCESS)
