@@ -141,8 +141,8 @@ void test_auto_alltoallv_rule()
     const Case cases[] = {
         {2, 1, 16, "pairwise"},                  // 2 ranks: a sendrecv and a local copy
         {2, 2, 1ULL << 40, "pairwise"},
-        {1, 1, 16, "pmpi"},                      // fewer than 8 ranks otherwise: the MPI library's own
-        {3, 1, 16, "pmpi"},
+        {1, 1, 16, "pairwise"},                  // 1 rank: a local copy
+        {3, 1, 16, "pmpi"},                      // fewer than 8 ranks otherwise: the MPI library's own
         {7, 1, 16, "pmpi"},
         {7, 7, 1 << 20, "pmpi"},
         {8, 1, 0, "randomized_sendrecv"},        // one node of up to 16 ranks: at every size
@@ -236,7 +236,7 @@ void test_auto_agreement()
 // randomized_sendrecv for a nonblocking call from 8 ranks, nonblocking below
 // and for persistent requests (exchange_request.cpp, reporting_row). One
 // node, blocks of 64 KiB: the table picks pmpi below 8 ranks (but pairwise for
-// MPIX_Alltoallv on 2), and for MPIX_Alltoall on one node of 8-16 ranks. The
+// MPIX_Alltoallv on 1 and 2), and for MPIX_Alltoall on one node of 8-16 ranks. The
 // data is checked too.
 void test_auto_nonblocking_rows()
 {
@@ -268,9 +268,9 @@ void test_auto_nonblocking_rows()
                          : MPIX_Alltoallv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(), counts.data(),
                                           displs.data(), MPI_INT, xcomm);
         MPIX_EXPECT(rc == MPI_SUCCESS && right(), what + ": blocking call");
-        // On 2 ranks MPIX_Alltoallv takes pairwise in every form (the table's
-        // pick is mpix's own, so nonblocking and persistent requests keep it).
-        const bool two_rank_pairwise = !uniform && p == 2;
+        // On 1 and 2 ranks MPIX_Alltoallv takes pairwise in every form (the
+        // table's pick is mpix's own, so nonblocking and persistent requests keep it).
+        const bool two_rank_pairwise = !uniform && p <= 2;
         const std::string blocking_row = two_rank_pairwise ? "pairwise" : "pmpi";
         MPIX_EXPECT(ran() == blocking_row, what + ": the blocking call ran " + ran() + ", the table picks " + blocking_row);
         MPIX_Request *req = nullptr;
@@ -298,6 +298,70 @@ void test_auto_nonblocking_rows()
         }
     }
     MPIX_CHECK_ALL("auto's nonblocking and persistent rows where the table picks pmpi");
+    MPIX_Comm_free(&xcomm);
+}
+
+// `auto` with and without MPI_IN_PLACE on one communicator, alternating, so
+// that the remembered pick (MPIX_Comm::auto_memo) must tell them apart: on 2
+// ranks MPI_IN_PLACE takes pmpi (MPIX_Alltoall up to 4 KiB blocks) and
+// pairwise otherwise; on 1 rank pairwise (MPIX_Alltoall up to 16 KiB), and in
+// place the call leaves the block where it is. From 3 ranks the table's pick,
+// the same either way. Every call's data is checked.
+void test_auto_in_place()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    MPIX_Comm_update_locality(xcomm, 0);
+    auto want_row = [&](bool uniform, bool in_place, int bytes) -> std::string {
+        if (p == 1)
+            return !uniform || bytes <= 16384 ? "pairwise" : "pmpi";
+        if (p == 2 && uniform)
+            return in_place ? (bytes <= 4096 ? "pmpi" : "pairwise") : (bytes <= 32768 ? "pairwise" : "pmpi");
+        if (p == 2)
+            return in_place ? "pmpi" : "pairwise";
+        return "";  // the table's pick, not in place
+    };
+    for (int ints : {4, 1024, 1025, 8192, 8193}) {
+        const int bytes = ints * 4;
+        std::vector<int> send(static_cast<size_t>(p) * ints), recv(send.size()), counts(p, ints), displs(p);
+        for (int j = 0; j < p; ++j)
+            displs[j] = j * ints;
+        for (size_t i = 0; i < send.size(); ++i)
+            send[i] = me * 1000003 + static_cast<int>(i);
+        for (bool uniform : {true, false}) {
+            const mpix::Collective c = uniform ? mpix::Collective::alltoall : mpix::Collective::alltoallv;
+            std::string table_row;
+            for (int round = 0; round < 4; ++round) {
+                const bool in_place = round % 2 == 1;
+                std::fill(recv.begin(), recv.end(), -1);
+                if (in_place)
+                    recv = send;
+                const void *sbuf = in_place ? MPI_IN_PLACE : send.data();
+                const int rc = uniform ? MPIX_Alltoall(sbuf, ints, MPI_INT, recv.data(), ints, MPI_INT, xcomm)
+                                       : MPIX_Alltoallv(sbuf, counts.data(), displs.data(), MPI_INT, recv.data(),
+                                                        counts.data(), displs.data(), MPI_INT, xcomm);
+                bool right = rc == MPI_SUCCESS;
+                for (int j = 0; j < p && right; ++j)
+                    for (int i = 0; i < ints && right; ++i)
+                        right = recv[static_cast<size_t>(j) * ints + i] == j * 1000003 + me * ints + i;
+                const char *name = xcomm->last_algorithm[static_cast<int>(c)];
+                const std::string ran = name ? name : "(none)";
+                std::string want = want_row(uniform, in_place, bytes);
+                if (want.empty()) {  // from 3 ranks MPI_IN_PLACE changes nothing
+                    if (table_row.empty())
+                        table_row = ran;
+                    want = table_row;
+                }
+                const std::string what = std::string(uniform ? "MPIX_Alltoall" : "MPIX_Alltoallv") + " " +
+                                         std::to_string(bytes) + " B" + (in_place ? " in place" : "") + ", call " +
+                                         std::to_string(round + 1);
+                MPIX_EXPECT(right, what + ": wrong data or rc " + std::to_string(rc));
+                MPIX_EXPECT(ran == want, what + ": ran " + ran + ", want " + want);
+            }
+        }
+    }
+    MPIX_CHECK_ALL("auto with and without MPI_IN_PLACE, alternating on one communicator");
     MPIX_Comm_free(&xcomm);
 }
 
@@ -400,6 +464,7 @@ const mpixtest::TestCase kTests[] = {
     {"auto rule for alltoallv", test_auto_alltoallv_rule},
     {"auto for alltoallv: agreed one call late, the same pick on every rank", test_auto_agreement},
     {"auto's own rows in nonblocking and persistent forms where the table picks pmpi", test_auto_nonblocking_rows},
+    {"auto with and without MPI_IN_PLACE", test_auto_in_place},
     {"topology maps (real, emulated, round-robin)", test_topology_maps},
     {"hint extremes on every row", test_hint_extremes},
 };

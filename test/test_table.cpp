@@ -129,8 +129,12 @@ int set_tuning_file(MPIX_Comm *xcomm, const std::string &path, const char *more_
 
 // Today's rule (before tables), written out independently of the built-in
 // table: the table must pick exactly this everywhere, so it is never worse.
-std::string todays_alltoall(int p, int nodes, unsigned long long block)
+std::string todays_alltoall(int p, int nodes, unsigned long long block, bool in_place)
 {
+    if (p == 1 && block <= 16384)  // measured natively: a memcpy beats MPICH's self-exchange
+        return "pairwise";
+    if (p == 2 && in_place)  // MPICH's in-place exchange sends nothing to itself
+        return block <= 4096 ? "pmpi" : "pairwise";
     if (p == 2 && block <= 32768)  // measured natively: MPICH sends the own block to itself up to 32 KiB
         return "pairwise";
     if (p < 8)
@@ -154,10 +158,12 @@ int todays_leaders_per_node(int p, int nodes, unsigned long long block)
     return block <= 2048 ? 16 : p / nodes >= 128 ? 8 : 4;
 }
 
-std::string todays_alltoallv(int p, int nodes, unsigned long long mean)
+std::string todays_alltoallv(int p, int nodes, unsigned long long mean, bool in_place)
 {
-    if (p == 2)  // measured natively: MPICH's MPI_Alltoallv sends the own block to itself
+    if (p == 1)
         return "pairwise";
+    if (p == 2)  // measured natively: MPICH's MPI_Alltoallv sends the own block to itself, but not in place
+        return in_place ? "pmpi" : "pairwise";
     if (p < 8)
         return "pmpi";
     if (nodes <= 1)
@@ -187,7 +193,7 @@ void test_builtin_is_todays_rule()
         for (int nodes = 1; nodes <= p; nodes = nodes < 8 ? nodes + 1 : nodes * 3)
             for (unsigned long long b : {0ull, 1ull, 31ull, 32ull, 33ull, 128ull, 129ull, 255ull, 256ull, 257ull, 767ull, 768ull,
                                          769ull, 1024ull, 1025ull, 2048ull, 2049ull, 4096ull, 4097ull, 8192ull,
-                                         8193ull, 32768ull, 32769ull, 1ull << 20}) {
+                                         8193ull, 16384ull, 16385ull, 32768ull, 32769ull, 1ull << 20}) {
                 std::string a = mpix::auto_alltoall_rule(p, nodes, b)->name;
                 if (a == "locality_aware") {  // and its group count
                     mpix::SelectionFacts f;
@@ -201,12 +207,21 @@ void test_builtin_is_todays_rule()
                                     std::to_string(b) + " B: leaders_per_node not " + want);
                 }
                 std::string v = mpix::auto_alltoallv_rule(p, nodes, b)->name;
-                MPIX_EXPECT(a == todays_alltoall(p, nodes, b),
+                MPIX_EXPECT(a == todays_alltoall(p, nodes, b, false),
                             "alltoall P=" + std::to_string(p) + " nodes=" + std::to_string(nodes) + " " +
-                                std::to_string(b) + " B: table " + a + ", today " + todays_alltoall(p, nodes, b));
-                MPIX_EXPECT(v == todays_alltoallv(p, nodes, b),
+                                std::to_string(b) + " B: table " + a + ", today " + todays_alltoall(p, nodes, b, false));
+                MPIX_EXPECT(v == todays_alltoallv(p, nodes, b, false),
                             "alltoallv P=" + std::to_string(p) + " nodes=" + std::to_string(nodes) + " " +
-                                std::to_string(b) + " B: table " + v + ", today " + todays_alltoallv(p, nodes, b));
+                                std::to_string(b) + " B: table " + v + ", today " + todays_alltoallv(p, nodes, b, false));
+                // MPI_IN_PLACE: 1 and 2 ranks differ, the rest as above
+                const std::string ai = mpix::auto_alltoall_rule(p, nodes, b, true)->name;
+                const std::string vi = mpix::auto_alltoallv_rule(p, nodes, b, true)->name;
+                MPIX_EXPECT(ai == todays_alltoall(p, nodes, b, true),
+                            "alltoall in place P=" + std::to_string(p) + " nodes=" + std::to_string(nodes) + " " +
+                                std::to_string(b) + " B: table " + ai + ", today " + todays_alltoall(p, nodes, b, true));
+                MPIX_EXPECT(vi == todays_alltoallv(p, nodes, b, true),
+                            "alltoallv in place P=" + std::to_string(p) + " nodes=" + std::to_string(nodes) + " " +
+                                std::to_string(b) + " B: table " + vi + ", today " + todays_alltoallv(p, nodes, b, true));
                 bool needs = p >= 8 && nodes > 1 && p < 4 * nodes;
                 MPIX_EXPECT(mpix::auto_alltoallv_needs_mean(p, nodes) == needs,
                             "agreement needed at P=" + std::to_string(p) + " nodes=" + std::to_string(nodes));
@@ -243,7 +258,8 @@ void test_parse_valid()
         "  \"algorithm\": \"bruck_radix\", \"hints\": {\"radix\": 4}, \"measured\": {\"margin\": 1.2}, \"note\": \"n\"},"
         " {\"when\": {\"ranks\": {\"min\": 8, \"max\": 64}}, \"algorithm\": \"scattered\", \"hints\": {\"batch_size\": \"16\"}},"
         " {\"algorithm\": \"multileader\", \"hints\": {\"inner\": \"pairwise\", \"leaders_per_node\": 2}}],"
-        "\"alltoallv\": [{\"when\": {\"mean_block_bytes\": {\"max\": 100}, \"max_block_bytes\": {\"min\": 1}},"
+        "\"alltoallv\": [{\"when\": {\"in_place\": true}, \"algorithm\": \"pairwise\"},"
+        "  {\"when\": {\"mean_block_bytes\": {\"max\": 100}, \"max_block_bytes\": {\"min\": 1}},"
         "  \"algorithm\": \"parlogna\", \"hints\": {\"radix\": 8, \"batch_size\": 4}}],"
         "\"alltoall_crs\": [{\"when\": {\"recv_nnz_known\": true, \"max_remote_sends\": {\"min\": 3}},"
         "  \"algorithm\": \"personalized_locality\", \"hints\": {\"locality\": \"socket\"}}],"
@@ -284,6 +300,10 @@ void test_parse_valid()
     g.set(mpix::Fact::max_block_bytes, 70);
     r = mpix::pick_rule(chain, Collective::alltoallv, g);
     MPIX_EXPECT(r && std::string(r->algorithm->name) == "parlogna", "the site rule first");
+    g.set(mpix::Fact::in_place, 1);
+    r = mpix::pick_rule(chain, Collective::alltoallv, g);
+    MPIX_EXPECT(r && std::string(r->algorithm->name) == "pairwise", "in_place true: the site's in-place rule");
+    g.set(mpix::Fact::in_place, 0);
     // Agreement only where the first statically matching rule tests agreed facts.
     MPIX_EXPECT(mpix::chain_needs_agreed(chain, Collective::alltoallv, g), "site alltoallv rule tests the mean");
     MPIX_EXPECT(!mpix::chain_needs_agreed(chain, Collective::alltoall, g), "alltoall tests no agreed fact");
@@ -338,6 +358,10 @@ void test_parse_errors()
          "'when.ranks.mn': unknown"},
         {table("\"alltoall\": [{\"when\": {\"uneven_nodes\": 1}, \"algorithm\": \"pmpi\"}]"),
          "'when.uneven_nodes': not true or false"},
+        {table("\"alltoallv\": [{\"when\": {\"in_place\": \"yes\"}, \"algorithm\": \"pmpi\"}]"),
+         "'when.in_place': not true or false"},
+        {table("\"alltoall_crs\": [{\"when\": {\"in_place\": true}, \"algorithm\": \"personalized\"}]"),
+         "field 'when.in_place': not known to alltoall_crs calls"},
         {table("\"alltoall\": [{\"algorithm\": \"pmpi\", \"hints\": {\"radix\": 4}}]"),
          r1 + ", field 'hints.radix': not read by 'pmpi' (it reads: none)"},
         {table("\"alltoall\": [{\"algorithm\": \"bruck_radix\", \"hints\": {\"radix\": 1}}]"), "field 'hints.radix': '1'"},
@@ -439,7 +463,7 @@ void test_precedence_and_hints()
     MPIX_EXPECT(std::string(ran(xcomm, Collective::alltoall)) == "bruck_radix", "env table not used");
     const mpix::RuleHints *rh = nullptr;
     const mpix::UserSide send = bytes_side(8);
-    const mpix::Algorithm *a = mpix::select_algorithm(Collective::alltoall, xcomm, xcomm->hints, send, false, &rh);
+    const mpix::Algorithm *a = mpix::select_algorithm(Collective::alltoall, xcomm, xcomm->hints, send, false, false, &rh);
     MPIX_EXPECT(a && rh && mpix::comm_hints_with_rule(xcomm, rh).radix == 3, "the table's radix 3 not applied");
     // The comm info's table first; the environment's where it has no match.
     CU_ASSERT_EQUAL_FATAL(set_tuning_file(xcomm, info_path), MPI_SUCCESS);
@@ -449,7 +473,7 @@ void test_precedence_and_hints()
     MPIX_EXPECT(std::string(ran(xcomm, Collective::alltoall)) == "bruck_radix", "env table not next");
     // An explicit radix beats the table's.
     CU_ASSERT_EQUAL_FATAL(set_tuning_file(xcomm, info_path, "radix", "5"), MPI_SUCCESS);
-    a = mpix::select_algorithm(Collective::alltoall, xcomm, xcomm->hints, bytes_side(1000), false, &rh);
+    a = mpix::select_algorithm(Collective::alltoall, xcomm, xcomm->hints, bytes_side(1000), false, false, &rh);
     MPIX_EXPECT(a && std::string(a->name) == "bruck_radix" && rh && mpix::comm_hints_with_rule(xcomm, rh).radix == 5,
                 "explicit radix 5 must beat the table's 3");
     mpixtest::exchange_and_check(xcomm, true, big, "explicit radix");

@@ -68,12 +68,13 @@ struct MPIX_Comm {
     std::unique_ptr<mpix::Regions> regions[2];            // indexed by Locality
     std::map<std::string, std::unique_ptr<mpix::CacheEntry>> cache;
     // `auto`'s pick where it depended only on what does not change between
-    // calls (P, the nodes, the hints and tables; MPIX_Alltoall: the block size
-    // too), so the next call with the same block size skips the tables
+    // calls (P, the nodes, the hints and tables, MPI_IN_PLACE; MPIX_Alltoall: the
+    // block size too), so the next call with the same block size skips the tables
     // (select/registry.hpp, select_algorithm); cleared whenever the hints, tables or nodes change.
     struct AutoMemo {
         bool valid = false;
         std::size_t block_bytes = 0;
+        bool in_place = false;
         const mpix::Algorithm *row = nullptr;
         const std::map<std::string, std::string> *rule_hints = nullptr;
     };

@@ -386,7 +386,8 @@ template <Form F>
     const int rc = check_exchange_as<F>(xcomm, c, fn, send, recv, in_place, local);
     if (rc != MPI_SUCCESS)
         return rc;
-    *algorithm = select_algorithm(c, xcomm, xcomm->hints, selection_side(*local, send, recv), false, rule_hints);
+    *algorithm =
+        select_algorithm(c, xcomm, xcomm->hints, selection_side(*local, send, recv), in_place, false, rule_hints);
     xcomm->last_algorithm[static_cast<int>(c)] = (*algorithm)->name;
     return MPI_SUCCESS;
 }
@@ -407,8 +408,8 @@ void remember_pass_through(MPIX_Comm *xcomm, Collective c, const UserSide &send,
         const int ci = static_cast<int>(c);
         const MPIX_Comm::AutoMemo &kept = xcomm->auto_memo[ci];
         const bool row_kept = xcomm->hints.row[ci] == algorithm ||
-                              (!xcomm->hints.row[ci] && kept.valid && kept.row == algorithm &&
-                               kept.block_bytes == auto_memo_block(c, send));
+                              (!xcomm->hints.row[ci] && kept.row == algorithm &&
+                               auto_memo_holds(kept, c, send, in_place));
         if (ci > 1 || !row_kept || xcomm->work.charged() || !recv.info.predefined || !send.info.predefined)
             return;
         MPIX_Comm::PassMemo &m = xcomm->pass_memo[ci];
@@ -487,6 +488,10 @@ int run_exchange_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &se
         return rc;
     if (local.error_class != MPI_SUCCESS)
         return run_local_mismatch<F>(xcomm, c, fn, algorithm, rule_hints, send, recv, local);
+    // One rank in place: its one block is already where it belongs, on every
+    // row (MPICH's own copies it out and back). A trace still records the row.
+    if (in_place && xcomm->size == 1 && xcomm->hints.trace.empty())
+        return MPI_SUCCESS;
     return run_row<F>(xcomm, c, fn, algorithm, rule_hints, send, recv, in_place, true);
 }
 

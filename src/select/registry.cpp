@@ -402,7 +402,7 @@ void local_blocks(int size, int rank, const UserSide &send, unsigned long long o
 // `exact`: a persistent init agrees on this call's own values (one allreduce,
 // paid once for every start) instead of the previous call's. The memo was
 // tried first (select_algorithm, registry.hpp).
-const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send, bool exact,
+const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send, bool in_place, bool exact,
                            const RuleHints **rule_hints)
 {
     MPIX_Comm::AutoMemo &memo = xcomm->auto_memo[static_cast<int>(c)];
@@ -411,6 +411,7 @@ const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send,
     const bool have_nodes = comm_facts(xcomm, Locality::node, &facts) == MPI_SUCCESS;
     if (!have_nodes)
         shape_facts(xcomm->size, 1, &facts);
+    facts.set(Fact::in_place, in_place ? 1 : 0);
     const TableChain chain = chain_of(xcomm);
     if (c == Collective::alltoall) {
         facts.set(Fact::block_bytes, block);
@@ -435,6 +436,7 @@ const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send,
     if (have_nodes) {
         memo.valid = true;
         memo.block_bytes = block;
+        memo.in_place = in_place;
         memo.row = row;
         memo.rule_hints = picked_hints;
     }
@@ -443,11 +445,12 @@ const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send,
 
 }  // namespace
 
-const Algorithm *auto_alltoall_rule(int size, int nnodes, std::size_t block_bytes)
+const Algorithm *auto_alltoall_rule(int size, int nnodes, std::size_t block_bytes, bool in_place)
 {
     SelectionFacts f;
     shape_facts(size, nnodes, &f);
     f.set(Fact::block_bytes, block_bytes);
+    f.set(Fact::in_place, in_place ? 1 : 0);
     return builtin_pick(A2A, f);
 }
 
@@ -458,10 +461,11 @@ bool auto_alltoallv_needs_mean(int size, int nnodes)
     return chain_needs_agreed(TableChain(), A2AV, f);
 }
 
-const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long agreed_mean)
+const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long agreed_mean, bool in_place)
 {
     SelectionFacts f;
     shape_facts(size, nnodes, &f);
+    f.set(Fact::in_place, in_place ? 1 : 0);
     f.set(Fact::mean_block_bytes, agreed_mean);
     f.set(Fact::max_block_bytes, agreed_mean);
     return builtin_pick(A2AV, f);
@@ -606,10 +610,10 @@ int randomized_selection(const Exchange &x)
 
 }  // namespace
 
-const Algorithm *select_auto_algorithm(Collective c, MPIX_Comm *xcomm, const UserSide &send, bool persistent,
-                                       const RuleHints **rule_hints)
+const Algorithm *select_auto_algorithm(Collective c, MPIX_Comm *xcomm, const UserSide &send, bool in_place,
+                                       bool persistent, const RuleHints **rule_hints)
 {
-    return auto_pick(c, xcomm, send, persistent, rule_hints);
+    return auto_pick(c, xcomm, send, in_place, persistent, rule_hints);
 }
 
 const Hints &comm_hints_with_rule(MPIX_Comm *xcomm, const RuleHints *rule_hints)

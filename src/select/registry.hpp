@@ -83,7 +83,8 @@ const Algorithm *find_algorithm(Collective c, const char *name);
 // the selection tables (the comm info's tuning_file, MPIX_TUNING_FILE's, the
 // built-in one; select/table.hpp). Rules test only values that are equal on every
 // rank, so every rank picks the same row. `send` is the call's send side (the
-// receive side for MPI_IN_PLACE), with its type described. Called once per call
+// receive side for MPI_IN_PLACE), with its type described; `in_place`: the call
+// passed MPI_IN_PLACE (every rank does or none). Called once per call
 // on every rank (a rule on agreed block statistics may start a reduction).
 // `persistent` (MPIX_Alltoall(v)_init): what `auto` agrees on is this call's own
 // statistic, agreed now, rather than the previous call's. `rule_hints`, when
@@ -91,29 +92,36 @@ const Algorithm *find_algorithm(Collective c, const char *name);
 // every key the caller did not set.
 //
 // Inline: on every call's path. A row the hints name, or `auto`'s pick
-// remembered on the comm (MPIX_Comm::auto_memo) for this block size, costs a
-// few loads; otherwise select_auto_algorithm consults the tables.
-const Algorithm *select_auto_algorithm(Collective c, MPIX_Comm *xcomm, const UserSide &send, bool persistent,
-                                       const RuleHints **rule_hints);
+// remembered on the comm (MPIX_Comm::auto_memo) for this block size and
+// MPI_IN_PLACE choice, costs a few loads; otherwise select_auto_algorithm
+// consults the tables.
+const Algorithm *select_auto_algorithm(Collective c, MPIX_Comm *xcomm, const UserSide &send, bool in_place,
+                                       bool persistent, const RuleHints **rule_hints);
 // The block size `auto`'s memo is keyed on: MPIX_Alltoall's block in bytes, 0 otherwise.
 inline std::size_t auto_memo_block(Collective c, const UserSide &send)
 {
     return c == Collective::alltoall ? send.count(0) * send.info.size : 0;
 }
+// True when `auto`'s memo holds the pick for a call with these values.
+inline bool auto_memo_holds(const MPIX_Comm::AutoMemo &memo, Collective c, const UserSide &send, bool in_place)
+{
+    return memo.valid && memo.block_bytes == auto_memo_block(c, send) && memo.in_place == in_place;
+}
 inline const Algorithm *select_algorithm(Collective c, MPIX_Comm *xcomm, const Hints &hints, const UserSide &send,
-                                         bool persistent = false, const RuleHints **rule_hints = nullptr)
+                                         bool in_place, bool persistent = false,
+                                         const RuleHints **rule_hints = nullptr)
 {
     if (rule_hints)
         *rule_hints = nullptr;
     if (const Algorithm *a = hints.row[static_cast<int>(c)])
         return a;
     const MPIX_Comm::AutoMemo &memo = xcomm->auto_memo[static_cast<int>(c)];
-    if (memo.valid && memo.block_bytes == auto_memo_block(c, send)) {
+    if (auto_memo_holds(memo, c, send, in_place)) {
         if (rule_hints)
             *rule_hints = memo.rule_hints;
         return memo.row;
     }
-    return select_auto_algorithm(c, xcomm, send, persistent, rule_hints);
+    return select_auto_algorithm(c, xcomm, send, in_place, persistent, rule_hints);
 }
 // The comm's hints with a rule's hint values (kept on the comm; `rule_hints`
 // nullptr: the comm's hints).
@@ -131,12 +139,12 @@ int select_sparse_rule(MPIX_Comm *xcomm, Collective c, const Hints &hints,
 // The built-in table's picks on a shape (P and a node count; nodes as equal as P
 // allows), for tests and mpix-bench --auto-map:
 // `auto`'s rule for MPIX_Alltoall, from values every rank agrees on: P, the number
-// of nodes (1 when unknown) and the block size in bytes.
-const Algorithm *auto_alltoall_rule(int size, int nnodes, std::size_t block_bytes);
+// of nodes (1 when unknown), the block size in bytes and MPI_IN_PLACE.
+const Algorithm *auto_alltoall_rule(int size, int nnodes, std::size_t block_bytes, bool in_place = false);
 // `auto`'s rule for MPIX_Alltoallv, from values every rank agrees on: P, the number
 // of nodes (1 when unknown) and, only where auto_alltoallv_needs_mean says so, the
 // largest per-rank mean block in bytes (agreed one call late, off the call's path).
-const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long agreed_mean);
+const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long agreed_mean, bool in_place = false);
 bool auto_alltoallv_needs_mean(int size, int nnodes);
 const Algorithm *select_sparse_algorithm(Collective c, const Hints &hints, int size, int nnodes);
 // The same with the statistic agreed over all ranks: the most messages any rank
