@@ -547,7 +547,8 @@ int init_persistent_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, Use
         return raise(xcomm->user, rc, fn, why);
     Hints hints = resolve_hints(xcomm, xinfo);
     const RuleHints *rule_hints = nullptr;
-    const Algorithm *algorithm = select_algorithm(c, xcomm, hints, selection_side(local, send, recv), in_place, true, &rule_hints);
+    const Algorithm *algorithm =
+        select_algorithm(c, xcomm, hints, selection_side(local, send, recv), in_place, true, &rule_hints);
     algorithm = reporting_row(c, hints, algorithm, xcomm->size, true);
     if (rule_hints) {  // the table's values for every key no level set
         const std::map<std::string, std::string> *given[3] = {&xcomm->env_values, &xcomm->info_values,
