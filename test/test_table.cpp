@@ -206,22 +206,17 @@ void test_builtin_is_todays_rule()
                                 "alltoall P=" + std::to_string(p) + " nodes=" + std::to_string(nodes) + " " +
                                     std::to_string(b) + " B: leaders_per_node not " + want);
                 }
-                std::string v = mpix::auto_alltoallv_rule(p, nodes, b)->name;
-                MPIX_EXPECT(a == todays_alltoall(p, nodes, b, false),
-                            "alltoall P=" + std::to_string(p) + " nodes=" + std::to_string(nodes) + " " +
-                                std::to_string(b) + " B: table " + a + ", today " + todays_alltoall(p, nodes, b, false));
-                MPIX_EXPECT(v == todays_alltoallv(p, nodes, b, false),
-                            "alltoallv P=" + std::to_string(p) + " nodes=" + std::to_string(nodes) + " " +
-                                std::to_string(b) + " B: table " + v + ", today " + todays_alltoallv(p, nodes, b, false));
-                // MPI_IN_PLACE: 1 and 2 ranks differ, the rest as above
-                const std::string ai = mpix::auto_alltoall_rule(p, nodes, b, true)->name;
-                const std::string vi = mpix::auto_alltoallv_rule(p, nodes, b, true)->name;
-                MPIX_EXPECT(ai == todays_alltoall(p, nodes, b, true),
-                            "alltoall in place P=" + std::to_string(p) + " nodes=" + std::to_string(nodes) + " " +
-                                std::to_string(b) + " B: table " + ai + ", today " + todays_alltoall(p, nodes, b, true));
-                MPIX_EXPECT(vi == todays_alltoallv(p, nodes, b, true),
-                            "alltoallv in place P=" + std::to_string(p) + " nodes=" + std::to_string(nodes) + " " +
-                                std::to_string(b) + " B: table " + vi + ", today " + todays_alltoallv(p, nodes, b, true));
+                // Ordinary calls and MPI_IN_PLACE (1 and 2 ranks differ, the rest alike).
+                for (bool in_place : {false, true}) {
+                    const std::string where = std::string(in_place ? " in place" : "") + " P=" + std::to_string(p) +
+                                              " nodes=" + std::to_string(nodes) + " " + std::to_string(b) + " B: table ";
+                    const std::string ai = mpix::auto_alltoall_rule(p, nodes, b, in_place)->name;
+                    const std::string vi = mpix::auto_alltoallv_rule(p, nodes, b, in_place)->name;
+                    const std::string want_a = todays_alltoall(p, nodes, b, in_place);
+                    const std::string want_v = todays_alltoallv(p, nodes, b, in_place);
+                    MPIX_EXPECT(ai == want_a, "alltoall" + where + ai + ", today " + want_a);
+                    MPIX_EXPECT(vi == want_v, "alltoallv" + where + vi + ", today " + want_v);
+                }
                 bool needs = p >= 8 && nodes > 1 && p < 4 * nodes;
                 MPIX_EXPECT(mpix::auto_alltoallv_needs_mean(p, nodes) == needs,
                             "agreement needed at P=" + std::to_string(p) + " nodes=" + std::to_string(nodes));
