@@ -38,7 +38,7 @@ void completed(MPIX_Request **request)
     r->active = false;
     r->completed_unreported = false;
     if (!r->persistent) {
-        delete r;
+        r->destroy();
         *request = nullptr;
     }
 }
@@ -223,7 +223,7 @@ extern "C" int MPIX_Request_free(MPIX_Request **request)
                      r->persistent ? "the request is active: complete it with MPIX_Wait or MPIX_Test before freeing it"
                                    : "the nonblocking request has not completed: complete it with MPIX_Wait or "
                                      "MPIX_Test (which free it)");
-    delete r;
+    r->destroy();
     *request = nullptr;
     return MPI_SUCCESS;
 }

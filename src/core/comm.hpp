@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <deque>
 #include <map>
 #include <memory>
@@ -104,6 +105,18 @@ struct MPIX_Comm {
     // call so that it allocates none (calls on one MPIX_Comm do not overlap).
     std::vector<std::size_t> spare_bytes[2];
     std::vector<MPI_Aint> spare_displs[2];
+    // The memory and per-peer vectors of the last completed nonblocking
+    // MPIX_Alltoall(v) request, taken by the next one (select/exchange_request):
+    // a nonblocking call then allocates nothing. Atomic: a request may complete
+    // on another thread than the one starting the next (MPI_THREAD_MULTIPLE).
+    struct SpareRequest {
+        void *memory = nullptr;  // raw, for a request of select/exchange_request's size
+        std::vector<std::size_t> bytes[2];
+        std::vector<MPI_Aint> displs[2];
+        ~SpareRequest() { ::operator delete(memory); }
+    };
+    std::atomic<SpareRequest *> spare_request{nullptr};
+    ~MPIX_Comm() { delete spare_request.load(); }
 
     // The descriptions of the last predefined datatypes a call used (their
     // handles never change meaning), so a call need not ask MPI (select/dispatch).

@@ -149,24 +149,19 @@ namespace {
 
 // Shared by every WorldErrorsReturn of the process (see error.hpp).
 struct WorldHandlerOverride {
-    std::mutex lock;
+    ThreadsMutex lock;
     int depth = 0;
     MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
-    // MPI_Query_thread's answer, asked by the first guard (-1 before): below
-    // MPI_THREAD_MULTIPLE no two threads are inside MPI, nor so inside mpix, at
-    // once, and the guards skip the lock (2 x 7 ns a call, natively).
-    std::atomic<int> thread_level{-1};
-    std::unique_lock<std::mutex> hold()
-    {
-        int level = thread_level.load(std::memory_order_relaxed);
-        if (level < 0) {
-            if (MPI_Query_thread(&level) != MPI_SUCCESS)
-                level = MPI_THREAD_MULTIPLE;
-            thread_level.store(level, std::memory_order_relaxed);
-        }
-        return level == MPI_THREAD_MULTIPLE ? std::unique_lock<std::mutex>(lock) : std::unique_lock<std::mutex>();
-    }
+    // Below MPI_THREAD_MULTIPLE the guards skip the lock (2 x 7 ns a call, natively).
+    std::unique_lock<ThreadsMutex> hold() { return std::unique_lock<ThreadsMutex>(lock); }
 };
+
+// MPI_Query_thread's answer (-1: not asked yet), shared by every thread.
+std::atomic<int> &queried_thread_level()
+{
+    static std::atomic<int> level{-1};
+    return level;
+}
 
 WorldHandlerOverride &world_override()
 {
@@ -176,12 +171,27 @@ WorldHandlerOverride &world_override()
 
 }  // namespace
 
+bool threads_concurrent()
+{
+    std::atomic<int> &cached = queried_thread_level();
+    int level = cached.load(std::memory_order_relaxed);
+    if (level < 0) {
+        if (MPI_Query_thread(&level) != MPI_SUCCESS)
+            level = MPI_THREAD_MULTIPLE;
+        // The first answer stays: a lock taken on it is released on it.
+        int unknown = -1;
+        if (!cached.compare_exchange_strong(unknown, level, std::memory_order_relaxed))
+            level = unknown;
+    }
+    return level == MPI_THREAD_MULTIPLE;
+}
+
 WorldErrorsReturn::WorldErrorsReturn(bool world_available)
 {
     if (!world_available)  // the Sessions model alone has no MPI_COMM_WORLD
         return;
     WorldHandlerOverride &w = world_override();
-    const std::unique_lock<std::mutex> guard = w.hold();
+    const std::unique_lock<ThreadsMutex> guard = w.hold();
     if (w.depth == 0) {
         if (MPI_Comm_get_errhandler(MPI_COMM_WORLD, &w.saved) != MPI_SUCCESS)
             return;
@@ -196,7 +206,7 @@ WorldErrorsReturn::~WorldErrorsReturn()
     if (!active_)
         return;
     WorldHandlerOverride &w = world_override();
-    const std::unique_lock<std::mutex> guard = w.hold();
+    const std::unique_lock<ThreadsMutex> guard = w.hold();
     if (--w.depth == 0) {
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, w.saved);
         MPI_Errhandler_free(&w.saved);

@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include <atomic>
+#include <mutex>
 #include <new>
 
 namespace mpix {
@@ -51,6 +53,52 @@ public:
 
 private:
     bool active_ = false;
+};
+
+// Whether several threads may be inside MPI at once: MPI_Query_thread's answer
+// is MPI_THREAD_MULTIPLE (or the query failed), asked by the first caller and
+// kept (a process initializes MPI once). Below that level no two threads are
+// inside mpix at once either, and the library's process-wide locks (this
+// file's guard, the engine's) are not taken.
+bool threads_concurrent();
+
+// threads_concurrent(), asked once by each holder: a call to it from a hot
+// loop would go through the PLT (it is exported for the drop-in library).
+class ThreadsConcurrent {
+public:
+    bool operator()()
+    {
+        int known = known_.load(std::memory_order_relaxed);
+        if (known < 0) {
+            known = threads_concurrent() ? 1 : 0;
+            known_.store(known, std::memory_order_relaxed);
+        }
+        return known != 0;
+    }
+
+private:
+    std::atomic<int> known_{-1};
+};
+
+// A mutex taken only where threads_concurrent(): the process-wide state of
+// the library's hot paths (this file's guard, the drop-in's list of started
+// exchanges), which below MPI_THREAD_MULTIPLE one thread at a time touches.
+class ThreadsMutex {
+public:
+    void lock()
+    {
+        if (needed_())
+            mutex_.lock();
+    }
+    void unlock()
+    {
+        if (needed_())
+            mutex_.unlock();
+    }
+
+private:
+    std::mutex mutex_;
+    ThreadsConcurrent needed_;
 };
 
 // How deep this thread is in the library's entry points (and the progress

@@ -29,6 +29,9 @@ struct MPIX_Request {
     // Whether its exchange runs as a task of the engine (its wait() then
     // progresses the others itself).
     virtual bool on_engine() const { return false; }
+    // Ends the request's life (completion of a nonblocking one,
+    // MPIX_Request_free): a family may keep its memory for the next.
+    virtual void destroy() { delete this; }
 
     MPIX_Comm *xcomm;
     const char *init_fn;  // "MPIX_Alltoallv_init": names the request in error texts

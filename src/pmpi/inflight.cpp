@@ -54,7 +54,8 @@ DeliveredFailures &delivered_failures() { return per_thread<DeliveredFailuresTag
 // The process's exchanges started by intercepted calls and not yet complete:
 // MPI_Request_get_status, which MPICH does not let poll a generalized request,
 // polls them itself. Process-wide like the engine's own list (MPI requests
-// are); the lock also serialises polls of one request from several threads.
+// are); the lock also serialises polls of one request from several threads
+// (taken at MPI_THREAD_MULTIPLE only).
 class InFlightList {
 public:
     static InFlightList &get()
@@ -64,7 +65,7 @@ public:
     }
     void add(InFlight *f)
     {
-        std::lock_guard<std::mutex> hold(lock_);
+        std::lock_guard<ThreadsMutex> hold(lock_);
         items_.push_back(f);
         in_flight_count().store(items_.size(), std::memory_order_relaxed);
         dropin_activity().fetch_add(1, std::memory_order_relaxed);
@@ -76,7 +77,7 @@ public:
         bool completed = false;
         int rc;
         {
-            std::lock_guard<std::mutex> hold(lock_);
+            std::lock_guard<ThreadsMutex> hold(lock_);
             rc = poll_locked(f, &completed);
         }
         if (completed)
@@ -88,7 +89,7 @@ public:
         bool completed = false;
         int rc = MPI_SUCCESS;
         {
-            std::lock_guard<std::mutex> hold(lock_);
+            std::lock_guard<ThreadsMutex> hold(lock_);
             // poll_locked removes finished entries: walk a copy.
             const std::vector<InFlight *> now = items_;
             for (InFlight *f : now) {
@@ -123,7 +124,7 @@ private:
         return MPI_Grequest_complete(f->handle);
     }
 
-    std::mutex lock_;
+    ThreadsMutex lock_;
     std::vector<InFlight *> items_;
 };
 

@@ -127,22 +127,31 @@ int &held_depth() { return per_thread<struct HeldDepthTag, int>(); }
 Hold *&innermost_hold() { return per_thread<struct InnermostHoldTag, Hold *>(); }
 
 // The engine's lock: recursive, and counting how deep this thread holds it,
-// so that a task about to block inside MPI can release it entirely.
+// so that a task about to block inside MPI can release it entirely. Below
+// MPI_THREAD_MULTIPLE one thread at a time is inside mpix (the progress thread
+// needs MPI_THREAD_MULTIPLE), and it is not taken: two lock/unlock pairs and
+// their thread-local counts per nonblocking call.
 class EngineMutex {
 public:
     void lock()
     {
+        if (!concurrent_())
+            return;
         mutex_.lock();
         ++held_depth();
     }
     void unlock()
     {
+        if (!concurrent_())
+            return;
         --held_depth();
         mutex_.unlock();
     }
     // Releases every level this thread holds; returns how many.
     int release_all()
     {
+        if (!concurrent_())
+            return 0;
         const int depth = held_depth();
         for (int i = 0; i < depth; ++i)
             unlock();
@@ -154,8 +163,11 @@ public:
             lock();
     }
 
+    bool concurrent() { return concurrent_(); }
+
 private:
     std::recursive_mutex mutex_;
+    ThreadsConcurrent concurrent_;
 };
 
 // The process's tasks. One per process natively; under SimGrid SMPI one per
@@ -165,19 +177,14 @@ struct EngineState {
     EngineMutex mutex;
     std::vector<Task *> tasks;   // launched, not finished, in launch order
     std::atomic<std::size_t> count{0};  // tasks.size(), read without the lock
-    std::vector<Stack> spare;    // stacks of finished tasks, for the next ones
-    int thread_level = -1;       // MPI_Query_thread's, read at the first launch
+    std::vector<Fiber *> spare;  // fibers, with their stacks, of finished tasks, for the next ones
     // Progress thread.
     int thread_users = 0;
     bool thread_stop = false;
     std::thread thread;
     std::condition_variable_any wake;
 
-    ~EngineState()
-    {
-        for (Stack &s : spare)
-            drop_stack(&s);
-    }
+    ~EngineState();
 };
 
 EngineState &state()
@@ -240,6 +247,18 @@ struct Fiber : WaitContext {
     }
 };
 
+namespace {
+
+EngineState::~EngineState()
+{
+    for (Fiber *f : spare) {
+        drop_stack(&f->stack);
+        delete f;
+    }
+}
+
+}  // namespace
+
 Task::Task(MPIX_Comm *xcomm, bool world_available) : xcomm_(xcomm), world_available_(world_available) {}
 
 bool Task::launched_here() const { return launched_by_ == std::this_thread::get_id(); }
@@ -279,24 +298,47 @@ void resume(EngineState &e, Task *t, bool may_block)
     if (f.body_done) {
         e.tasks.erase(std::find(e.tasks.begin(), e.tasks.end(), t));
         e.count.store(e.tasks.size(), std::memory_order_release);
-        if (e.spare.size() < 8)
-            e.spare.push_back(f.stack);
-        else
-            drop_stack(&f.stack);
-        f.stack = Stack();
         f.body_done = false;
+        if (e.spare.size() < 8) {  // the next task takes it as it is (no allocation, no mmap)
+            e.spare.push_back(t->fiber_.release());
+        } else {
+            drop_stack(&f.stack);
+            f.stack = Stack();
+        }
         t->state_.store(Task::State::finished, std::memory_order_release);  // last: t may be freed now
     }
 }
 
+// Tasks to resume in one pass: a few in place, more on the heap (a pass is
+// made at every progress call, and rarely finds more than one).
+class TaskList {
+public:
+    void push_back(Task *t)
+    {
+        if (n_ < kInline)
+            inline_[n_] = t;
+        else
+            more_.push_back(t);
+        ++n_;
+    }
+    std::size_t size() const { return n_; }
+    bool empty() const { return n_ == 0; }
+    Task *operator[](std::size_t i) const { return i < kInline ? inline_[i] : more_[i - kInline]; }
+
+private:
+    static constexpr std::size_t kInline = 8;
+    Task *inline_[kInline];
+    std::vector<Task *> more_;
+    std::size_t n_ = 0;
+};
+
 // The tasks that may run now: the first unfinished task of each communicator.
-void runnable(const EngineState &e, std::vector<Task *> *out)
+void runnable(const EngineState &e, TaskList *out)
 {
-    out->clear();
     for (Task *t : e.tasks) {
         bool first = true;
-        for (Task *r : *out)
-            if (r->comm() == t->comm()) {
+        for (std::size_t i = 0; i < out->size(); ++i)
+            if ((*out)[i]->comm() == t->comm()) {
                 first = false;
                 break;
             }
@@ -321,17 +363,18 @@ int launch(Task *task)
 {
     EngineState &e = state();
     std::unique_lock<EngineMutex> hold(e.mutex);
-    if (!task->fiber_)
-        task->fiber_.reset(new Fiber(task));
-    Fiber &f = *task->fiber_;
-    if (!f.stack.base) {
+    if (!task->fiber_) {
         if (!e.spare.empty()) {
-            f.stack = e.spare.back();
+            task->fiber_.reset(e.spare.back());
             e.spare.pop_back();
-        } else if (!make_stack(&f.stack)) {
-            return MPI_ERR_NO_MEM;
+            task->fiber_->task = task;
+        } else {
+            task->fiber_.reset(new Fiber(task));
         }
     }
+    Fiber &f = *task->fiber_;
+    if (!f.stack.base && !make_stack(&f.stack))
+        return MPI_ERR_NO_MEM;
 #if MPIX_OWN_STACK_SWITCH
     // The new stack as mpix_switch_stack leaves one: from its 16-byte aligned
     // top down, a zero return address for Fiber::entry (which never returns),
@@ -364,8 +407,6 @@ int launch(Task *task)
     task->state_ = Task::State::running;
     task->rc_ = MPI_SUCCESS;
     task->launched_by_ = std::this_thread::get_id();
-    if (e.thread_level < 0 && MPI_Query_thread(&e.thread_level) != MPI_SUCCESS)
-        e.thread_level = MPI_THREAD_MULTIPLE;
     bool first = true;
     for (Task *t : e.tasks)
         if (t->comm() == task->comm())
@@ -387,7 +428,7 @@ void unlock() { state().mutex.unlock(); }
 bool step(bool may_block)
 {
     EngineState &e = state();
-    std::vector<Task *> run;
+    TaskList run;
     runnable(e, &run);
     if (run.empty())
         return false;
@@ -398,9 +439,9 @@ bool step(bool may_block)
     // the caller's own: blocked inside another thread's task, a thread could
     // not return from its own wait, which a peer may need first.
     const bool alone = may_block && run.size() == 1 &&
-                       (e.thread_level != MPI_THREAD_MULTIPLE || (e.tasks.size() == 1 && run[0]->launched_here()));
-    for (Task *t : run)
-        resume(e, t, alone);
+                       (!e.mutex.concurrent() || (e.tasks.size() == 1 && run[0]->launched_here()));
+    for (std::size_t i = 0; i < run.size(); ++i)
+        resume(e, run[i], alone);
     return true;
 }
 
@@ -422,7 +463,7 @@ void drain(const MPIX_Comm *xcomm)
         progress_until([xcomm] {
             EngineState &e = state();
             std::lock_guard<EngineMutex> hold(e.mutex);
-            if (e.thread_level != MPI_THREAD_MULTIPLE)  // one thread in MPI at a time: every task
+            if (!e.mutex.concurrent())  // one thread in MPI at a time: every task
                 return e.tasks.empty();
             for (const Task *t : e.tasks)
                 if (t->launched_here() || t->comm() == xcomm)

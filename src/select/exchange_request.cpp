@@ -15,6 +15,7 @@
 #include <climits>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -220,6 +221,67 @@ public:
 
     bool can_free() override { return sched::forget(&task_); }
     bool on_engine() const override { return true; }
+
+    // A nonblocking request: made in the memory a completed one of its comm
+    // left (MPIX_Comm::spare_request), taking its per-peer vectors, so that a
+    // call allocates nothing once its comm has completed one.
+    static ExchangeRequest *make_nonblocking(MPIX_Comm *xcomm, const char *fn, Collective c, const Hints &hints,
+                                             const Algorithm *algorithm)
+    {
+        MPIX_Comm::SpareRequest *spare = xcomm->spare_request.exchange(nullptr, std::memory_order_acq_rel);
+        void *memory = spare ? spare->memory : nullptr;
+        if (!memory) {
+            try {
+                memory = ::operator new(sizeof(ExchangeRequest));
+            } catch (...) {
+                delete spare;
+                throw;
+            }
+        }
+        if (spare)
+            spare->memory = nullptr;
+        ExchangeRequest *r;
+        try {
+            r = new (memory) ExchangeRequest(xcomm, fn, c, hints, algorithm, false);
+        } catch (...) {
+            ::operator delete(memory);
+            delete spare;
+            throw;
+        }
+        r->spare_ = spare;
+        if (spare)
+            for (int side = 0; side < 2; ++side) {
+                BlockSide &b = side == 0 ? r->sb_ : r->rb_;
+                b.bytes.swap(spare->bytes[side]);
+                b.displs.swap(spare->displs[side]);
+            }
+        return r;
+    }
+
+    void destroy() override
+    {
+        if (persistent) {  // made by new
+            delete this;
+            return;
+        }
+        MPIX_Comm *comm = xcomm;
+        MPIX_Comm::SpareRequest *spare = spare_;
+        if (!spare)
+            spare = new (std::nothrow) MPIX_Comm::SpareRequest;
+        if (spare)
+            for (int side = 0; side < 2; ++side) {
+                BlockSide &b = side == 0 ? sb_ : rb_;
+                b.bytes.swap(spare->bytes[side]);
+                b.displs.swap(spare->displs[side]);
+            }
+        this->~ExchangeRequest();
+        if (!spare) {
+            ::operator delete(static_cast<void *>(this));
+            return;
+        }
+        spare->memory = this;
+        delete comm->spare_request.exchange(spare, std::memory_order_acq_rel);  // another one left before: freed
+    }
 
 private:
     // A completed start's error as the caller sees it: a LocalMismatch's, else
@@ -484,6 +546,12 @@ private:
     MPI_Request mpi_request_ = MPI_REQUEST_NULL;
     SeparateCounts separate_counts_;  // read by mpi_request_ until it completes or is freed
     Run task_;
+    MPIX_Comm::SpareRequest *spare_ = nullptr;  // a nonblocking one's, from its comm, given back at destroy()
+};
+
+// Ends a request that was never handed to the caller.
+struct DestroyRequest {
+    void operator()(ExchangeRequest *r) const { r->destroy(); }
 };
 
 }  // namespace
@@ -583,8 +651,8 @@ int start_nonblocking_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, U
         return rc;
     algorithm = reporting_row(c, xcomm->hints, algorithm, xcomm->size, false);
     xcomm->last_algorithm[static_cast<int>(c)] = algorithm->name;
-    std::unique_ptr<ExchangeRequest> r(
-        new ExchangeRequest(xcomm, fn, c, comm_hints_with_rule(xcomm, rule_hints), algorithm, false));
+    std::unique_ptr<ExchangeRequest, DestroyRequest> r(
+        ExchangeRequest::make_nonblocking(xcomm, fn, c, comm_hints_with_rule(xcomm, rule_hints), algorithm));
     if ((rc = r->init(send, recv, in_place, local)) != MPI_SUCCESS)
         return rc;
     if ((rc = r->start(fn)) != MPI_SUCCESS)
