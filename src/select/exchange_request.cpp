@@ -577,9 +577,10 @@ namespace {
 // native runs (bench/results/calibration-P16/device2-*):
 //  - persistent, and nonblocking below 8 ranks: the spread-out row (all
 //    posted at once; a persistent one as MPI requests made at init). On 2
-//    ranks it takes 1.2-1.4x MPICH's MPI_Ialltoallv up to 1 KiB (the engine's
-//    fixed cost per call) and 0.73-0.76x its time from 16 KiB;
-//    randomized_sendrecv is 1-10 % slower there.
+//    ranks it took 1.2-1.4x MPICH's MPI_Ialltoallv up to 1 KiB (the engine's
+//    fixed cost per call, since cut: docs/errors.md) and 0.73-0.76x its time
+//    from 16 KiB; randomized_sendrecv is 1-10 % slower there. (The built-in
+//    table now picks pairwise on 2 ranks, which this keeps.)
 //  - nonblocking from 8 ranks: randomized_sendrecv (random peer order, one
 //    sendrecv per round). On one node of 8, 12 and 16 ranks it is faster than
 //    the spread-out row at nearly every size (16 ranks, MPIX_Ialltoall: 282
