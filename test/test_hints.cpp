@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "config.h"
 #include "core/comm.hpp"
 #include "exchange_cases.hpp"
 #include "harness.hpp"
@@ -286,16 +287,48 @@ void test_auto_nonblocking_rows()
                      : MPIX_Alltoallv_init(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(),
                                            counts.data(), displs.data(), MPI_INT, xcomm, nullptr, &req);
         if (rc == MPI_SUCCESS) {
-            const std::string persistent_row = two_rank_pairwise ? "pairwise" : "nonblocking";
+            // A persistent request's block lengths are checked once at init:
+            // where they agree, the MPI library's own persistent collective.
+            const std::string persistent_row =
+                two_rank_pairwise ? "pairwise" : MPIX_HAVE_PERSISTENT_COLLECTIVES ? "pmpi" : "nonblocking";
             MPIX_EXPECT(ran() == persistent_row,
                         what + ": the persistent request runs " + ran() + ", want " + persistent_row);
-            rc = MPIX_Start(req);
-            rc = rc == MPI_SUCCESS ? MPIX_Wait(&req, MPI_STATUS_IGNORE) : rc;
-            MPIX_EXPECT(rc == MPI_SUCCESS && right(), what + ": persistent start");
+            for (int start = 0; start < 3; ++start) {
+                rc = MPIX_Start(req);
+                rc = rc == MPI_SUCCESS ? MPIX_Wait(&req, MPI_STATUS_IGNORE) : rc;
+                MPIX_EXPECT(rc == MPI_SUCCESS && right(), what + ": persistent start " + std::to_string(start));
+            }
             MPIX_Request_free(&req);
         } else {
             MPIX_EXPECT(false, what + ": persistent init failed");
         }
+        if (uniform || two_rank_pairwise || p < 2)
+            continue;
+        // Rank 1 sends rank 0 one int more than rank 0 receives: the check at
+        // init finds it, so the request runs a row that reports it (MPICH's
+        // persistent collective would not), from rank 0's every MPIX_Wait.
+        std::vector<int> longer = counts;
+        if (me == 1)
+            longer[0] = block + 1;
+        mpixtest::errors_return();  // xcomm's user is MPI_COMM_WORLD
+        rc = MPIX_Alltoallv_init(send.data(), longer.data(), displs.data(), MPI_INT, recv.data(), counts.data(),
+                                 displs.data(), MPI_INT, xcomm, nullptr, &req);
+        MPIX_EXPECT(rc == MPI_SUCCESS, what + ": persistent init with a longer block failed");
+        if (rc != MPI_SUCCESS)
+            continue;
+        MPIX_EXPECT(ran() == "nonblocking", what + ": with a longer block the persistent request runs " + ran() +
+                                                ", want nonblocking (a row that reports it)");
+        for (int start = 0; start < 2; ++start) {
+            rc = MPIX_Start(req);
+            rc = rc == MPI_SUCCESS ? MPIX_Wait(&req, MPI_STATUS_IGNORE) : rc;
+            const int want = me == 0 ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+            MPIX_EXPECT(mpixtest::error_class(rc) == want,
+                        what + ": a longer block, start " + std::to_string(start) + ": rank " + std::to_string(me) +
+                            " got class " + std::to_string(mpixtest::error_class(rc)));
+        }
+        std::fill(recv.begin(), recv.end(), -1);
+        MPIX_Request_free(&req);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     }
     MPIX_CHECK_ALL("auto's nonblocking and persistent rows where the table picks pmpi");
     MPIX_Comm_free(&xcomm);

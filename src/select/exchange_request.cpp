@@ -197,6 +197,11 @@ public:
         if (mpi_request_ != MPI_REQUEST_NULL || mpi_nonblocking_) {
             int rc = MPI_SUCCESS;
             bool done = mpi_request_ == MPI_REQUEST_NULL;  // a nonblocking one MPI_Test completed
+            if (!done && sched::active_tasks() == 0) {  // nothing else to progress: MPI_Wait at once
+                WorldErrorsReturn world_returns(xcomm->world_available);
+                rc = MPI_Wait(&mpi_request_, MPI_STATUS_IGNORE);
+                return outcome(fn, unstage_from_mpi(rc));
+            }
             // Other started exchanges progress meanwhile; with none left to
             // run, MPI_Wait blocks (MPI progresses its own requests).
             sched::progress_until(
@@ -595,6 +600,33 @@ const Algorithm *reporting_row(Collective c, const Hints &hints, const Algorithm
     return row ? row : picked;
 }
 
+// Persistent: whether every block this rank receives has the length its
+// sender sends, on every rank (collective; the answer is the same everywhere).
+// A persistent request's counts are fixed at init, so where this holds no start
+// can deliver a block of the wrong length, and the MPI library's own
+// persistent collective, which would report none, is as safe as a row of
+// mpix's own. One MPI_Alltoall of the block lengths and an allreduce, once.
+int block_lengths_agree(MPIX_Comm *xcomm, const UserSide &send, const UserSide &recv, bool in_place, bool *agree)
+{
+    const int p = xcomm->size;
+    const UserSide &sending = in_place ? recv : send;
+    std::vector<unsigned long long> sends(static_cast<std::size_t>(p)), senders(static_cast<std::size_t>(p));
+    for (int q = 0; q < p; ++q)
+        sends[q] = static_cast<unsigned long long>(sending.count(q)) * sending.info.size;
+    int rc = MPI_Alltoall(sends.data(), 1, MPI_UNSIGNED_LONG_LONG, senders.data(), 1, MPI_UNSIGNED_LONG_LONG,
+                          xcomm->comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int mine = 1;
+    for (int q = 0; q < p; ++q)
+        if (senders[q] != static_cast<unsigned long long>(recv.count(q)) * recv.info.size)
+            mine = 0;
+    int all = 0;
+    rc = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, xcomm->comm);
+    *agree = rc == MPI_SUCCESS && all != 0;
+    return rc;
+}
+
 }  // namespace
 
 int init_persistent_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv,
@@ -618,7 +650,18 @@ int init_persistent_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, Use
     const RuleHints *rule_hints = nullptr;
     const Algorithm *algorithm =
         select_algorithm(c, xcomm, hints, selection_side(local, send, recv), in_place, true, &rule_hints);
-    algorithm = reporting_row(c, hints, algorithm, xcomm->size, true);
+    // `auto`'s pick of the MPI library's own collective stays where the block
+    // lengths agree (block_lengths_agree); otherwise a row that reports them.
+    bool keep_pass_through = false;
+    // (Conditions equal on every rank: the check is collective. A rank's own
+    // mismatch, LocalMismatch, is one of the lengths it checks.)
+    if (MPIX_HAVE_PERSISTENT_COLLECTIVES && algorithm->pass_through && !hints.row[static_cast<int>(c)] &&
+        hints.trace.empty()) {
+        if ((rc = block_lengths_agree(xcomm, send, recv, in_place, &keep_pass_through)) != MPI_SUCCESS)
+            return raise_internal(xcomm->user, rc, fn, "the check of the block lengths at init");
+    }
+    if (!keep_pass_through)
+        algorithm = reporting_row(c, hints, algorithm, xcomm->size, true);
     if (rule_hints) {  // the table's values for every key no level set
         const std::map<std::string, std::string> *given[3] = {&xcomm->env_values, &xcomm->info_values,
                                                               xinfo ? &xinfo->values : nullptr};
