@@ -11,6 +11,10 @@
 // interposed MPI_Ialltoall(v) + MPI_Wait (its row set through
 // MPIX_IALLTOALL(V)_ALGORITHM, as a user of the drop-in would).
 //
+// --persistent times the persistent forms (MPI-4): each path's request made
+// once per size, then PMPI_Start + PMPI_Wait, MPIX_Start + MPIX_Wait, and the
+// interposed MPI_Start + MPI_Wait on MPI_Alltoall(v)_init's request.
+//
 // --in-place passes MPI_IN_PLACE as every path's send buffer (the receive
 // buffer is refilled with the rank's blocks before each call, outside the
 // timing). --row NAME times mpix's row NAME instead of `pmpi` (--auto: `auto`),
@@ -22,7 +26,7 @@
 // persistent exchanges (MPI_Alltoallv_init through the drop-in) registered.
 //
 //   mpiexec -n 2 bench/mpix-passthrough [--calls 1000] [--sizes 16,1024,65536] [--auto | --row NAME]
-//                                       [--alltoall] [--in-place] [--nonblocking] [--wait-cost]
+//                                       [--alltoall] [--in-place] [--nonblocking | --persistent] [--wait-cost]
 #include <mpi.h>
 
 #include <algorithm>
@@ -43,6 +47,7 @@ struct Options {
     bool alltoall = false;
     bool in_place = false;
     bool nonblocking = false;
+    bool persistent = false;
     bool wait_cost = false;
 };
 
@@ -60,6 +65,13 @@ bool parse(int argc, char **argv, Options *o, std::string *err)
             o->alltoall = true;
         } else if (a == "--nonblocking") {
             o->nonblocking = true;
+        } else if (a == "--persistent") {
+#if MPI_VERSION >= 4
+            o->persistent = true;
+#else
+            *err = "--persistent needs an MPI-4 library (MPI_Alltoall(v)_init)";
+            return false;
+#endif
         } else if (a == "--wait-cost") {
             o->wait_cost = true;
         } else if ((a == "--calls" || a == "--sizes") && i + 1 < argc) {
@@ -90,9 +102,13 @@ bool parse(int argc, char **argv, Options *o, std::string *err)
         } else {
             *err = "unknown option " + a +
                    " (usage: mpix-passthrough [--calls N] [--sizes a,b,...] [--auto | --row NAME] [--alltoall] "
-                   "[--in-place] [--nonblocking] [--wait-cost])";
+                   "[--in-place] [--nonblocking | --persistent] [--wait-cost])";
             return false;
         }
+    }
+    if (o->nonblocking && o->persistent) {
+        *err = "--nonblocking and --persistent time different forms: give one";
+        return false;
     }
     return true;
 }
@@ -128,6 +144,56 @@ int nonblocking_call(int variant, const Options &o, const void *send, char *recv
                                          MPI_COMM_WORLD, &r);
     return rc != MPI_SUCCESS ? rc : (variant == 0 ? PMPI_Wait(&r, MPI_STATUS_IGNORE) : MPI_Wait(&r, MPI_STATUS_IGNORE));
 }
+
+#if MPI_VERSION >= 4
+// --persistent: each path's request for one size (made collectively, in the
+// same order on every rank), started and waited for by persistent_call.
+struct PersistentRequests {
+    MPI_Request direct = MPI_REQUEST_NULL, interposed = MPI_REQUEST_NULL;
+    MPIX_Request *mpix = nullptr;
+
+    int make(const Options &o, const void *send, char *recv, int n, const int *counts, const int *displs,
+             MPIX_Comm *xcomm)
+    {
+        int rc = o.alltoall ? PMPI_Alltoall_init(send, n, MPI_BYTE, recv, n, MPI_BYTE, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                                 &direct)
+                            : PMPI_Alltoallv_init(send, counts, displs, MPI_BYTE, recv, counts, displs, MPI_BYTE,
+                                                  MPI_COMM_WORLD, MPI_INFO_NULL, &direct);
+        if (rc == MPI_SUCCESS)
+            rc = o.alltoall ? MPIX_Alltoall_init(send, n, MPI_BYTE, recv, n, MPI_BYTE, xcomm, nullptr, &mpix)
+                            : MPIX_Alltoallv_init(send, counts, displs, MPI_BYTE, recv, counts, displs, MPI_BYTE,
+                                                  xcomm, nullptr, &mpix);
+        if (rc == MPI_SUCCESS)
+            rc = o.alltoall ? MPI_Alltoall_init(send, n, MPI_BYTE, recv, n, MPI_BYTE, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                                &interposed)
+                            : MPI_Alltoallv_init(send, counts, displs, MPI_BYTE, recv, counts, displs, MPI_BYTE,
+                                                 MPI_COMM_WORLD, MPI_INFO_NULL, &interposed);
+        return rc;
+    }
+    int call(int variant)
+    {
+        if (variant == 1) {
+            int rc = MPIX_Start(mpix);
+            return rc != MPI_SUCCESS ? rc : MPIX_Wait(&mpix, MPI_STATUS_IGNORE);
+        }
+        if (variant == 0) {
+            int rc = PMPI_Start(&direct);
+            return rc != MPI_SUCCESS ? rc : PMPI_Wait(&direct, MPI_STATUS_IGNORE);
+        }
+        int rc = MPI_Start(&interposed);
+        return rc != MPI_SUCCESS ? rc : MPI_Wait(&interposed, MPI_STATUS_IGNORE);
+    }
+    ~PersistentRequests()
+    {
+        if (direct != MPI_REQUEST_NULL)
+            PMPI_Request_free(&direct);
+        if (mpix)
+            MPIX_Request_free(&mpix);
+        if (interposed != MPI_REQUEST_NULL)
+            MPI_Request_free(&interposed);
+    }
+};
+#endif
 
 // Nanoseconds per call of `wait` on MPI_REQUEST_NULL: best of 7 runs of
 // `calls` calls (the slowest rank's).
@@ -225,8 +291,10 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    const char *coll = o.nonblocking ? (o.alltoall ? "MPI_Ialltoall + MPI_Wait" : "MPI_Ialltoallv + MPI_Wait")
-                                     : (o.alltoall ? "MPI_Alltoall" : "MPI_Alltoallv");
+    const char *coll = o.nonblocking  ? (o.alltoall ? "MPI_Ialltoall + MPI_Wait" : "MPI_Ialltoallv + MPI_Wait")
+                       : o.persistent ? (o.alltoall ? "MPI_Start + MPI_Wait of MPI_Alltoall_init"
+                                                    : "MPI_Start + MPI_Wait of MPI_Alltoallv_init")
+                                      : (o.alltoall ? "MPI_Alltoall" : "MPI_Alltoallv");
     if (me == 0) {
         std::printf("# mpix-passthrough  P=%d  calls=%d  mpix row=%s%s  (median over calls of the slowest rank, us;\n"
                     "#   the three variants interleaved call by call; interposed = %s through libmpix_pmpi)\n",
@@ -244,7 +312,17 @@ int main(int argc, char **argv)
             send[i] = static_cast<char>(me * 31 + i);
         std::vector<double> t[3];
         const void *sbuf = o.in_place ? MPI_IN_PLACE : send.data();
+#if MPI_VERSION >= 4
+        PersistentRequests persistent;
+        if (o.persistent && persistent.make(o, sbuf, recv.data(), static_cast<int>(bytes), counts.data(),
+                                            displs.data(), xcomm) != MPI_SUCCESS)
+            ++failures;
+#endif
         auto run = [&](int variant) {
+#if MPI_VERSION >= 4
+            if (o.persistent)
+                return persistent.call(variant);
+#endif
             if (o.nonblocking)
                 return nonblocking_call(variant, o, sbuf, recv.data(), static_cast<int>(bytes), counts.data(),
                                         displs.data(), xcomm);

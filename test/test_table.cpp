@@ -129,10 +129,12 @@ int set_tuning_file(MPIX_Comm *xcomm, const std::string &path, const char *more_
 
 // Today's rule (before tables), written out independently of the built-in
 // table: the table must pick exactly this everywhere, so it is never worse.
-std::string todays_alltoall(int p, int nodes, unsigned long long block, bool in_place)
+std::string todays_alltoall(int p, int nodes, unsigned long long block, bool in_place, bool persistent)
 {
     if (p == 1 && block <= 16384)  // measured natively: a memcpy beats MPICH's self-exchange
         return "pairwise";
+    if (p == 2 && persistent && (in_place || block <= 4096))  // MPICH's persistent collective, measured natively
+        return "pmpi";
     if (p == 2 && in_place)  // MPICH's in-place exchange sends nothing to itself
         return block <= 4096 ? "pmpi" : "pairwise";
     if (p == 2 && block <= 32768)  // measured natively: MPICH sends the own block to itself up to 32 KiB
@@ -158,10 +160,12 @@ int todays_leaders_per_node(int p, int nodes, unsigned long long block)
     return block <= 2048 ? 16 : p / nodes >= 128 ? 8 : 4;
 }
 
-std::string todays_alltoallv(int p, int nodes, unsigned long long mean, bool in_place)
+std::string todays_alltoallv(int p, int nodes, unsigned long long mean, bool in_place, bool persistent)
 {
     if (p == 1)
         return "pairwise";
+    if (p == 2 && persistent && mean <= 4096)  // MPICH's persistent collective, measured natively
+        return "pmpi";
     if (p == 2)  // measured natively: MPICH's MPI_Alltoallv sends the own block to itself, but not in place
         return in_place ? "pmpi" : "pairwise";
     if (p < 8)
@@ -206,17 +210,21 @@ void test_builtin_is_todays_rule()
                                 "alltoall P=" + std::to_string(p) + " nodes=" + std::to_string(nodes) + " " +
                                     std::to_string(b) + " B: leaders_per_node not " + want);
                 }
-                // Ordinary calls and MPI_IN_PLACE (1 and 2 ranks differ, the rest alike).
-                for (bool in_place : {false, true}) {
-                    const std::string where = std::string(in_place ? " in place" : "") + " P=" + std::to_string(p) +
-                                              " nodes=" + std::to_string(nodes) + " " + std::to_string(b) + " B: table ";
-                    const std::string ai = mpix::auto_alltoall_rule(p, nodes, b, in_place)->name;
-                    const std::string vi = mpix::auto_alltoallv_rule(p, nodes, b, in_place)->name;
-                    const std::string want_a = todays_alltoall(p, nodes, b, in_place);
-                    const std::string want_v = todays_alltoallv(p, nodes, b, in_place);
-                    MPIX_EXPECT(ai == want_a, "alltoall" + where + ai + ", today " + want_a);
-                    MPIX_EXPECT(vi == want_v, "alltoallv" + where + vi + ", today " + want_v);
-                }
+                // Ordinary calls, MPI_IN_PLACE and persistent requests (1 and 2
+                // ranks differ, the rest alike).
+                for (bool in_place : {false, true})
+                    for (bool persistent : {false, true}) {
+                        const std::string where = std::string(in_place ? " in place" : "") +
+                                                  (persistent ? " persistent" : "") + " P=" + std::to_string(p) +
+                                                  " nodes=" + std::to_string(nodes) + " " + std::to_string(b) +
+                                                  " B: table ";
+                        const std::string ai = mpix::auto_alltoall_rule(p, nodes, b, in_place, persistent)->name;
+                        const std::string vi = mpix::auto_alltoallv_rule(p, nodes, b, in_place, persistent)->name;
+                        const std::string want_a = todays_alltoall(p, nodes, b, in_place, persistent);
+                        const std::string want_v = todays_alltoallv(p, nodes, b, in_place, persistent);
+                        MPIX_EXPECT(ai == want_a, "alltoall" + where + ai + ", today " + want_a);
+                        MPIX_EXPECT(vi == want_v, "alltoallv" + where + vi + ", today " + want_v);
+                    }
                 bool needs = p >= 8 && nodes > 1 && p < 4 * nodes;
                 MPIX_EXPECT(mpix::auto_alltoallv_needs_mean(p, nodes) == needs,
                             "agreement needed at P=" + std::to_string(p) + " nodes=" + std::to_string(nodes));
@@ -254,6 +262,7 @@ void test_parse_valid()
         " {\"when\": {\"ranks\": {\"min\": 8, \"max\": 64}}, \"algorithm\": \"scattered\", \"hints\": {\"batch_size\": \"16\"}},"
         " {\"algorithm\": \"multileader\", \"hints\": {\"inner\": \"pairwise\", \"leaders_per_node\": 2}}],"
         "\"alltoallv\": [{\"when\": {\"in_place\": true}, \"algorithm\": \"pairwise\"},"
+        "  {\"when\": {\"persistent\": true}, \"algorithm\": \"scattered\"},"
         "  {\"when\": {\"mean_block_bytes\": {\"max\": 100}, \"max_block_bytes\": {\"min\": 1}},"
         "  \"algorithm\": \"parlogna\", \"hints\": {\"radix\": 8, \"batch_size\": 4}}],"
         "\"alltoall_crs\": [{\"when\": {\"recv_nnz_known\": true, \"max_remote_sends\": {\"min\": 3}},"
@@ -299,6 +308,10 @@ void test_parse_valid()
     r = mpix::pick_rule(chain, Collective::alltoallv, g);
     MPIX_EXPECT(r && std::string(r->algorithm->name) == "pairwise", "in_place true: the site's in-place rule");
     g.set(mpix::Fact::in_place, 0);
+    g.set(mpix::Fact::persistent, 1);
+    r = mpix::pick_rule(chain, Collective::alltoallv, g);
+    MPIX_EXPECT(r && std::string(r->algorithm->name) == "scattered", "persistent true: the site's persistent rule");
+    g.set(mpix::Fact::persistent, 0);
     // Agreement only where the first statically matching rule tests agreed facts.
     MPIX_EXPECT(mpix::chain_needs_agreed(chain, Collective::alltoallv, g), "site alltoallv rule tests the mean");
     MPIX_EXPECT(!mpix::chain_needs_agreed(chain, Collective::alltoall, g), "alltoall tests no agreed fact");
@@ -357,6 +370,10 @@ void test_parse_errors()
          "'when.in_place': not true or false"},
         {table("\"alltoall_crs\": [{\"when\": {\"in_place\": true}, \"algorithm\": \"personalized\"}]"),
          "field 'when.in_place': not known to alltoall_crs calls"},
+        {table("\"alltoall\": [{\"when\": {\"persistent\": 1}, \"algorithm\": \"pmpi\"}]"),
+         "'when.persistent': not true or false"},
+        {table("\"neighbor_alltoallv\": [{\"when\": {\"persistent\": true}, \"algorithm\": \"standard\"}]"),
+         "field 'when.persistent': not known to neighbor_alltoallv calls"},
         {table("\"alltoall\": [{\"algorithm\": \"pmpi\", \"hints\": {\"radix\": 4}}]"),
          r1 + ", field 'hints.radix': not read by 'pmpi' (it reads: none)"},
         {table("\"alltoall\": [{\"algorithm\": \"bruck_radix\", \"hints\": {\"radix\": 1}}]"), "field 'hints.radix': '1'"},

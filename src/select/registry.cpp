@@ -412,6 +412,7 @@ const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send,
     if (!have_nodes)
         shape_facts(xcomm->size, 1, &facts);
     facts.set(Fact::in_place, in_place ? 1 : 0);
+    facts.set(Fact::persistent, exact ? 1 : 0);
     const TableChain chain = chain_of(xcomm);
     if (c == Collective::alltoall) {
         facts.set(Fact::block_bytes, block);
@@ -433,7 +434,7 @@ const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send,
     const Algorithm *row = row_of(pick_rule(chain, c, facts), c, &picked_hints);
     if (rule_hints)
         *rule_hints = picked_hints;
-    if (have_nodes) {
+    if (have_nodes && !exact) {  // a persistent pick is its request's alone
         memo.valid = true;
         memo.block_bytes = block;
         memo.in_place = in_place;
@@ -445,12 +446,13 @@ const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send,
 
 }  // namespace
 
-const Algorithm *auto_alltoall_rule(int size, int nnodes, std::size_t block_bytes, bool in_place)
+const Algorithm *auto_alltoall_rule(int size, int nnodes, std::size_t block_bytes, bool in_place, bool persistent)
 {
     SelectionFacts f;
     shape_facts(size, nnodes, &f);
     f.set(Fact::block_bytes, block_bytes);
     f.set(Fact::in_place, in_place ? 1 : 0);
+    f.set(Fact::persistent, persistent ? 1 : 0);
     return builtin_pick(A2A, f);
 }
 
@@ -461,11 +463,13 @@ bool auto_alltoallv_needs_mean(int size, int nnodes)
     return chain_needs_agreed(TableChain(), A2AV, f);
 }
 
-const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long agreed_mean, bool in_place)
+const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long agreed_mean, bool in_place,
+                                     bool persistent)
 {
     SelectionFacts f;
     shape_facts(size, nnodes, &f);
     f.set(Fact::in_place, in_place ? 1 : 0);
+    f.set(Fact::persistent, persistent ? 1 : 0);
     f.set(Fact::mean_block_bytes, agreed_mean);
     f.set(Fact::max_block_bytes, agreed_mean);
     return builtin_pick(A2AV, f);

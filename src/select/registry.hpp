@@ -87,7 +87,8 @@ const Algorithm *find_algorithm(Collective c, const char *name);
 // passed MPI_IN_PLACE (every rank does or none). Called once per call
 // on every rank (a rule on agreed block statistics may start a reduction).
 // `persistent` (MPIX_Alltoall(v)_init): what `auto` agrees on is this call's own
-// statistic, agreed now, rather than the previous call's. `rule_hints`, when
+// statistic, agreed now, rather than the previous call's, and the tables' rules
+// may test it (condition `persistent`); its pick is not remembered for calls. `rule_hints`, when
 // given, receives the picked rule's hint values (nullptr: none), which apply to
 // every key the caller did not set.
 //
@@ -116,7 +117,7 @@ inline const Algorithm *select_algorithm(Collective c, MPIX_Comm *xcomm, const H
     if (const Algorithm *a = hints.row[static_cast<int>(c)])
         return a;
     const MPIX_Comm::AutoMemo &memo = xcomm->auto_memo[static_cast<int>(c)];
-    if (auto_memo_holds(memo, c, send, in_place)) {
+    if (!persistent && auto_memo_holds(memo, c, send, in_place)) {
         if (rule_hints)
             *rule_hints = memo.rule_hints;
         return memo.row;
@@ -140,11 +141,13 @@ int select_sparse_rule(MPIX_Comm *xcomm, Collective c, const Hints &hints,
 // allows), for tests and mpix-bench --auto-map:
 // `auto`'s rule for MPIX_Alltoall, from values every rank agrees on: P, the number
 // of nodes (1 when unknown), the block size in bytes and MPI_IN_PLACE.
-const Algorithm *auto_alltoall_rule(int size, int nnodes, std::size_t block_bytes, bool in_place = false);
+const Algorithm *auto_alltoall_rule(int size, int nnodes, std::size_t block_bytes, bool in_place = false,
+                                    bool persistent = false);
 // `auto`'s rule for MPIX_Alltoallv, from values every rank agrees on: P, the number
 // of nodes (1 when unknown) and, only where auto_alltoallv_needs_mean says so, the
 // largest per-rank mean block in bytes (agreed one call late, off the call's path).
-const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long agreed_mean, bool in_place = false);
+const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long agreed_mean, bool in_place = false,
+                                     bool persistent = false);
 bool auto_alltoallv_needs_mean(int size, int nnodes);
 const Algorithm *select_sparse_algorithm(Collective c, const Hints &hints, int size, int nnodes);
 // The same with the statistic agreed over all ranks: the most messages any rank

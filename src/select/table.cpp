@@ -45,6 +45,7 @@ const FactName kFactNames[] = {
     {"block_bytes", Fact::block_bytes, false, bit(Collective::alltoall)},
     {"recv_nnz_known", Fact::recv_nnz_known, true, bit(Collective::alltoall_crs) | bit(Collective::alltoallv_crs)},
     {"in_place", Fact::in_place, true, bit(Collective::alltoall) | bit(Collective::alltoallv)},
+    {"persistent", Fact::persistent, true, bit(Collective::alltoall) | bit(Collective::alltoallv)},
     {"mean_block_bytes", Fact::mean_block_bytes, false, bit(Collective::alltoallv)},
     {"max_block_bytes", Fact::max_block_bytes, false, bit(Collective::alltoallv)},
     {"max_remote_sends", Fact::max_remote_sends, false,

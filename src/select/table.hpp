@@ -30,12 +30,13 @@ enum class Fact {
     block_bytes,         // alltoall: the block size
     recv_nnz_known,      // crs: the hint promises the exact source count
     in_place,            // alltoall(v): 1 when sendbuf is MPI_IN_PLACE (every rank passes it or none)
+    persistent,          // alltoall(v): 1 for a persistent request (MPIX_Alltoall(v)_init), picked once at init
     mean_block_bytes,    // alltoallv, agreed: the largest per-rank mean block to the other ranks
     max_block_bytes,     // alltoallv, agreed: the largest block any rank sends
     max_remote_sends,    // crs, agreed: the most messages a rank sends to other nodes
     max_offnode_blocks,  // neighbor_alltoallv, agreed: the most blocks a rank sends off its node
 };
-constexpr int kFacts = 12;
+constexpr int kFacts = 13;
 constexpr int kFirstAgreedFact = static_cast<int>(Fact::mean_block_bytes);
 
 // The values of one call; agreed ones are meaningful only once computed.
