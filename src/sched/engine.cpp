@@ -474,9 +474,13 @@ void drain(const MPIX_Comm *xcomm)
 
 std::size_t active_tasks() { return state().count.load(std::memory_order_acquire); }
 
-Hold::Hold(MPIX_Comm *xcomm) : outer_(innermost_hold())
+Hold::Hold(MPIX_Comm *xcomm)
 {
     EngineState &e = state();
+    if (!e.mutex.concurrent())  // one thread inside mpix at a time: nothing to hold against
+        return;
+    outer_ = innermost_hold();
+    listed_ = true;
     e.mutex.lock();
     for (const Task *t : e.tasks)
         if (t->comm() == xcomm) {
@@ -491,7 +495,8 @@ Hold::Hold(MPIX_Comm *xcomm) : outer_(innermost_hold())
 Hold::~Hold()
 {
     end();
-    innermost_hold() = outer_;
+    if (listed_)
+        innermost_hold() = outer_;
 }
 
 void Hold::end()

@@ -145,6 +145,7 @@ public:
 
 private:
     bool locked_ = false;
+    bool listed_ = false;  // in the thread's list of holds (only at MPI_THREAD_MULTIPLE)
     Hold *outer_ = nullptr;
 };
 
