@@ -86,6 +86,11 @@ public:
                 return raise_staging(xcomm->user, rc, init_fn, "the send staging buffer");
         }
         in_place_ = in_place;
+        // One rank in place: its one block is already where it belongs, on
+        // every row, as for a blocking call (a trace still records the row).
+        nothing_moves_ = in_place && p == 1 && hints_.trace.empty() && local.error_class == MPI_SUCCESS;
+        if (nothing_moves_)  // no byte views, staging or MPI request: no start uses them
+            return MPI_SUCCESS;
         // The MPI library's own request whatever the datatypes' layout: the
         // choice must be the same on every rank (a rank on the engine would
         // never match the others' MPI requests), and the ranks' types may
@@ -133,6 +138,12 @@ public:
 
     int start(const char *fn) override
     {
+        done_at_start_ = false;
+        if (nothing_moves_) {
+            done_at_start_ = true;
+            start_rc_ = MPI_SUCCESS;
+            return MPI_SUCCESS;
+        }
         if (persistent && local_fit_) {  // this start's send data, fitted again (then packed, below)
             const int rc = local_fit_->fitted.fit(local_, local_fit_->user_send, xcomm->rank, xcomm->size, xcomm->comm,
                                                   &xcomm->work, &send_.side);
@@ -163,6 +174,15 @@ public:
         // a plan that posts at start keeps the persistent tags it was made with.
         if (!(plan_ && plan_->posts_at_start()))
             x_.tag = call_tags(xcomm, algorithm_);
+        if (xcomm->size == 1 && sched::active_tasks() == 0) {
+            // One rank, nothing else started: every block is its own, so the
+            // row runs here at once, as a blocking call runs it (its messages,
+            // if any, are to itself), without a task and its switches.
+            WorldErrorsReturn world_returns(xcomm->world_available);
+            start_rc_ = run_once();
+            done_at_start_ = true;
+            return MPI_SUCCESS;
+        }
         int rc = sched::launch(&task_);
         if (rc != MPI_SUCCESS)
             return raise(xcomm->user, rc, fn, "no stack for the exchange's task (out of memory)");
@@ -171,6 +191,10 @@ public:
 
     int test(const char *fn, bool *done) override
     {
+        if (done_at_start_) {
+            *done = true;
+            return outcome(fn, start_rc_);
+        }
         sched::progress();
         if (mpi_request_ != MPI_REQUEST_NULL) {
             int flag = 0;
@@ -194,6 +218,8 @@ public:
 
     int wait(const char *fn) override
     {
+        if (done_at_start_)
+            return outcome(fn, start_rc_);
         if (mpi_request_ != MPI_REQUEST_NULL || mpi_nonblocking_) {
             int rc = MPI_SUCCESS;
             bool done = mpi_request_ == MPI_REQUEST_NULL;  // a nonblocking one MPI_Test completed
@@ -524,6 +550,9 @@ private:
     const Algorithm *algorithm_;
     OwnedSide send_, recv_;
     bool in_place_ = false;
+    bool nothing_moves_ = false;  // one rank in place: a start has nothing to do
+    bool done_at_start_ = false;  // this start completed inside start() (one rank), with start_rc_
+    int start_rc_ = MPI_SUCCESS;
     // What the MPI library's own request gets when a side is staged
     // (stage_for_mpi): byte views of the staging, send and receive, with their
     // counts and displacements. Null: the sides as they are.
