@@ -140,6 +140,18 @@ grep -qx '# OSU MPI Non-blocking All-to-Allv Personalized Exchange Latency Test'
     grep -qx '# Size *Overall(us) *Compute(us) *Pure Comm.(us) *Overlap(%) *Validation' "$tmp/ovosu" ||
     { echo "--overlap --format osu: layout"; cat "$tmp/ovosu"; exit 1; }
 test "$(awk '!/^#/ && NF == 6 && $6 == "Pass"' "$tmp/ovosu" | wc -l)" -eq 2 || { echo "--overlap osu rows"; exit 1; }
+# bench/mpix-passthrough at 2 ranks, a few calls: the blocking, nonblocking and
+# persistent forms (MPIX_Alltoall in place too) against the MPI library's own and
+# through the drop-in; the program checks every result and exits non-zero on a
+# wrong one. Two forms at once are refused.
+pt="${MPIEXEC:-mpiexec} -n 2 bench/mpix-passthrough --calls 5 --sizes 0,16,4096 --auto"
+for form in "" --nonblocking --persistent; do
+    for extra in "" "--alltoall --in-place"; do
+        $pt $form $extra >"$tmp/pt" 2>&1 || { echo "mpix-passthrough $form $extra failed"; cat "$tmp/pt"; exit 1; }
+        grep -q '^ *4096 ' "$tmp/pt" || { echo "mpix-passthrough $form $extra: no 4096 B row"; cat "$tmp/pt"; exit 1; }
+    done
+done
+if $pt --nonblocking --persistent >/dev/null 2>&1; then echo "mpix-passthrough: two forms accepted"; exit 1; fi
 if $run2 --overlap --coll alltoallv_crs --size 16 >/dev/null 2>&1; then echo "--overlap with a crs collective accepted"; exit 1; fi
 if $run2 --overlap-slices 4 --size 16 >/dev/null 2>&1; then echo "--overlap-slices without --overlap accepted"; exit 1; fi
 if $run --format osu --algo all -m 1:2 >/dev/null 2>&1; then echo "--format osu --algo all accepted"; exit 1; fi
