@@ -114,6 +114,14 @@ struct MPIX_Comm {
         std::vector<std::size_t> bytes[2];
         std::vector<MPI_Aint> displs[2];
         ~SpareRequest() { ::operator delete(memory); }
+        // Trades its vectors with a request's two sides (given at start, kept at the end).
+        void swap_views(mpix::BlockSide *send, mpix::BlockSide *recv)
+        {
+            send->bytes.swap(bytes[0]);
+            send->displs.swap(displs[0]);
+            recv->bytes.swap(bytes[1]);
+            recv->displs.swap(displs[1]);
+        }
     };
     std::atomic<SpareRequest *> spare_request{nullptr};
     ~MPIX_Comm() { delete spare_request.load(); }

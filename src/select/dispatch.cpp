@@ -488,9 +488,7 @@ int run_exchange_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &se
         return rc;
     if (local.error_class != MPI_SUCCESS)
         return run_local_mismatch<F>(xcomm, c, fn, algorithm, rule_hints, send, recv, local);
-    // One rank in place: its one block is already where it belongs, on every
-    // row (MPICH's own copies it out and back). A trace still records the row.
-    if (in_place && xcomm->size == 1 && xcomm->hints.trace.empty())
+    if (nothing_moves(xcomm, in_place, xcomm->hints))
         return MPI_SUCCESS;
     return run_row<F>(xcomm, c, fn, algorithm, rule_hints, send, recv, in_place, true);
 }

@@ -32,6 +32,14 @@ int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &sen
 int check_and_select(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place,
                      LocalMismatch *local, const Algorithm **algorithm, const RuleHints **rule_hints);
 
+// One rank in place: its one block is already where it belongs, on every row
+// (MPICH's own copies it out and back), so a call, nonblocking call or
+// persistent start moves nothing. A trace still records the row.
+inline bool nothing_moves(const MPIX_Comm *xcomm, bool in_place, const Hints &hints)
+{
+    return in_place && xcomm->size == 1 && hints.trace.empty();
+}
+
 // An algorithm's return code as the caller sees it: MPI_SUCCESS, a block-length
 // mismatch (MPI_ERR_TRUNCATE / MPI_ERR_COUNT) or an internal error naming the
 // algorithm, raised on the user's communicator.

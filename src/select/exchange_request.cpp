@@ -86,9 +86,7 @@ public:
                 return raise_staging(xcomm->user, rc, init_fn, "the send staging buffer");
         }
         in_place_ = in_place;
-        // One rank in place: its one block is already where it belongs, on
-        // every row, as for a blocking call (a trace still records the row).
-        nothing_moves_ = in_place && p == 1 && hints_.trace.empty() && local.error_class == MPI_SUCCESS;
+        nothing_moves_ = nothing_moves(xcomm, in_place, hints_) && local.error_class == MPI_SUCCESS;
         if (nothing_moves_)  // no byte views, staging or MPI request: no start uses them
             return MPI_SUCCESS;
         // The MPI library's own request whatever the datatypes' layout: the
@@ -281,11 +279,7 @@ public:
         }
         r->spare_ = spare;
         if (spare)
-            for (int side = 0; side < 2; ++side) {
-                BlockSide &b = side == 0 ? r->sb_ : r->rb_;
-                b.bytes.swap(spare->bytes[side]);
-                b.displs.swap(spare->displs[side]);
-            }
+            spare->swap_views(&r->sb_, &r->rb_);
         return r;
     }
 
@@ -300,11 +294,7 @@ public:
         if (!spare)
             spare = new (std::nothrow) MPIX_Comm::SpareRequest;
         if (spare)
-            for (int side = 0; side < 2; ++side) {
-                BlockSide &b = side == 0 ? sb_ : rb_;
-                b.bytes.swap(spare->bytes[side]);
-                b.displs.swap(spare->displs[side]);
-            }
+            spare->swap_views(&sb_, &rb_);
         this->~ExchangeRequest();
         if (!spare) {
             ::operator delete(static_cast<void *>(this));
