@@ -207,12 +207,13 @@ bool BlockSide::stage()
 
 namespace {
 
-void describe_blocks(const UserSide &user, int size, BlockSide *out)
+void describe_blocks(const UserSide &user, int size, int kept, BlockSide *out)
 {
     out->bytes.resize(size);
     out->total_bytes = 0;
+    out->kept = kept;
     for (int p = 0; p < size; ++p) {
-        out->bytes[p] = user.count(p) * user.info.size;
+        out->bytes[p] = p == kept ? 0 : user.count(p) * user.info.size;
         out->total_bytes += out->bytes[p];
     }
 }
@@ -238,9 +239,9 @@ std::size_t side_bytes(const UserSide &user, int size)
 }
 
 int make_send_side(const UserSide &user, int size, bool force_copy, MPI_Comm comm, LocalWork *work,
-                   BlockSide *out)
+                   BlockSide *out, int kept)
 {
-    describe_blocks(user, size, out);
+    describe_blocks(user, size, kept, out);
     if (user.info.contiguous && !force_copy) {
         use_in_place(user, size, const_cast<char *>(user.buf), out);
         return MPI_SUCCESS;
@@ -256,14 +257,15 @@ int pack_send_side(const UserSide &user, int size, MPI_Comm comm, LocalWork *wor
         return MPI_SUCCESS;
     LocalWork::Batch batch(work);
     for (int p = 0; p < size; ++p)
-        MPIX_CHECK(pack_elements(user.buf + user.displ_bytes(p), user.count(p), user.type, user.info,
-                                 side->base + side->displs[p], comm, work));
+        if (p != side->kept)
+            MPIX_CHECK(pack_elements(user.buf + user.displ_bytes(p), user.count(p), user.type, user.info,
+                                     side->base + side->displs[p], comm, work));
     return MPI_SUCCESS;
 }
 
-int make_recv_side(const UserSide &user, int size, LocalWork *work, BlockSide *out)
+int make_recv_side(const UserSide &user, int size, LocalWork *work, BlockSide *out, int kept)
 {
-    describe_blocks(user, size, out);
+    describe_blocks(user, size, kept, out);
     if (user.info.contiguous) {
         use_in_place(user, size, const_cast<char *>(user.buf), out);
         return MPI_SUCCESS;
@@ -283,8 +285,9 @@ int finish_recv_side(const UserSide &user, int size, const BlockSide &side, MPI_
         return MPI_SUCCESS;
     LocalWork::Batch batch(work);
     for (int p = 0; p < size; ++p)
-        MPIX_CHECK(unpack_elements(side.base + side.displs[p], user.count(p), user.type, user.info,
-                                   const_cast<char *>(user.buf) + user.displ_bytes(p), comm, work));
+        if (p != side.kept)
+            MPIX_CHECK(unpack_elements(side.base + side.displs[p], user.count(p), user.type, user.info,
+                                       const_cast<char *>(user.buf) + user.displ_bytes(p), comm, work));
     return MPI_SUCCESS;
 }
 

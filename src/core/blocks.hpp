@@ -50,6 +50,11 @@ struct BlockSide {
     ScratchBytes staging;
     bool staged = false;
     std::size_t total_bytes = 0;  // sum of bytes
+    // The block that stays where the caller has it: with MPI_IN_PLACE the
+    // rank's own MPIX_Alltoallv block is its own data already. The algorithm
+    // sees it empty on both sides, and it is neither packed nor unpacked (at 2
+    // ranks it was half of the staging and a self copy more). -1: none.
+    int kept = -1;
 
     // Lays blocks out packed (prefix sums of `bytes`) in a fresh staging buffer;
     // false when it cannot be allocated.
@@ -140,14 +145,15 @@ private:
 // Send side: used in place if contiguous, else packed now. With `force_copy`
 // (MPI_IN_PLACE: the data also lives in the receive buffer) always packed.
 // MPI_ERR_NO_MEM when the packed copy cannot be allocated.
+// `kept`: BlockSide::kept (-1 for none).
 int make_send_side(const UserSide &user, int size, bool force_copy, MPI_Comm comm, LocalWork *work,
-                   BlockSide *out);
+                   BlockSide *out, int kept = -1);
 // Packs the user's current send data again into a staged side made by
 // make_send_side (persistent requests, at every start); nothing if not staged.
 int pack_send_side(const UserSide &user, int size, MPI_Comm comm, LocalWork *work, BlockSide *side);
 // Receive side: in place if contiguous, else a staging buffer to unpack later
 // (MPI_ERR_NO_MEM when it cannot be allocated).
-int make_recv_side(const UserSide &user, int size, LocalWork *work, BlockSide *out);
+int make_recv_side(const UserSide &user, int size, LocalWork *work, BlockSide *out, int kept = -1);
 // Unpacks a staged receive side into the user's buffer.
 int finish_recv_side(const UserSide &user, int size, const BlockSide &side, MPI_Comm comm, LocalWork *work);
 // A call that is erroneous on this rank alone, which the other ranks cannot see:

@@ -50,7 +50,9 @@ public:
 // Block j of the send side is sendbytes[j] bytes at sendbuf + sdispls[j]; block j of
 // the receive side is recvbytes[j] bytes at recvbuf + rdispls[j]. Displacements are
 // byte offsets (signed, may be gapped or unordered); the two sides never overlap
-// (MPI_IN_PLACE is resolved before an algorithm runs). For MPIX_Alltoall `uniform`
+// (MPI_IN_PLACE is resolved before an algorithm runs; an in-place MPIX_Alltoallv
+// call's own block is empty on both sides, as it is in place already:
+// BlockSide::kept). For MPIX_Alltoall `uniform`
 // is true and every block is `block_bytes` long, block j at j * block_bytes.
 struct Exchange {
     MPIX_Comm *xcomm;

@@ -266,10 +266,11 @@ int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorith
     BlockSide sb, rb;
     LentViews lent(xcomm, &sb, &rb);
     note_working_set(xcomm, send, recv);
-    int rc = make_send_side(send, p, in_place, xcomm->comm, &xcomm->work, &sb);
+    const int kept = kept_block(xcomm, c, in_place, algorithm);
+    int rc = make_send_side(send, p, in_place, xcomm->comm, &xcomm->work, &sb, kept);
     if (rc != MPI_SUCCESS)
         return raise_staging(xcomm->user, rc, fn, "the send staging buffer");
-    rc = make_recv_side(recv, p, &xcomm->work, &rb);
+    rc = make_recv_side(recv, p, &xcomm->work, &rb, kept);
     if (rc != MPI_SUCCESS)
         return raise_staging(xcomm->user, rc, fn, "the receive staging buffer");
 

@@ -40,6 +40,16 @@ inline bool nothing_moves(const MPIX_Comm *xcomm, bool in_place, const Hints &hi
     return in_place && xcomm->size == 1 && hints.trace.empty();
 }
 
+// MPI_IN_PLACE on more than one rank: the rank's own MPIX_Alltoallv block is
+// its data already, so the row sees it empty and it is neither staged nor
+// copied back (BlockSide::kept). Not for MPIX_Alltoall, whose rows lay block j
+// at j * block_bytes, nor for the MPI library's own collective, which is
+// handed MPI_IN_PLACE and every block. -1: no block kept.
+inline int kept_block(const MPIX_Comm *xcomm, Collective c, bool in_place, const Algorithm *algorithm)
+{
+    return in_place && c == Collective::alltoallv && !algorithm->pass_through ? xcomm->rank : -1;
+}
+
 // An algorithm's return code as the caller sees it: MPI_SUCCESS, a block-length
 // mismatch (MPI_ERR_TRUNCATE / MPI_ERR_COUNT) or an internal error naming the
 // algorithm, raised on the user's communicator.

@@ -112,10 +112,11 @@ public:
         int rc = warm_collective_state(xcomm, algorithm_, hints_);
         if (rc != MPI_SUCCESS)
             return raise_internal(xcomm->user, rc, init_fn, algorithm_->name);
-        rc = make_send_side(send_.side, p, in_place, xcomm->comm, &xcomm->work, &sb_);
+        const int kept = kept_block(xcomm, collective_, in_place, algorithm_);
+        rc = make_send_side(send_.side, p, in_place, xcomm->comm, &xcomm->work, &sb_, kept);
         if (rc != MPI_SUCCESS)
             return raise_staging(xcomm->user, rc, init_fn, "the send staging buffer");
-        rc = make_recv_side(recv_.side, p, &xcomm->work, &rb_);
+        rc = make_recv_side(recv_.side, p, &xcomm->work, &rb_, kept);
         if (rc != MPI_SUCCESS)
             return raise_staging(xcomm->user, rc, init_fn, "the receive staging buffer");
         x_ = byte_exchange(xcomm, collective_, sb_, rb_, &hints_, &mismatch_);
