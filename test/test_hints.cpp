@@ -234,8 +234,9 @@ void test_auto_agreement()
 // Where `auto` picks the MPI library's own collective for a blocking call,
 // its nonblocking and persistent forms run a row of mpix's own, which reports
 // a block of the wrong length (MPICH's MPI_Ialltoall(v)/_init report none):
-// randomized_sendrecv for a nonblocking call from 8 ranks, nonblocking below
-// and for persistent requests (exchange_request.cpp, reporting_row). One
+// randomized_sendrecv for a nonblocking call from 8 ranks, pairwise on 1 and 2,
+// nonblocking between and for persistent requests (exchange_request.cpp,
+// reporting_row). One
 // node, blocks of 64 KiB: the table picks pmpi below 8 ranks (but pairwise for
 // MPIX_Alltoallv on 1 and 2), and for MPIX_Alltoall on one node of 8-16 ranks. The
 // data is checked too.
@@ -279,8 +280,9 @@ void test_auto_nonblocking_rows()
                      : MPIX_Ialltoallv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(), counts.data(),
                                        displs.data(), MPI_INT, xcomm, &req);
         rc = rc == MPI_SUCCESS ? MPIX_Wait(&req, MPI_STATUS_IGNORE) : rc;
-        const std::string nonblocking_row =
-            two_rank_pairwise ? "pairwise" : p >= 8 ? "randomized_sendrecv" : "nonblocking";
+        // Where the table picks pmpi, a nonblocking call takes pairwise on 1 and
+        // 2 ranks (one exchange), randomized_sendrecv from 8, nonblocking between.
+        const std::string nonblocking_row = p <= 2 ? "pairwise" : p >= 8 ? "randomized_sendrecv" : "nonblocking";
         MPIX_EXPECT(rc == MPI_SUCCESS && right(), what + ": nonblocking call");
         MPIX_EXPECT(ran() == nonblocking_row, what + ": the nonblocking call ran " + ran() + ", want " + nonblocking_row);
         rc = uniform ? MPIX_Alltoall_init(send.data(), block, MPI_INT, recv.data(), block, MPI_INT, xcomm, nullptr, &req)

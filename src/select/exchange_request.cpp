@@ -611,12 +611,19 @@ namespace {
 //    the spread-out row at nearly every size (16 ranks, MPIX_Ialltoall: 282
 //    against 319 us at 64 KiB, 841 against 943 at 256 KiB); SimGrid gives
 //    both the same times at 64 ranks on 64 nodes.
+//  - nonblocking on 1 and 2 ranks: pairwise (one exchange, or the memcpy of
+//    the one block). On 2 ranks against MPICH's MPI_Ialltoall(v), 2026-12-01:
+//    MPIX_Ialltoallv in place 1.00-1.06x up to 4 KiB where the spread-out row
+//    took 1.09-1.10x; MPIX_Ialltoall in place 1.06-1.21x against 1.13-1.27x,
+//    and from 64 KiB 1.01-1.02x against 1.00-1.03x (one run each).
 // A row the hints name is kept, `pmpi` included.
 const Algorithm *reporting_row(Collective c, const Hints &hints, const Algorithm *picked, int ranks, bool persistent)
 {
     if (!picked->pass_through || hints.row[static_cast<int>(c)])
         return picked;
-    const Algorithm *row = find_algorithm(c, !persistent && ranks >= 8 ? "randomized_sendrecv" : "nonblocking");
+    const char *name = persistent ? "nonblocking" : ranks <= 2 ? "pairwise" : ranks >= 8 ? "randomized_sendrecv"
+                                                                                          : "nonblocking";
+    const Algorithm *row = find_algorithm(c, name);
     return row ? row : picked;
 }
 
