@@ -40,7 +40,7 @@ inline bool nothing_moves(const MPIX_Comm *xcomm, bool in_place, const Hints &hi
     return in_place && xcomm->size == 1 && hints.trace.empty();
 }
 
-// MPI_IN_PLACE on more than one rank: the rank's own MPIX_Alltoallv block is
+// MPI_IN_PLACE (where something moves): the rank's own MPIX_Alltoallv block is
 // its data already, so the row sees it empty and it is neither staged nor
 // copied back (BlockSide::kept). Not for MPIX_Alltoall, whose rows lay block j
 // at j * block_bytes, nor for the MPI library's own collective, which is
