@@ -152,10 +152,11 @@ void test_in_place_mixed_layouts()
     MPIX_Comm_free(&xcomm);
 }
 
-// MPI_IN_PLACE: a rank's own MPIX_Alltoallv block is its data already, so it
-// is neither staged nor copied back (BlockSide::kept). pairwise then copies the
-// P - 1 blocks it sends into the staging and nothing else; before, it staged all
-// P blocks and copied its own back: P + 1. Blocking, nonblocking and persistent
+// MPI_IN_PLACE: a rank's own block is its data already, so it is neither
+// staged nor copied back (BlockSide::kept): every MPIX_Alltoallv row, and the
+// MPIX_Alltoall rows that read block sizes. pairwise and nonblocking then copy
+// the P - 1 blocks they send into the staging and nothing else; before, they
+// staged all P blocks and copied their own back: P + 1. Blocking, nonblocking and persistent
 // (a start, after init) forms; every block, the own one included, and a guard
 // past the end are checked. The registry sweeps check the results of every row.
 void test_in_place_keeps_own_block()
@@ -164,49 +165,63 @@ void test_in_place_keeps_own_block()
     constexpr int ints = 256;  // a block of 1 KiB
     MPIX_Comm *xcomm;
     CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
-    mpixtest::select_row(xcomm, "alltoallv", "pairwise");
     std::vector<int> counts(p, ints), displs(p);
     for (int j = 0; j < p; ++j)
         displs[j] = j * ints;
-    for (int form = 0; form < 3; ++form) {  // blocking, nonblocking, persistent
-        std::vector<int> buf(static_cast<std::size_t>(p) * ints + 16, -1);
-        for (int j = 0; j < p; ++j)
-            for (int k = 0; k < ints; ++k)
-                buf[j * ints + k] = 100000 * me + 1000 * j + k;  // this rank's block for j
-        MPIX_Request *req = nullptr;
-        int rc = MPI_SUCCESS;
-        if (form == 2)
-            rc = MPIX_Alltoallv_init(MPI_IN_PLACE, nullptr, nullptr, MPI_INT, buf.data(), counts.data(),
-                                     displs.data(), MPI_INT, xcomm, nullptr, &req);
-        const std::uint64_t before = xcomm->work.bytes();
-        if (rc == MPI_SUCCESS)
-            rc = form == 0 ? MPIX_Alltoallv(MPI_IN_PLACE, nullptr, nullptr, MPI_INT, buf.data(), counts.data(),
-                                            displs.data(), MPI_INT, xcomm)
-                 : form == 1 ? MPIX_Ialltoallv(MPI_IN_PLACE, nullptr, nullptr, MPI_INT, buf.data(), counts.data(),
-                                               displs.data(), MPI_INT, xcomm, &req)
-                             : MPIX_Start(req);
-        if (rc == MPI_SUCCESS && form > 0)
-            rc = MPIX_Wait(&req, MPI_STATUS_IGNORE);
-        const long long copied = static_cast<long long>(xcomm->work.bytes() - before);
-        if (req)
-            MPIX_Request_free(&req);
-        const std::string what = std::string("pairwise MPIX_Alltoallv in place") +
-                                 (form == 0 ? "" : form == 1 ? ", nonblocking" : ", persistent start") + ", rank " +
-                                 std::to_string(me);
-        MPIX_EXPECT(rc == MPI_SUCCESS, what + ": returned " + std::to_string(rc));
-        const long long expected = static_cast<long long>(p - 1) * ints * static_cast<long long>(sizeof(int));
-        MPIX_EXPECT(copied == expected, what + ": copied " + std::to_string(copied) + " bytes, not " +
-                                            std::to_string(expected) + " (the P - 1 blocks it sends)");
-        for (std::size_t i = 0; i < buf.size(); ++i) {
-            const int j = static_cast<int>(i) / ints, k = static_cast<int>(i) % ints;
-            const int expect = j < p ? 100000 * j + 1000 * me + k : -1;
-            if (buf[i] != expect) {
-                MPIX_EXPECT(false, what + ": int " + std::to_string(i) + " is " + std::to_string(buf[i]) +
-                                       ", expected " + std::to_string(expect));
-                break;
+    // MPIX_Alltoall keeps its own block on the rows that read every block's
+    // size (reads_block_sizes): the direct ones.
+    const struct {
+        const char *collective, *row;
+    } cases[] = {{"alltoallv", "pairwise"}, {"alltoall", "pairwise"}, {"alltoall", "nonblocking"}};
+    for (const auto &c : cases) {
+        const bool v = std::string(c.collective) == "alltoallv";
+        mpixtest::select_row(xcomm, c.collective, c.row);
+        for (int form = 0; form < 3; ++form) {  // blocking, nonblocking, persistent
+            std::vector<int> buf(static_cast<std::size_t>(p) * ints + 16, -1);
+            for (int j = 0; j < p; ++j)
+                for (int k = 0; k < ints; ++k)
+                    buf[j * ints + k] = 100000 * me + 1000 * j + k;  // this rank's block for j
+            MPIX_Request *req = nullptr;
+            int rc = MPI_SUCCESS;
+            if (form == 2)
+                rc = v ? MPIX_Alltoallv_init(MPI_IN_PLACE, nullptr, nullptr, MPI_INT, buf.data(), counts.data(),
+                                             displs.data(), MPI_INT, xcomm, nullptr, &req)
+                       : MPIX_Alltoall_init(MPI_IN_PLACE, 0, MPI_INT, buf.data(), ints, MPI_INT, xcomm, nullptr,
+                                            &req);
+            const std::uint64_t before = xcomm->work.bytes();
+            if (rc == MPI_SUCCESS && form == 0)
+                rc = v ? MPIX_Alltoallv(MPI_IN_PLACE, nullptr, nullptr, MPI_INT, buf.data(), counts.data(),
+                                        displs.data(), MPI_INT, xcomm)
+                       : MPIX_Alltoall(MPI_IN_PLACE, 0, MPI_INT, buf.data(), ints, MPI_INT, xcomm);
+            else if (rc == MPI_SUCCESS && form == 1)
+                rc = v ? MPIX_Ialltoallv(MPI_IN_PLACE, nullptr, nullptr, MPI_INT, buf.data(), counts.data(),
+                                         displs.data(), MPI_INT, xcomm, &req)
+                       : MPIX_Ialltoall(MPI_IN_PLACE, 0, MPI_INT, buf.data(), ints, MPI_INT, xcomm, &req);
+            else if (rc == MPI_SUCCESS)
+                rc = MPIX_Start(req);
+            if (rc == MPI_SUCCESS && form > 0)
+                rc = MPIX_Wait(&req, MPI_STATUS_IGNORE);
+            const long long copied = static_cast<long long>(xcomm->work.bytes() - before);
+            if (req)
+                MPIX_Request_free(&req);
+            const std::string what = std::string(c.row) + (v ? " MPIX_Alltoallv" : " MPIX_Alltoall") + " in place" +
+                                     (form == 0 ? "" : form == 1 ? ", nonblocking" : ", persistent start") +
+                                     ", rank " + std::to_string(me);
+            MPIX_EXPECT(rc == MPI_SUCCESS, what + ": returned " + std::to_string(rc));
+            const long long expected = static_cast<long long>(p - 1) * ints * static_cast<long long>(sizeof(int));
+            MPIX_EXPECT(copied == expected, what + ": copied " + std::to_string(copied) + " bytes, not " +
+                                                std::to_string(expected) + " (the P - 1 blocks it sends)");
+            for (std::size_t i = 0; i < buf.size(); ++i) {
+                const int j = static_cast<int>(i) / ints, k = static_cast<int>(i) % ints;
+                const int expect = j < p ? 100000 * j + 1000 * me + k : -1;
+                if (buf[i] != expect) {
+                    MPIX_EXPECT(false, what + ": int " + std::to_string(i) + " is " + std::to_string(buf[i]) +
+                                           ", expected " + std::to_string(expect));
+                    break;
+                }
             }
+            MPIX_CHECK_ALL(what.c_str());
         }
-        MPIX_CHECK_ALL(what.c_str());
     }
     MPIX_Comm_free(&xcomm);
 }
@@ -216,7 +231,7 @@ const mpixtest::TestCase kTests[] = {
     {"MPIX_Alltoallv: every algorithm, every case", test_alltoallv_every_algorithm},
     {"back-to-back calls without barriers", test_back_to_back_calls},
     {"MPI_IN_PLACE through the MPI library's collective, ranks of different layouts", test_in_place_mixed_layouts},
-    {"MPI_IN_PLACE: the own MPIX_Alltoallv block is neither staged nor copied", test_in_place_keeps_own_block},
+    {"MPI_IN_PLACE: the own block is neither staged nor copied (MPIX_Alltoallv; MPIX_Alltoall on direct rows)", test_in_place_keeps_own_block},
 };
 
 }  // namespace

@@ -53,7 +53,9 @@ public:
 // (MPI_IN_PLACE is resolved before an algorithm runs; an in-place MPIX_Alltoallv
 // call's own block is empty on both sides, as it is in place already:
 // BlockSide::kept). For MPIX_Alltoall `uniform`
-// is true and every block is `block_bytes` long, block j at j * block_bytes.
+// is true and every block is `block_bytes` long, block j at j * block_bytes,
+// except in place on a row that reads every block's size (reads_block_sizes):
+// there the own block is kept as above and `uniform` is false.
 struct Exchange {
     MPIX_Comm *xcomm;
     MPI_Comm comm;  // the library's private duplicate

@@ -218,7 +218,9 @@ Exchange byte_exchange(MPIX_Comm *xcomm, Collective c, const BlockSide &sb, cons
     x.recvbuf = rb.base;
     x.recvbytes = rb.bytes.data();
     x.rdispls = rb.displs.data();
-    x.uniform = c == Collective::alltoall;
+    // An in-place MPIX_Alltoall with its own block kept (kept_block) has one
+    // empty block: the row reads the sizes.
+    x.uniform = c == Collective::alltoall && rb.kept < 0;
     x.block_bytes = x.uniform ? rb.bytes[0] : 0;
     x.hints = hints;
     x.mismatch = mismatch;

@@ -40,14 +40,17 @@ inline bool nothing_moves(const MPIX_Comm *xcomm, bool in_place, const Hints &hi
     return in_place && xcomm->size == 1 && hints.trace.empty();
 }
 
-// MPI_IN_PLACE (where something moves): the rank's own MPIX_Alltoallv block is
-// its data already, so the row sees it empty and it is neither staged nor
-// copied back (BlockSide::kept). Not for MPIX_Alltoall, whose rows lay block j
-// at j * block_bytes, nor for the MPI library's own collective, which is
-// handed MPI_IN_PLACE and every block. -1: no block kept.
+// MPI_IN_PLACE (where something moves): the rank's own block is its data
+// already, so the row sees it empty and it is neither staged nor copied back
+// (BlockSide::kept). For MPIX_Alltoall only on rows that read every block's
+// size (reads_block_sizes): the call then reaches the row as a non-uniform
+// exchange, since the others lay block j at j * block_bytes. Never for the MPI
+// library's own collective, which is handed MPI_IN_PLACE and every block.
+// -1: no block kept.
 inline int kept_block(const MPIX_Comm *xcomm, Collective c, bool in_place, const Algorithm *algorithm)
 {
-    return in_place && c == Collective::alltoallv && !algorithm->pass_through ? xcomm->rank : -1;
+    const bool sized = c == Collective::alltoallv || (c == Collective::alltoall && reads_block_sizes(*algorithm));
+    return in_place && sized && !algorithm->pass_through ? xcomm->rank : -1;
 }
 
 // An algorithm's return code as the caller sees it: MPI_SUCCESS, a block-length

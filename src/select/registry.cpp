@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -196,6 +197,15 @@ const Algorithm kAlgorithms[] = {
 constexpr int kCount = sizeof(kAlgorithms) / sizeof(kAlgorithms[0]);
 
 }  // namespace
+
+bool reads_block_sizes(const Algorithm &a)
+{
+    // Not `randomized`: its selection reads block_bytes of a uniform exchange
+    // and agrees the mean block of any other, by messages.
+    const ExchangeFn sized[] = {direct_linear,      direct_pairwise,     direct_nonblocking,  direct_scattered,
+                                randomized_scatter, randomized_sendrecv, randomized_segmented};
+    return std::find(std::begin(sized), std::end(sized), a.run) != std::end(sized);
+}
 
 const char *local_copies(const Algorithm &a)
 {

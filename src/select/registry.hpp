@@ -71,6 +71,12 @@ int warm_collective_state(MPIX_Comm *xcomm, const Algorithm *a, const Hints &hin
 // rank's data (its P blocks), P the ranks, n ranks per node, N nodes.
 const char *local_copies(const Algorithm &a);
 
+// Whether the row's `run` takes every block's size from sendbytes / recvbytes,
+// as for MPIX_Alltoallv, even when the exchange is uniform (the direct and
+// randomized direct exchanges): such a row may run an in-place MPIX_Alltoall
+// with the rank's own block kept out of it (kept_block in select/dispatch.hpp).
+bool reads_block_sizes(const Algorithm &a);
+
 // What a persistent request of this alltoall(v) row computes once at init and
 // how its starts run, in words (the persistent table of docs/persistent-neighbour.md).
 const char *persistent_form(const Algorithm &a);
