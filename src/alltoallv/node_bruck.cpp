@@ -802,23 +802,9 @@ int node_bruck(const Exchange &x)
     // into place where its members' non-empty blocks follow each other in the
     // receive buffer, else into a staging buffer copied out after the wait.
     auto receive_chunk = [&](int node, int source, int tag) -> int {
-        char *start = nullptr, *end = nullptr;
-        bool one_range = true;
         std::size_t total = 0;
-        for (int m = 0; m < R.size_of(node); ++m) {
-            const int src = R.member(node, m);
-            const std::size_t b = x.recvbytes[src];
-            total += b;
-            if (b == 0)
-                continue;
-            if (start && x.recv_block(src) != end)
-                one_range = false;
-            if (!start)
-                start = x.recv_block(src);
-            end = x.recv_block(src) + b;
-        }
-        char *into = start;
-        if (!one_range) {
+        char *into = receive_range(x, &R.members[R.offsets[node]], R.size_of(node), &total);
+        if (!into) {
             staged.push_back(Staged{ScratchBytes(), node});
             if (!staged.back().bytes.resize(total))
                 return MPI_ERR_NO_MEM;

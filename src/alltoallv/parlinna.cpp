@@ -273,13 +273,14 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
         int relay = R->member(v, me_i % nv);
         long long step = dist(v, g) - 1;
         if (coalesced) {
-            std::size_t bytes = head;
-            for (int s = 0; s < nv; ++s)
-                bytes += x.recvbytes[R->member(v, s)];
-            char *into;
-            if (!head && (nv == 1 || bytes == 0)) {
-                into = x.recv_block(R->member(v, 0));
-            } else {
+            // In place where node v's blocks for me lie one after the other in
+            // rank order (rdispls in rank order, the node's ranks consecutive:
+            // the usual layout), else staged and scattered after phase 2. The
+            // maxima's header (node_bruck_adaptive) always stages.
+            std::size_t bytes = 0;
+            char *into = receive_range(x, &R->members[R->offsets[v]], nv, &bytes);
+            bytes += head;
+            if (head || !into) {
                 if (!stages[v].resize(bytes))
                     return MPI_ERR_NO_MEM;
                 into = stages[v].data();

@@ -111,6 +111,33 @@ inline Exchange with_buffers(const Exchange &x, const char *sendbuf, const std::
     return sub;
 }
 
+// The receive blocks of `ranks` (`count` of them, in that order) as one range
+// of the receive buffer, each non-empty block starting where the one before it
+// ends: a message that carries them in that order can land in place. Returns
+// the range's start (the first rank's block when all are empty), or nullptr
+// when they are not one range; *total gets their bytes either way.
+inline char *receive_range(const Exchange &x, const int *ranks, int count, std::size_t *total)
+{
+    char *start = nullptr, *end = nullptr;
+    bool one_range = true;
+    *total = 0;
+    for (int m = 0; m < count; ++m) {
+        const std::size_t b = x.recvbytes[ranks[m]];
+        *total += b;
+        if (b == 0)
+            continue;
+        char *block = x.recv_block(ranks[m]);
+        if (start && block != end)
+            one_range = false;
+        if (!start)
+            start = block;
+        end = block + b;
+    }
+    if (!start)
+        return count > 0 ? x.recv_block(ranks[0]) : nullptr;
+    return one_range ? start : nullptr;
+}
+
 // Tags reserved per call (an algorithm may use tag .. tag + kTagsPerCall - 1).
 // Log-time algorithms give each round of a digit its own tag (bundle_bruck), so
 // a probe for any source on that tag can only find this round's messages.

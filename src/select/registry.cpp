@@ -243,9 +243,10 @@ const char *local_copies(const Algorithm &a)
         {"multileader_locality", "as multileader, plus the leaders' exchange inside the node: about 2.7 g D for groups of g (43 D at P=256, groups of 16)"},
         {"node_bruck", "about (1 + 2 log_r n + 2) D where nodes outnumber a node's ranks (bundles packed per Bruck hop in both phases, one message per node pair packed, delivery); a handling rank copies n/((N-1)k) times more, k = max(1, smallest node / (N-1)) parts per node: 4.0-4.5 D at P=16 (k=1, before parts); in the direct mode, the own block"},
         {"node_bruck_adaptive", "its pick's: two_phase_bruck's, parlinna_coalesced's or node_bruck's"},
-        {"parlinna_coalesced", "about 2.5-3.5 D: ParLogNa inside the node (more hops at radix 2), each remote rank's blocks packed "
-                               "into one message (P=64 in nodes of 16: 3.5 D at 0..1 KiB, radix 2; 3.1 D at 0..8 KiB, radix "
-                               "16; P=16 in nodes of 4: 2.5 D)"},
+        {"parlinna_coalesced", "about 2-3 D: ParLogNa inside the node (more hops at radix 2), each remote rank's blocks packed "
+                               "into one message, received in place where the source node's blocks lie one after the other "
+                               "(P=64 in nodes of 16: 2.9 D at 0..1 KiB, radix 2; 2.4 D at 0..8 KiB, radix 16; P=16 in "
+                               "nodes of 4: 1.9 D)"},
         {"parlinna_staggered", "about 1-2 D: ParLogNa inside the node, blocks sent as they lie (P=64 in nodes of 16: 2.2 D at "
                                "0..1 KiB, 1.7 D at 0..8 KiB; P=16 in nodes of 4: 1.0-1.2 D)"},
     };
