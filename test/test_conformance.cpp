@@ -226,12 +226,37 @@ void test_in_place_keeps_own_block()
     MPIX_Comm_free(&xcomm);
 }
 
+// node_bruck sends a handler's chunk for a rank in a message of its own, into
+// the receive blocks, where that rank's chunks average 32 KiB or more
+// (kUnpackedCachedChunk), with no hint; the registry sweeps' blocks are
+// smaller (they reach that path with direct_above=1). Emulated nodes of 2 and
+// 3 ranks (3 and 4 ranks: a node whose handler sends another rank its chunk),
+// blocks of about 40 KB, three calls (later calls follow the earlier ones'
+// agreed volumes); exchange_and_check compares every byte and a guard.
+void test_node_bruck_large_chunks()
+{
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    mpixtest::select_row(xcomm, "alltoallv", "node_bruck");
+    for (int ppn = 2; ppn <= 3; ++ppn) {
+        CU_ASSERT_EQUAL_FATAL(MPIX_Comm_update_locality(xcomm, ppn), MPI_SUCCESS);
+        for (int call = 0; call < 3; ++call)
+            mpixtest::exchange_and_check(
+                xcomm, false, [call](int s, int d) { return 40000 + 13 * s + 7 * d + call; },
+                "node_bruck, 40 KB blocks on nodes of " + std::to_string(ppn) + ", call " + std::to_string(call));
+    }
+    MPIX_CHECK_ALL("node_bruck with chunks of 32 KiB or more");
+    MPIX_Comm_free(&xcomm);
+}
+
 const mpixtest::TestCase kTests[] = {
     {"MPIX_Alltoall: every algorithm, every case", test_alltoall_every_algorithm},
     {"MPIX_Alltoallv: every algorithm, every case", test_alltoallv_every_algorithm},
     {"back-to-back calls without barriers", test_back_to_back_calls},
     {"MPI_IN_PLACE through the MPI library's collective, ranks of different layouts", test_in_place_mixed_layouts},
-    {"MPI_IN_PLACE: the own block is neither staged nor copied (MPIX_Alltoallv; MPIX_Alltoall on direct rows)", test_in_place_keeps_own_block},
+    {"MPI_IN_PLACE: the own block is neither staged nor copied (MPIX_Alltoallv; MPIX_Alltoall on direct rows)",
+     test_in_place_keeps_own_block},
+    {"node_bruck: chunks of 32 KiB or more go apart, into the receive blocks", test_node_bruck_large_chunks},
 };
 
 }  // namespace

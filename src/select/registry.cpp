@@ -241,7 +241,7 @@ const char *local_copies(const Algorithm &a)
         {"hierarchical", "the leader packs and unpacks all its node's data: about 1.75 n D for nodes of n (112 D at P=256 on nodes of 64)"},
         {"multileader", "each leader packs and unpacks its group's data: about 2 g D for groups of g (31 D at P=256, groups of 16)"},
         {"multileader_locality", "as multileader, plus the leaders' exchange inside the node: about 2.7 g D for groups of g (43 D at P=256, groups of 16)"},
-        {"node_bruck", "about (1 + 2 log_r n + 2) D where nodes outnumber a node's ranks (bundles packed per Bruck hop in both phases, one message per node pair packed, delivery); a handling rank copies n/((N-1)k) times more, k = max(1, smallest node / (N-1)) parts per node: 4.0-4.5 D at P=16 (k=1, before parts); in the direct mode, the own block"},
+        {"node_bruck", "about (1 + 2 log_r n + 2) D where nodes outnumber a node's ranks (bundles packed per Bruck hop in both phases, one message per node pair packed, delivery); a handling rank copies n/((N-1)k) times more, k = max(1, smallest node / (N-1)) parts per node: 4.0-4.5 D at P=16 (k=1, before parts); about 2 D less where a receiver's chunks average 32 KiB or more (MPIX_Alltoallv: they skip the last phase's bundles; P=256 on 16 nodes, 0..8 KiB: 2.3 MB a rank instead of 4.2); in the direct mode, the own block"},
         {"node_bruck_adaptive", "its pick's: two_phase_bruck's, parlinna_coalesced's or node_bruck's"},
         {"parlinna_coalesced", "about 2-3 D: ParLogNa inside the node (more hops at radix 2), each remote rank's blocks packed "
                                "into one message, received in place where the source node's blocks lie one after the other "
