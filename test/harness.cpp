@@ -124,11 +124,13 @@ int run_suite(int argc, char **argv, const char *suite_name, const TestCase *tes
     return total == 0 ? 0 : 1;
 }
 
-void select_row(MPIX_Comm *xcomm, const char *coll, const char *name)
+void select_row(MPIX_Comm *xcomm, const char *coll, const char *name, const char *key, const char *value)
 {
     MPIX_Info *info;
     MPIX_Info_init(&info);
     MPIX_Info_set(info, (std::string(coll) + "_algorithm").c_str(), name);
+    if (key)
+        MPIX_Info_set(info, key, value);
     MPIX_Comm_set_info(xcomm, info);
     MPIX_Info_free(&info);
 }

@@ -47,8 +47,9 @@ void exchange_and_check(MPIX_Comm *xcomm, bool alltoall, const std::function<int
 std::string shared_temp_dir();
 
 // Selects registry row `name` of collective `coll` ("alltoall", ...) on xcomm
-// (replaces the communicator's hints).
-void select_row(MPIX_Comm *xcomm, const char *coll, const char *name);
+// (replaces the communicator's hints), with hint `key` = `value` where given.
+void select_row(MPIX_Comm *xcomm, const char *coll, const char *name, const char *key = nullptr,
+                const char *value = nullptr);
 
 // For misuse tests: errors return (MPI_ERRORS_RETURN on MPI_COMM_WORLD, and on
 // MPI_COMM_SELF, where errors without a communicator are raised).

@@ -246,6 +246,22 @@ void test_node_bruck_large_chunks()
                 "node_bruck, 40 KB blocks on nodes of " + std::to_string(ppn) + ", call " + std::to_string(call));
     }
     MPIX_CHECK_ALL("node_bruck with chunks of 32 KiB or more");
+    // Every chunk apart, the statistics that pick the next call's mode travel in
+    // a Bruck allgather inside the node instead of phase C's bundles. On nodes
+    // of 3 and 1, rank 3 sends 100 KB blocks and the others 40 KB: node means
+    // of 300 and 180 KB a rank around direct_above, so every rank must learn
+    // node 1's mean (ranks 1 and 2, which handle no node, only from that
+    // allgather) to take the direct mode in the second call with the others; a
+    // rank that did not would wait in the rounds for messages that never come.
+    if (mpixtest::size() == 4) {
+        mpixtest::select_row(xcomm, "alltoallv", "node_bruck", "direct_above", "250000");
+        CU_ASSERT_EQUAL_FATAL(MPIX_Comm_update_locality(xcomm, 3), MPI_SUCCESS);
+        for (int call = 0; call < 3; ++call)
+            mpixtest::exchange_and_check(
+                xcomm, false, [call](int s, int) { return (s == 3 ? 102400 : 40960) + call; },
+                "node_bruck, node means around direct_above, call " + std::to_string(call));
+        MPIX_CHECK_ALL("node_bruck: the modes follow the statistics agreed without bundles");
+    }
     MPIX_Comm_free(&xcomm);
 }
 

@@ -1202,7 +1202,24 @@ int node_bruck(const Exchange &x)
             }
         }
     }
-    {
+    // Where every member's chunks go apart (above), phase C's bundles would all
+    // be empty, carrying the statistics alone: a Bruck allgather of those inside
+    // the group (ceil(log2 n) rounds of one message each way) sends fewer
+    // messages than a bundle to every member. dragonfly-64x16, P=256, copies
+    // charged, 0..8 KiB: 1419.6 us and 90.1 % overlap, against 1437.8 and 88.4 %
+    // with the bundles (and 1407.1, 90.6 % with no statistics at all).
+    bool all_apart = !uniform && n > 1;
+    for (int s = 0; s < n && all_apart; ++s)
+        for (int d = 0; d < n && all_apart; ++d)
+            all_apart = s == d || unpacked(s, d);
+    if (all_apart) {
+        std::vector<std::uint64_t> all;
+        MPIX_CHECK(agree_gather(global, 2, tag_c, x.comm, gp->local, i, &all));
+        for (std::size_t r = 0; r + 1 < all.size(); r += 2) {
+            global[0] = std::max<std::uint64_t>(global[0], all[r]);
+            global[1] = std::max<std::uint64_t>(global[1], all[r + 1]);
+        }
+    } else {
         // alltoallv: every message with its header, so the largest volume
         // anywhere reaches every rank of the node (agreed_max).
         BundleGroup g = bundle_group(x.comm, x.work, gp->local, i, radix_c, tag_c,
