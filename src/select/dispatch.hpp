@@ -49,8 +49,10 @@ inline bool nothing_moves(const MPIX_Comm *xcomm, bool in_place, const Hints &hi
 // -1: no block kept.
 inline int kept_block(const MPIX_Comm *xcomm, Collective c, bool in_place, const Algorithm *algorithm)
 {
-    const bool sized = c == Collective::alltoallv || (c == Collective::alltoall && reads_block_sizes(*algorithm));
-    return in_place && sized && !algorithm->pass_through ? xcomm->rank : -1;
+    if (!in_place || algorithm->pass_through)  // most calls: no lookup of the row
+        return -1;
+    return c == Collective::alltoallv || (c == Collective::alltoall && reads_block_sizes(*algorithm)) ? xcomm->rank
+                                                                                                       : -1;
 }
 
 // An algorithm's return code as the caller sees it: MPI_SUCCESS, a block-length
