@@ -418,8 +418,7 @@ int MPIX_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
  *  @param[in,out] xcomm the communicator wrapper
  *  @param[out] request the started request; NULL when the call fails
  *  @retval MPI_SUCCESS the exchange started (complete it with MPIX_Wait() or MPIX_Test())
- *  @retval MPI_ERR_ARG @p xcomm is NULL
- *  @retval MPI_ERR_REQUEST @p request is NULL
+ *  @retval MPI_ERR_ARG @p xcomm or @p request is NULL
  *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
  *  @retval MPI_ERR_COUNT a negative count or P times a block exceeds the address space
  *  @note blocks of the wrong length, and this rank's send blocks longer (shorter)
@@ -462,8 +461,7 @@ int MPIX_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
  *  @param[in,out] xcomm the communicator wrapper
  *  @param[out] request the started request; NULL when the call fails
  *  @retval MPI_SUCCESS the exchange started (complete it with MPIX_Wait() or MPIX_Test())
- *  @retval MPI_ERR_ARG @p xcomm is NULL
- *  @retval MPI_ERR_REQUEST @p request is NULL
+ *  @retval MPI_ERR_ARG @p xcomm or @p request is NULL
  *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
  *  @retval MPI_ERR_COUNT a negative count, or a count whose bytes exceed the address space
  *  @note blocks of the wrong length, and this rank's send blocks longer (shorter)
@@ -506,8 +504,7 @@ int MPIX_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
  *  @param[in,out] xcomm the communicator wrapper
  *  @param[out] request the started request; NULL when the call fails
  *  @retval MPI_SUCCESS the exchange started (complete it with MPIX_Wait() or MPIX_Test())
- *  @retval MPI_ERR_ARG @p xcomm is NULL, or a count or displacement array is NULL
- *  @retval MPI_ERR_REQUEST @p request is NULL
+ *  @retval MPI_ERR_ARG @p xcomm or @p request is NULL, or a count or displacement array is NULL
  *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
  *  @retval MPI_ERR_COUNT a negative count
  *  @note blocks of the wrong length, and a block this rank sends itself longer than
@@ -557,8 +554,7 @@ int MPIX_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
  *  @param[in,out] xcomm the communicator wrapper
  *  @param[out] request the started request; NULL when the call fails
  *  @retval MPI_SUCCESS the exchange started (complete it with MPIX_Wait() or MPIX_Test())
- *  @retval MPI_ERR_ARG @p xcomm is NULL, a count or displacement array is NULL, or a displacement times the extent exceeds the address space
- *  @retval MPI_ERR_REQUEST @p request is NULL
+ *  @retval MPI_ERR_ARG @p xcomm or @p request is NULL, a count or displacement array is NULL, or a displacement times the extent exceeds the address space
  *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
  *  @retval MPI_ERR_COUNT a negative count, or a count whose bytes exceed the address space
  *  @note blocks of the wrong length, and a block this rank sends itself longer than
@@ -826,7 +822,7 @@ int MPIX_Start(MPIX_Request *request);
  *  @param[in,out] request the request; NULL after a nonblocking one completed
  *  @param[out] status an empty status whose MPI_ERROR is the return value, or MPI_STATUS_IGNORE
  *  @retval MPI_SUCCESS the exchange completed
- *  @retval MPI_ERR_REQUEST @p request is NULL
+ *  @retval MPI_ERR_ARG @p request is NULL (pass the address of an MPIX_Request *)
  *  @retval MPI_ERR_COUNT a block shorter than its receive block arrived (or this rank's own send
  *          blocks are shorter than its receive blocks)
  *  @retval MPI_ERR_TRUNCATE a block longer than its receive block arrived (or this rank's own send
@@ -859,8 +855,7 @@ int MPIX_Wait(MPIX_Request **request, MPI_Status *status);
  *  @param[out] flag 1 if the exchange completed (or failed), else 0
  *  @param[out] status set when @p *flag is 1, or MPI_STATUS_IGNORE
  *  @retval MPI_SUCCESS no error so far (see @p flag)
- *  @retval MPI_ERR_REQUEST @p request is NULL
- *  @retval MPI_ERR_ARG @p flag is NULL
+ *  @retval MPI_ERR_ARG @p request or @p flag is NULL
  *  @retval MPI_ERR_COUNT a block shorter than its receive block arrived (or this rank's own send
  *          blocks are shorter than its receive blocks)
  *  @retval MPI_ERR_TRUNCATE a block longer than its receive block arrived (or this rank's own send
@@ -934,7 +929,8 @@ int MPIX_Testall(int count, MPIX_Request *requests[], int *flag, MPI_Status *sta
  *  stays as it was: complete it with MPIX_Wait() first.
  *  @param[in,out] request the request to free; set to NULL
  *  @retval MPI_SUCCESS freed
- *  @retval MPI_ERR_REQUEST @p request or @p *request is NULL, or the request is active
+ *  @retval MPI_ERR_ARG @p request is NULL
+ *  @retval MPI_ERR_REQUEST @p *request is NULL, or the request is active
  *  @par Example
  *  @code
  *  #include <mpix.h>

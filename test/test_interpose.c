@@ -579,6 +579,12 @@ static void test_nonblocking_route_and_cancel(void)
             int cls = MPI_SUCCESS;
             MPI_Error_class(MPI_Cancel(&req), &cls);
             ok &= cls == MPI_ERR_REQUEST;
+            /* A NULL request pointer is MPI_ERR_ARG through comm's handler, as
+             * MPICH reports it, and starts nothing. */
+            MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+            cls = MPI_SUCCESS;
+            MPI_Error_class(MPI_Ialltoallv(a.sb, a.sc, a.sd, MPI_INT, a.rb, a.rc, a.rd, MPI_INT, comm, NULL), &cls);
+            ok &= cls == MPI_ERR_ARG;
             MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
             MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
         }

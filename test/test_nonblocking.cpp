@@ -322,11 +322,12 @@ void test_misuse()
     mpixtest::select_row(xcomm, "alltoallv", "parlogna");
     // NULL request pointers.
     MPIX_EXPECT(mpixtest::error_class(MPIX_Ialltoallv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(),
-                                          counts.data(), displs.data(), MPI_INT, xcomm, nullptr)) == MPI_ERR_REQUEST,
+                                          counts.data(), displs.data(), MPI_INT, xcomm, nullptr)) == MPI_ERR_ARG,
                 "MPIX_Ialltoallv with request NULL");
-    MPIX_EXPECT(mpixtest::error_class(MPIX_Wait(nullptr, MPI_STATUS_IGNORE)) == MPI_ERR_REQUEST, "MPIX_Wait(NULL)");
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Wait(nullptr, MPI_STATUS_IGNORE)) == MPI_ERR_ARG, "MPIX_Wait(NULL)");
     int flag = 0;
-    MPIX_EXPECT(mpixtest::error_class(MPIX_Test(nullptr, &flag, MPI_STATUS_IGNORE)) == MPI_ERR_REQUEST, "MPIX_Test(NULL)");
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Test(nullptr, &flag, MPI_STATUS_IGNORE)) == MPI_ERR_ARG, "MPIX_Test(NULL)");
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Request_free(nullptr)) == MPI_ERR_ARG, "MPIX_Request_free(NULL)");
     // A NULL request completes at once, as MPI_REQUEST_NULL does.
     MPIX_Request *none = nullptr;
     MPIX_EXPECT(MPIX_Wait(&none, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPIX_Wait of a NULL request");

@@ -181,7 +181,7 @@ void test_misuse()
     MPIX_EXPECT(MPIX_Request_free(&req) == MPI_SUCCESS && req == nullptr, "free of an inactive request");
     MPIX_EXPECT(mpixtest::error_class(MPIX_Request_free(&req)) == MPI_ERR_REQUEST, "free of NULL");
     MPIX_EXPECT(mpixtest::error_class(MPIX_Start(nullptr)) == MPI_ERR_REQUEST, "start of NULL");
-    MPIX_EXPECT(mpixtest::error_class(MPIX_Wait(nullptr, MPI_STATUS_IGNORE)) == MPI_ERR_REQUEST, "wait on NULL");
+    MPIX_EXPECT(mpixtest::error_class(MPIX_Wait(nullptr, MPI_STATUS_IGNORE)) == MPI_ERR_ARG, "wait on NULL");
     // Init checks as the blocking call does, and leaves *request NULL.
     req = reinterpret_cast<MPIX_Request *>(&u);
     MPIX_EXPECT(mpixtest::error_class(MPIX_Alltoall_init(u.send.data(), -1, MPI_INT, u.recv.data(), 4, MPI_INT, xcomm, nullptr,

@@ -84,7 +84,7 @@ extern "C" int MPIX_Wait(MPIX_Request **request, MPI_Status *status)
 {
     static const char *fn = "MPIX_Wait";
     if (!request)
-        return raise(MPI_COMM_NULL, MPI_ERR_REQUEST, fn, "request is NULL (pass the address of an MPIX_Request *)");
+        return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "request is NULL (pass the address of an MPIX_Request *)");
     return guard_entry(user_of(*request), fn, [&] {
         MPIX_Request *r = *request;
         int rc = MPI_SUCCESS;
@@ -104,7 +104,7 @@ extern "C" int MPIX_Test(MPIX_Request **request, int *flag, MPI_Status *status)
 {
     static const char *fn = "MPIX_Test";
     if (!request)
-        return raise(MPI_COMM_NULL, MPI_ERR_REQUEST, fn, "request is NULL (pass the address of an MPIX_Request *)");
+        return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "request is NULL (pass the address of an MPIX_Request *)");
     return guard_entry(user_of(*request), fn, [&] {
         MPIX_Request *r = *request;
         if (!flag)
@@ -215,8 +215,10 @@ extern "C" int MPIX_Testall(int count, MPIX_Request *requests[], int *flag, MPI_
 extern "C" int MPIX_Request_free(MPIX_Request **request)
 {
     static const char *fn = "MPIX_Request_free";
-    if (!request || !*request)
-        return raise(MPI_COMM_NULL, MPI_ERR_REQUEST, fn, "request is NULL");
+    if (!request)
+        return raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "request is NULL (pass the address of an MPIX_Request *)");
+    if (!*request)
+        return raise(MPI_COMM_NULL, MPI_ERR_REQUEST, fn, "*request is NULL (no request to free)");
     MPIX_Request *r = *request;
     if (r->active || !r->can_free())
         return raise(r->xcomm->user, MPI_ERR_REQUEST, fn,

@@ -148,8 +148,8 @@ int route_nonblocking(MPI_Comm comm, bool alltoallv, MPIX_Comm **out)
 template <class Start>
 int start_wrapped(Start start, MPI_Request *request)
 {
-    if (!request)
-        return MPI_ERR_REQUEST;
+    if (!request)  // MPIX_I* report it (MPI_ERR_ARG) through the communicator's handler
+        return start(nullptr);
     MPIX_Request *started = nullptr;
     const int rc = start(&started);
     if (rc != MPI_SUCCESS)

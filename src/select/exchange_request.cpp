@@ -660,7 +660,7 @@ int init_persistent_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, Use
                              bool in_place, const MPIX_Info *xinfo, MPIX_Request **request)
 {
     if (!request)
-        return raise(xcomm->user, MPI_ERR_ARG, fn, "request is NULL");
+        return raise(xcomm->user, MPI_ERR_ARG, fn, "request is NULL (pass the address of an MPIX_Request *)");
     *request = nullptr;
     // Init is a collective call: earlier starts complete first. The comm then
     // has no task, so its state needs no Hold (sched/engine.hpp), and the
@@ -711,7 +711,7 @@ int start_nonblocking_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, U
                                bool in_place, MPIX_Request **request)
 {
     if (!request)
-        return raise(xcomm->user, MPI_ERR_REQUEST, fn, "request is NULL");
+        return raise(xcomm->user, MPI_ERR_ARG, fn, "request is NULL (pass the address of an MPIX_Request *)");
     *request = nullptr;
     sched::Hold hold(xcomm);  // the comm's state, against its tasks on other threads
     const Algorithm *algorithm = nullptr;

@@ -220,7 +220,7 @@ int init_neighbor(const char *fn, const NeighborArgs &args, const MPIX_Info *xin
 {
     MPIX_Comm *xcomm = args.xcomm;
     if (!request)
-        return raise(xcomm->user, MPI_ERR_ARG, fn, "request is NULL");
+        return raise(xcomm->user, MPI_ERR_ARG, fn, "request is NULL (pass the address of an MPIX_Request *)");
     sched::drain(xcomm);  // started exchanges complete first (sched/engine.hpp)
     const char *why = nullptr;
     if (int rc = check_call_info(xinfo, &why))
