@@ -109,11 +109,15 @@ int randomized_sendrecv(const Exchange &x)
     std::vector<MPI_Request> reqs;
     std::vector<std::size_t> expected;
     int in_flight = 0;
+    // The one step where a rank meets itself (from == rank too) copies the own
+    // block once the next step's messages are posted, so the copy runs while
+    // they move (or at the end, when it is the last step).
+    bool own_block_due = false;
     for (int k = 0; k < x.size; ++k) {
         const int to = randomized_send_peer(o->order, x.rank, k);
         const int from = randomized_recv_peer(o->position, x.rank, k);
-        if (to == x.rank) {  // the one step where a rank meets itself (from == rank too)
-            copy_self_block(x);
+        if (to == x.rank) {
+            own_block_due = true;
             continue;
         }
         reqs.emplace_back();
@@ -123,6 +127,10 @@ int randomized_sendrecv(const Exchange &x)
         expected.push_back(kNotChecked);
         MPIX_CHECK(isend_bytes(x.send_block(to), x.sendbytes[to], to, x.tag, x.comm, &reqs.back()));
         trace_direct_step(x, k, to, from, x.sendbytes[to], x.recvbytes[from]);
+        if (own_block_due) {
+            copy_self_block(x);
+            own_block_due = false;
+        }
         if (queue > 0 && ++in_flight == queue) {
             MPIX_CHECK(wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch));
             reqs.clear();
@@ -130,6 +138,8 @@ int randomized_sendrecv(const Exchange &x)
             in_flight = 0;
         }
     }
+    if (own_block_due)
+        copy_self_block(x);
     return wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch);
 }
 
