@@ -2,7 +2,7 @@
 # Reproduces every committed file in bench/results/ (run from the top of a built
 # tree: ./configure && make, and `make sim` for the SMPI part).
 #   bench/results/regenerate.sh [native] [smpi] [charged] [skew] [tune] [calibration] [calibration-P16]
-#                               [calibration-P8] [calibration-P12]
+#                               [calibration-P8] [calibration-P12] [overlap]
 #   (tune = tune-dragonfly tune-fattree tune-flat tune-dragonfly64, each runnable alone)
 #                                                  (default: native charged)
 # Environment: NP (native ranks, 8), PLATFORM (dragonfly-64x16), RUNS (names from
@@ -67,7 +67,7 @@ native)
         done
     done
     ;;
-smpi|charged|skew)
+smpi|charged|skew|overlap)
     # One simulation per line of a runs file (NAME|NP|mpix-bench arguments, and
     # optionally |NAME of SimGrid's MPI_Alltoallv, see sim/run's SIM_ALLTOALLV,
     # |BYTES for SIM_SHARED_MALLOC, for timing-only runs with --no-verify, and
@@ -85,6 +85,8 @@ smpi|charged|skew)
     #   skew: skew/runs.txt -> skew/NAME.csv, issue 32's nodes of 64 and 128
     #         ranks and skewed workloads (kept apart: charged/'s tables pick rows
     #         by P and size alone).
+    #   overlap: overlap/runs.txt -> overlap/NAME.csv, issue 30's overlap of
+    #         every row (mpix-bench --overlap; docs/persistent-neighbour.md).
     platform="${PLATFORM:-dragonfly-64x16}"
     if [ "$part" = smpi ]; then
         list="$out/smpi-runs.txt" prefix="$out/smpi-" copies="--copy-bw 0"
@@ -111,6 +113,8 @@ smpi|charged|skew)
         bench/plot -o "$out" --prefix smpi "$out"/smpi-*.csv
     elif [ "$part" = skew ]; then
         :  # tables in sim/README.md, "The bound of an exchange"
+    elif [ "$part" = overlap ]; then
+        :  # the table in docs/persistent-neighbour.md, "Every row"
     else
         bench/plot -o "$out/charged" --prefix charged "$out"/charged/*.csv
         /usr/bin/python3 "$out/charged/compare.py" > "$out/charged/compare.md"
@@ -260,6 +264,6 @@ calibration-P8|calibration-P12)
         --machine "the device machine's 16 cores (Xeon family 6 model 207, Emerald Rapids, under KVM), $ranks ranks" \
         --out "$out/$part"
     ;;
-*) echo "regenerate: unknown part $part (native, smpi, charged, tune, tune-dragonfly, tune-fattree, tune-flat, tune-dragonfly64, calibration, calibration-P16, calibration-P8, calibration-P12)" >&2; exit 2 ;;
+*) echo "regenerate: unknown part $part (native, smpi, charged, tune, tune-dragonfly, tune-fattree, tune-flat, tune-dragonfly64, calibration, calibration-P16, calibration-P8, calibration-P12, overlap)" >&2; exit 2 ;;
 esac
 done
