@@ -26,9 +26,15 @@ done
 if [ "${MPIX_VALGRIND_USABLE:-yes}" = yes ]; then
     cpu="${srcdir:-.}/bench/cpu-per-call --bench $bench --np 2 -- --coll alltoallv --size 16 --algo"
     pairwise=$($cpu pairwise | awk 'END { printf "%d", $4 }')
-    node_bruck=$($cpu node_bruck | awk 'END { printf "%d", $4 }')
+    node_bruck=$(${srcdir:-.}/bench/cpu-per-call --bench $bench --np 2 --csv "$tmp/cpu.csv" -- --coll alltoallv \
+        --size 16 --algo node_bruck | awk 'END { printf "%d", $4 }')
     test "$pairwise" -gt 0 && test "$node_bruck" -gt $((5 * pairwise)) ||
         { echo "cpu-per-call: pairwise $pairwise, node_bruck $node_bruck instructions a call"; exit 1; }
+    # --csv (what sim/calibrate --instructions reads): the same count, named.
+    awk -F, -v n="$node_bruck" 'NR == 1 { ok = $8 == "total" }
+        NR == 2 { ok = ok && $1 == "alltoallv" && $2 == "node_bruck" && $3 == 16 && $4 == 2 && $8 == n }
+        END { exit !(ok && NR == 2) }' "$tmp/cpu.csv" ||
+        { echo "cpu-per-call --csv: $(cat "$tmp/cpu.csv"), printed $node_bruck"; exit 1; }
 fi
 # Neighbour exchange (random graph and a matrix halo) and persistent rows, verified.
 $run --coll neighbor_alltoallv --degree 2 --algo all --size 8,100 --iters 2 --warmup 1 --persistent \

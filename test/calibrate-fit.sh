@@ -2,7 +2,8 @@
 # sim/calibrate's copy model (sim/README.md, "Calibration"): the copy bandwidth is
 # the memcpy sweep's slope from 64 KiB while copies still run from the cache (at
 # half the 64 KiB copy's rate or more), and the cost per copy comes from the
-# copies of 64 B or less. Synthetic sweeps with known rates; no MPI, no SimGrid.
+# copies of 64 B or less; the counted CPU term (--instructions) is one fitted ns per
+# instruction. Synthetic sweeps and rows with known values; no MPI, no SimGrid.
 top="${srcdir:-.}"
 exec python3 - "$top/sim/calibrate" <<'PY'
 import importlib.machinery, importlib.util, sys
@@ -30,8 +31,32 @@ expect("all in cache", bw, 30e9)
 # Out of the cache from 128 KiB: too few copies in it, the whole range's slope.
 c, bw = cal.fit_copy(sweep(lambda n: 40e9 if n <= 64 << 10 else 8e9))
 expect("no in-cache range", bw, (4194304 - 65536) / ((4194304 / 8e9) - (65536 / 40e9)))
+
+# The library's counted CPU (--instructions): native = simulated + 0.1 ns per
+# instruction beyond the fitted row's; the term recovers 0.1 ns and puts every
+# row on its native time. A row without a count is left out of the fit.
+rows, counts = [], {}
+for size in (16, 1024):
+    counts[("alltoall", "linear", size)] = 1000.0
+    for algo, instr, sim in (("linear", 1000, 1.0), ("pairwise", 600, 0.9), ("node_bruck", 4000, 1.0),
+                             ("bruck_basic", 2000, 1.2), ("uncounted", None, 5.0)):
+        if instr is not None:
+            counts[("alltoall", algo, size)] = float(instr)
+        native = sim + 1e-4 * ((instr or 1000) - 1000) + (7.0 if instr is None else 0.0)
+        rows.append({"collective": "alltoall", "algorithm": algo, "params": "default", "size": size,
+                     "native_us": native, "simulated_us": sim, "ratio": sim / native, "spread": 1.0})
+c, counted = cal.instruction_term(rows, counts)
+expect("ns per instruction", c * 1e3, 0.1, rel=1e-6)
+if counted != 8:
+    failed.append("rows counted: %d, expected 8" % counted)
+for r in rows:
+    if r["algorithm"] == "uncounted":
+        if "with_cpu_us" in r:
+            failed.append("a row without a count was charged")
+    else:
+        expect("%s with the CPU" % r["algorithm"], r["with_cpu_us"], r["native_us"], rel=1e-6)
 if failed:
     print("FAIL: " + "; ".join(failed))
     sys.exit(1)
-print("PASS: sim/calibrate fits the copy bandwidth in the cache")
+print("PASS: sim/calibrate fits the copy bandwidth in the cache and the counted CPU term")
 PY

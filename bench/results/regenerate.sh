@@ -2,7 +2,7 @@
 # Reproduces every committed file in bench/results/ (run from the top of a built
 # tree: ./configure && make, and `make sim` for the SMPI part).
 #   bench/results/regenerate.sh [native] [smpi] [charged] [skew] [tune] [calibration] [calibration-P16]
-#                               [calibration-P8] [calibration-P12] [overlap]
+#                               [calibration-P8] [calibration-P12] [calibration-instructions] [overlap]
 #   (tune = tune-dragonfly tune-fattree tune-flat tune-dragonfly64, each runnable alone)
 #                                                  (default: native charged)
 # Environment: NP (native ranks, 8), PLATFORM (dragonfly-64x16), RUNS (names from
@@ -245,7 +245,27 @@ tune-dragonfly|tune-fattree|tune-flat|tune-dragonfly64)
 calibration)
     # Issue 29: the one-node platform of this machine and every alltoall(v) row
     # native beside simulated at 2 ranks (sim/calibrate; an idle machine).
-    sim/calibrate --runs 5
+    # With calibration/instructions-P2.csv (the part below) compare.md also gives
+    # the rows with the library's counted CPU added.
+    if [ -f "$out/calibration/instructions-P2.csv" ]; then
+        sim/calibrate --runs 5 --instructions "$out/calibration/instructions-P2.csv"
+    else
+        sim/calibrate --runs 5
+    fi
+    ;;
+calibration-instructions)
+    # The library's instructions per call and rank of every alltoall(v) row at 2
+    # ranks, 16 B to 4 KiB (bench/cpu-per-call under callgrind; counts, so the
+    # machine need not be idle; about 30 minutes). Read by the calibration part.
+    file="$out/calibration/instructions-P2.csv"
+    rm -f "$file"
+    for coll in alltoall alltoallv; do
+        for size in 16 64 256 1024 4096; do
+            for algo in $(bench/mpix-bench --list | awk -v c="$coll:" '$0 == c {f = 1; next} /^[a-z_]+:$/ {f = 0} f {print $1}') auto; do
+                bench/cpu-per-call --np 2 --csv "$file" -- --coll $coll --algo $algo --size $size >/dev/null
+            done
+        done
+    done
     ;;
 calibration-P16)
     # The same at 16 ranks on one 16-core node. Its native half was measured on
@@ -264,6 +284,6 @@ calibration-P8|calibration-P12)
         --machine "the device machine's 16 cores (Xeon family 6 model 207, Emerald Rapids, under KVM), $ranks ranks" \
         --out "$out/$part"
     ;;
-*) echo "regenerate: unknown part $part (native, smpi, charged, tune, tune-dragonfly, tune-fattree, tune-flat, tune-dragonfly64, calibration, calibration-P16, calibration-P8, calibration-P12, overlap)" >&2; exit 2 ;;
+*) echo "regenerate: unknown part $part (native, smpi, charged, tune, tune-dragonfly, tune-fattree, tune-flat, tune-dragonfly64, calibration, calibration-P16, calibration-P8, calibration-P12, calibration-instructions, overlap)" >&2; exit 2 ;;
 esac
 done
