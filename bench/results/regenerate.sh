@@ -2,7 +2,8 @@
 # Reproduces every committed file in bench/results/ (run from the top of a built
 # tree: ./configure && make, and `make sim` for the SMPI part).
 #   bench/results/regenerate.sh [native] [smpi] [charged] [skew] [tune] [calibration] [calibration-P16]
-#                               [calibration-P8] [calibration-P12] [calibration-instructions] [overlap]
+#                               [calibration-P8] [calibration-P12] [calibration-instructions]
+#                               [calibration-instructions-P16] [overlap]
 #   (tune = tune-dragonfly tune-fattree tune-flat tune-dragonfly64, each runnable alone)
 #                                                  (default: native charged)
 # Environment: NP (native ranks, 8), PLATFORM (dragonfly-64x16), RUNS (names from
@@ -253,16 +254,22 @@ calibration)
         sim/calibrate --runs 5
     fi
     ;;
-calibration-instructions)
-    # The library's instructions per call and rank of every alltoall(v) row at 2
-    # ranks, 16 B to 4 KiB (bench/cpu-per-call under callgrind; counts, so the
-    # machine need not be idle; about 30 minutes). Read by the calibration part.
-    file="$out/calibration/instructions-P2.csv"
+calibration-instructions|calibration-instructions-P16)
+    # The library's instructions per call and rank of every alltoall(v) row
+    # (bench/cpu-per-call under callgrind; counts, so the machine need not be idle
+    # nor have a core per rank): at 2 ranks 16 B to 4 KiB (about 30 minutes), read
+    # by the calibration part; at 16 ranks on one node, 16 B, every row but pmpi
+    # and auto (about 45 minutes), read by calibration-P16.
+    case $part in
+    *-P16) file="$out/calibration-P16/instructions-P16.csv" ranks=16 counted_sizes=16 extra= ;;
+    *) file="$out/calibration/instructions-P2.csv" ranks=2 counted_sizes="16 64 256 1024 4096" extra=auto ;;
+    esac
     rm -f "$file"
     for coll in alltoall alltoallv; do
-        for size in 16 64 256 1024 4096; do
-            for algo in $(bench/mpix-bench --list | awk -v c="$coll:" '$0 == c {f = 1; next} /^[a-z_]+:$/ {f = 0} f {print $1}') auto; do
-                bench/cpu-per-call --np 2 --csv "$file" -- --coll $coll --algo $algo --size $size >/dev/null
+        for size in $counted_sizes; do
+            for algo in $(bench/mpix-bench --list | awk -v c="$coll:" '$0 == c {f = 1; next} /^[a-z_]+:$/ {f = 0} f {print $1}') $extra; do
+                [ $ranks = 16 ] && [ $algo = pmpi ] && continue
+                bench/cpu-per-call --np $ranks --csv "$file" -- --coll $coll --algo $algo --size $size >/dev/null
             done
         done
     done
@@ -272,7 +279,12 @@ calibration-P16)
     # the device machine (16 cores, see sim/README.md) with
     #   MPIEXEC="mpiexec -bind-to core" sim/calibrate --np 16 --runs 5 --iters 50 --native-only DIR
     # and is kept in calibration-P16/raw; this part simulates beside it.
-    sim/calibrate --np 16 --from-native "$out/calibration-P16/raw" --name device-16 \
+    # With calibration-P16/instructions-P16.csv (calibration-instructions-P16)
+    # compare.md also gives the rows with the library's counted CPU added.
+    counted=
+    [ -f "$out/calibration-P16/instructions-P16.csv" ] && counted="--instructions $out/calibration-P16/instructions-P16.csv"
+    # shellcheck disable=SC2086
+    sim/calibrate --np 16 --from-native "$out/calibration-P16/raw" --name device-16 $counted \
         --machine "the device machine's 16 cores (Xeon family 6 model 207, Emerald Rapids, under KVM)" --out "$out/calibration-P16"
     ;;
 calibration-P8|calibration-P12)
@@ -284,6 +296,6 @@ calibration-P8|calibration-P12)
         --machine "the device machine's 16 cores (Xeon family 6 model 207, Emerald Rapids, under KVM), $ranks ranks" \
         --out "$out/$part"
     ;;
-*) echo "regenerate: unknown part $part (native, smpi, charged, tune, tune-dragonfly, tune-fattree, tune-flat, tune-dragonfly64, calibration, calibration-P16, calibration-P8, calibration-P12, calibration-instructions, overlap)" >&2; exit 2 ;;
+*) echo "regenerate: unknown part $part (native, smpi, charged, tune, tune-dragonfly, tune-fattree, tune-flat, tune-dragonfly64, calibration, calibration-P16, calibration-P8, calibration-P12, calibration-instructions, calibration-instructions-P16, overlap)" >&2; exit 2 ;;
 esac
 done
