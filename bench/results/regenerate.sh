@@ -28,8 +28,11 @@ case " $parts " in
     fi ;;
 esac
 
+algorithms_of() {  # collective -> the names of its registry rows, one a line
+    bench/mpix-bench --list | awk -v c="$1:" '$0 == c {f = 1; next} /^[a-z_]+:$/ {f = 0} f {print $1}'
+}
 has_algorithms() {  # collective -> true if the registry has rows for it
-    bench/mpix-bench --list | awk -v c="$1:" '$0 == c {f = 1; next} /^[a-z_]+:$/ {f = 0} f {n++} END {exit n ? 0 : 1}'
+    [ -n "$(algorithms_of "$1")" ]
 }
 
 for part in $parts; do
@@ -266,8 +269,9 @@ calibration-instructions|calibration-instructions-P16)
     esac
     rm -f "$file"
     for coll in alltoall alltoallv; do
+        algos="$(algorithms_of $coll) $extra"
         for size in $counted_sizes; do
-            for algo in $(bench/mpix-bench --list | awk -v c="$coll:" '$0 == c {f = 1; next} /^[a-z_]+:$/ {f = 0} f {print $1}') $extra; do
+            for algo in $algos; do
                 [ $ranks = 16 ] && [ $algo = pmpi ] && continue
                 bench/cpu-per-call --np $ranks --csv "$file" -- --coll $coll --algo $algo --size $size >/dev/null
             done
