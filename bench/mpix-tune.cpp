@@ -196,7 +196,8 @@ std::string step_key(const Step &s, int nodes)
 // What agreeing on alltoallv's block statistics costs inside a call: a row
 // (node_bruck, 16 B uniform blocks) timed fixed, then through a two-rule table
 // whose first rule tests mean_block_bytes, so every call agrees as `auto` would
-// (the library's MPI_Iallreduce, completed one call later); the difference,
+// (natively the library's MPI_Iallreduce, completed one call later; under SMPI a
+// blocking recursive-doubling MPI_Allreduce, src/select/registry.cpp); the difference,
 // never below 0. Warm-up calls keep the first call's blocking agreement out.
 // The table file is written by rank 0 (the only rank the library reads it on).
 mpixbench::Measurement measure_agreement(mpixbench::Runner *runner, const Options &o, std::string *error)

@@ -602,7 +602,7 @@ void add_tune_options(CLI::App &app, TuneOptions &o)
          "merge neighbouring size bands where one pick stays within this ratio of the best (1: exact ties)");
     real("--agreement-us", &o.agreement_us, 0.0, 1e9, "microseconds, 0 or more",
          "the agreement's cost per call, given instead of measured (rows agreement,given), where measuring it costs "
-         "too much: SimGrid's MPI_Iallreduce posts P*(P-1) messages at once");
+         "more simulation time than it is worth");
     app.add_flag("--from-csv", o.from_csv, "build the table from the CSV files only; measure nothing");
     app.add_flag("--check", o.check, "then measure auto with the table loaded at every point (rows auto, params table;picked=NAME) "
                                      "and print the worst auto/best ratio");

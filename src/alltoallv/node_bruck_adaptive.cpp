@@ -10,9 +10,12 @@
 // kNodeBruckRefreshEvery-th call to learn them again, and after a call whose
 // largest rank volume moved kAdaptiveVolumeChange times away from the learnt one.
 //
-// Why not `auto`'s own agreement: an MPI_Iallreduce per call, which under
-// SimGrid SMPI is linear (P messages at rank 0): 510 us at P=256, twenty times
-// the exchange it selects (docs/algorithms.md, "node_bruck on few large nodes").
+// Why not `auto`'s own agreement: an allreduce per call. When this row was
+// written the SMPI build used SimGrid's MPI_Iallreduce, which posts P - 1
+// messages per rank at once: 510 us at P=256, twenty times the exchange it
+// selects (docs/algorithms.md, "node_bruck on few large nodes"). Its recursive
+// doubling (the SMPI build's agreement since) costs about 20 us there: still
+// more than the nothing this row's own messages cost.
 #include "alltoallv/node_bruck_adaptive.hpp"
 
 #include <cstdint>
