@@ -186,8 +186,8 @@ tune-dragonfly|tune-fattree|tune-flat|tune-dragonfly64)
     # table at the same points. Training sizes 4x apart (16x apart, 16 and 256 B, put
     # the band's border at 64 B, where the other row won: 1.33x), checked between
     # them. Wall time (2026-12-01, beside one or two other simulations): the P=256
-    # training over 70 min (its parlinna_staggered rows at 4 KiB take minutes each),
-    # the nodes of one rank over 60 min; plan for 3 hours with the checks.
+    # training over an hour (its parlinna_staggered rows at 4 KiB take minutes each),
+    # the nodes of one rank 2228 rows, about 12 a minute at P=64; plan for 3 hours.
     sim/run fattree-64x16 256 --prog $tune -- --warmup 1 --coll alltoall,alltoallv --sizes 16,64,256,1024,4096 --dists uniform \
         --radix 2,4,16 --batch 8,32 --leaders 1,4 --exclude $direct \
         --csv "$t/fattree-64x16-train-P256.csv" --out /dev/null --platform fattree-64x16
