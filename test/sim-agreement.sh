@@ -12,14 +12,8 @@
 #    per rank at once and cost 2(P - 1) = 30 us here.
 # Builds the SMPI library and sim/check_agreement first (make sim-charge). Needs
 # SimGrid (libsimgrid-dev, which .ci/install-deps installs).
-set -u
-top="${srcdir:-.}"
-fail() { echo "FAIL: $*"; exit 1; }
-command -v smpicxx >/dev/null 2>&1 && command -v smpirun >/dev/null 2>&1 ||
-    fail "SimGrid's smpicxx/smpirun not found: apt-get install libsimgrid-dev (.ci/install-deps does)"
-${MAKE:-make} -s sim-charge >sim-agreement.build.log 2>&1 || { tail -30 sim-agreement.build.log; fail "make sim-charge"; }
-prog="build-smpi/sim/check_agreement"
-[ -x "$prog" ] || fail "$prog not built"
+sim_prog=check_agreement
+. "${srcdir:-.}/test/sim-build.sh"
 table="sim-agreement-table.$$.json"
 out=$("$top/sim/run" flat-16x16 16 --prog "$prog" -- "$table") || { echo "$out"; rm -f "$table"; fail "check_agreement (wrong pick, wrong byte or error)"; }
 rm -f "$table"

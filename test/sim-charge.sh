@@ -11,14 +11,8 @@
 # Builds the SMPI library and sim/check_charge first (make sim-charge). Needs
 # SimGrid (libsimgrid-dev, which .ci/install-deps installs); without smpicxx it
 # fails and says so.
-set -u
-top="${srcdir:-.}"
-fail() { echo "FAIL: $*"; exit 1; }
-command -v smpicxx >/dev/null 2>&1 && command -v smpirun >/dev/null 2>&1 ||
-    fail "SimGrid's smpicxx/smpirun not found: apt-get install libsimgrid-dev (.ci/install-deps does)"
-${MAKE:-make} -s sim-charge >sim-charge.build.log 2>&1 || { tail -30 sim-charge.build.log; fail "make sim-charge"; }
-prog="build-smpi/sim/check_charge"
-[ -x "$prog" ] || fail "$prog not built"
+sim_prog=check_charge
+. "${srcdir:-.}/test/sim-build.sh"
 run() {  # $1: copy bandwidth in GB/s -> "row us copied" lines
     "$top/sim/run" flat-16x16 16 --copy-bw "$1" --copy-mem-bw 0 --copy-overhead 3.6 --prog "$prog" -- 4096 ||
         fail "check_charge at --copy-bw $1"
