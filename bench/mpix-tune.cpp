@@ -349,6 +349,12 @@ int write_table(const Options &o, const std::string &command)
             mpix::collective_from_name(coll.c_str(), &c) ? mpix::find_algorithm(c, algo.c_str()) : nullptr;
         return a && mpixbench::reads_hint(a, key.c_str());
     };
+    b.carries_agreement = [](const std::string &coll, const std::string &algo) {
+        Collective c;
+        const mpix::Algorithm *a =
+            mpix::collective_from_name(coll.c_str(), &c) ? mpix::find_algorithm(c, algo.c_str()) : nullptr;
+        return a && mpix::carries_block_stats(*a);
+    };
     std::string report;
     const std::string table = mpixbench::selection_table_text(rows, b, &report);
     std::fputs(report.c_str(), stdout);

@@ -234,11 +234,22 @@ struct Score {
     }
 };
 
-// Times with the agreement cost added: every candidate pays `offset_us`, each
-// point's fastest row `best_offset_us` (the same unless said otherwise).
-Score score_of(const std::string &key, const std::vector<const Instance *> &set, double offset_us,
-               double best_offset_us)
+// What a candidate of a size-banded rule pays a call for the agreement: `us`,
+// except the candidates whose row carries the statistic inside its own
+// messages (BuildOptions::carries_agreement), which pay nothing.
+struct AgreementCost {
+    double us = 0;
+    const std::set<std::string> *carrying = nullptr;  // candidate keys
+    double of(const std::string &key) const { return carrying && carrying->count(key) ? 0.0 : us; }
+};
+
+// Times with the agreement cost added: the candidate pays its `cost`, and is
+// compared with each point's fastest row paying `best_cost` (the same cost: the
+// fastest once every candidate pays its own; none: the fastest row as named).
+Score score_of(const std::string &key, const std::vector<const Instance *> &set, const AgreementCost &cost,
+               const AgreementCost &best_cost)
 {
+    const double offset_us = cost.of(key);
     Score s;
     s.key = key;
     int measured = 0;
@@ -248,7 +259,10 @@ Score score_of(const std::string &key, const std::vector<const Instance *> &set,
             ++s.missing;
             continue;
         }
-        const double ratio = (t->second + offset_us) / (in->best_us + best_offset_us);
+        double best = std::numeric_limits<double>::infinity();
+        for (const auto &kv : in->time_us)
+            best = std::min(best, kv.second + best_cost.of(kv.first));
+        const double ratio = (t->second + offset_us) / best;
         s.worst = std::max(s.worst, ratio);
         s.mean += ratio;
         ++measured;
@@ -259,7 +273,8 @@ Score score_of(const std::string &key, const std::vector<const Instance *> &set,
 }
 
 // The candidate minimising the worst ratio over the set ("" when none is measured).
-std::string pick(const std::vector<const Instance *> &set, double offset_us, const std::string &exclude = "")
+std::string pick(const std::vector<const Instance *> &set, const AgreementCost &cost,
+                 const std::string &exclude = "")
 {
     std::set<std::string> keys;
     for (const Instance *in : set)
@@ -269,7 +284,7 @@ std::string pick(const std::vector<const Instance *> &set, double offset_us, con
     bool have = false;
     Score best;
     for (const std::string &k : keys) {
-        Score s = score_of(k, set, offset_us, offset_us);
+        Score s = score_of(k, set, cost, cost);
         if (!have || s < best) {
             best = s;
             have = true;
@@ -288,10 +303,11 @@ std::vector<const Instance *> instances_of(const std::vector<StatPoint> &points,
 }
 
 Measured measure_band(const std::vector<StatPoint> &points, std::size_t first, std::size_t last,
-                      const std::string &winner, const std::string &runner_up, double offset_us,
+                      const std::string &winner, const std::string &runner_up, const AgreementCost &cost,
                       const std::map<std::string, Candidate> &candidates)
 {
     Measured m;
+    const double offset_us = cost.of(winner);
     m.agreement_us = offset_us;
     if (!runner_up.empty())
         m.runner_up = label(candidates.at(runner_up));
@@ -310,7 +326,7 @@ Measured measure_band(const std::vector<StatPoint> &points, std::size_t first, s
         m.worst_ratio = std::max(m.worst_ratio, mine / in->best_us);
         auto r = runner_up.empty() ? in->time_us.end() : in->time_us.find(runner_up);
         if (r != in->time_us.end()) {
-            const double margin = (r->second + offset_us) / mine;
+            const double margin = (r->second + cost.of(runner_up)) / mine;
             m.margin = m.margin <= 0 ? margin : std::min(m.margin, margin);
         }
     }
@@ -324,11 +340,14 @@ struct Band {
 };
 
 // One group's rules (one collective, P and ranks_per_node) over the statistic.
-// `agreement_us` > 0: rules that condition on the statistic make every call pay it.
+// `agreement_us` > 0: rules that condition on the statistic make every call pay
+// it, except where the picked row carries it (`carrying`, candidate keys).
 std::vector<Region> solve_group(const std::vector<StatPoint> &points, double agreement_us, bool needs_agreement,
-                                double merge_within, const std::map<std::string, Candidate> &candidates)
+                                double merge_within, const std::map<std::string, Candidate> &candidates,
+                                const std::set<std::string> &carrying)
 {
-    const double offset = needs_agreement ? agreement_us : 0.0;
+    const AgreementCost offset{needs_agreement ? agreement_us : 0.0, &carrying};
+    const AgreementCost none{};
     // Each point's own best; runs of the same best form the bands.
     std::vector<Band> bands;
     std::string previous;
@@ -359,12 +378,12 @@ std::vector<Region> solve_group(const std::vector<StatPoint> &points, double agr
         // Size bands make every call pay the agreement; one rule without the
         // statistic pays none. Both against each point's fastest row (no
         // agreement): the bands win only with a smaller worst ratio (then mean).
-        const std::string one = pick(all, 0.0);
+        const std::string one = pick(all, none);
         Score banded;
         int measured = 0;
         for (const Band &b : bands) {
             const std::vector<const Instance *> set = instances_of(points, b.first, b.last);
-            const Score s = score_of(pick(set, offset), set, offset, 0.0);
+            const Score s = score_of(pick(set, offset), set, offset, none);
             const int n = int(set.size()) - s.missing;
             banded.missing += s.missing;
             banded.worst = std::max(banded.worst, s.worst);
@@ -373,16 +392,16 @@ std::vector<Region> solve_group(const std::vector<StatPoint> &points, double agr
         }
         if (measured)
             banded.mean /= measured;
-        const Score alone = score_of(one, all, 0.0, 0.0);
+        const Score alone = score_of(one, all, none, none);
         single = !one.empty() && !(std::tie(banded.missing, banded.worst, banded.mean) <
                                    std::tie(alone.missing, alone.worst, alone.mean));
     }
     std::vector<Region> regions;
     if (single) {
-        const std::string w = pick(all, 0.0);
+        const std::string w = pick(all, none);
         Region r;
         r.candidate = w;
-        r.measured = measure_band(points, 0, last, w, pick(all, 0.0, w), 0.0, candidates);
+        r.measured = measure_band(points, 0, last, w, pick(all, none, w), none, candidates);
         regions.push_back(r);
         return regions;
     }
@@ -729,7 +748,13 @@ nlohmann::ordered_json build_selection_table(const std::vector<TuneRow> &rows, c
                 else
                     agreement_missing.insert(byp.first);
             }
-            std::vector<Region> regions = solve_group(points, agreement_us, needs, options.merge_within, candidates);
+            std::set<std::string> carrying;
+            if (needs && options.carries_agreement)
+                for (const auto &kv : candidates)
+                    if (options.carries_agreement(coll, kv.second.algorithm))
+                        carrying.insert(kv.first);
+            std::vector<Region> regions =
+                solve_group(points, agreement_us, needs, options.merge_within, candidates, carrying);
             for (Region &r : regions) {
                 r.measured.ranks.insert(byp.first);
                 r.measured.ranks_per_node.insert(rpn);

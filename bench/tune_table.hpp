@@ -66,6 +66,10 @@ struct BuildOptions {
     std::function<bool(const std::string &collective, const std::string &algorithm)> known_algorithm;
     std::function<bool(const std::string &collective, const std::string &algorithm, const std::string &key)>
         reads_hint;
+    // Rows that agree `auto`'s statistic inside their own messages in a
+    // blocking call (the registry's carries_block_stats): a size band they win
+    // is not charged the agreement's cost. Unset: every row pays it.
+    std::function<bool(const std::string &collective, const std::string &algorithm)> carries_agreement;
 };
 
 // The selection table (format version 1) for the alltoall and alltoallv rows;

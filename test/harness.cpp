@@ -53,7 +53,7 @@ void fail(const std::string &what)
 }
 
 void exchange_and_check(MPIX_Comm *xcomm, bool alltoall, const std::function<int(int, int)> &bytes,
-                        const std::string &what)
+                        const std::string &what, bool nonblocking)
 {
     const int p = xcomm->size, me = xcomm->rank;  // the exchange's communicator
     std::vector<int> sc(p), sd(p), rc(p), rd(p);
@@ -71,9 +71,19 @@ void exchange_and_check(MPIX_Comm *xcomm, bool alltoall, const std::function<int
         for (int b = 0; b < sc[j]; ++b)
             sbuf[sd[j] + b] = static_cast<unsigned char>(mpixtest::mix(me, j, b));
     int n = bytes(0, 0);
-    int err = alltoall ? MPIX_Alltoall(sbuf.data(), n, MPI_BYTE, rbuf.data(), n, MPI_BYTE, xcomm)
+    int err;
+    if (nonblocking) {
+        MPIX_Request *req = nullptr;
+        err = alltoall ? MPIX_Ialltoall(sbuf.data(), n, MPI_BYTE, rbuf.data(), n, MPI_BYTE, xcomm, &req)
+                       : MPIX_Ialltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(),
+                                         rd.data(), MPI_BYTE, xcomm, &req);
+        if (err == MPI_SUCCESS)
+            err = MPIX_Wait(&req, MPI_STATUS_IGNORE);
+    } else {
+        err = alltoall ? MPIX_Alltoall(sbuf.data(), n, MPI_BYTE, rbuf.data(), n, MPI_BYTE, xcomm)
                        : MPIX_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(),
                                         rd.data(), MPI_BYTE, xcomm);
+    }
     MPIX_EXPECT(err == MPI_SUCCESS, what + ": call failed");
     bool ok = rbuf[rtotal] == 0xEE;
     for (int j = 0; j < p; ++j)

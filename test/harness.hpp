@@ -40,8 +40,9 @@ int run_suite(int argc, char **argv, const char *suite, const TestCase *tests, i
 // (s, d, index);
 // records a failure (prefixed by `what`) for an error code, a wrong byte or a
 // touched guard byte past the receive buffer.
+// `nonblocking`: MPIX_Ialltoall(v) completed by MPIX_Wait.
 void exchange_and_check(MPIX_Comm *xcomm, bool alltoall, const std::function<int(int, int)> &bytes,
-                        const std::string &what);
+                        const std::string &what, bool nonblocking = false);
 
 // A fresh directory under /tmp made by rank 0, its name on every rank.
 std::string shared_temp_dir();

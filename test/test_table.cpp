@@ -458,6 +458,61 @@ void test_identical_pick_with_local_differences()
     MPIX_Comm_free(&xcomm);
 }
 
+// The same agreement where a band's row carries it inside its own messages
+// (two_phase_bruck and parlogna, in blocking calls) and the others' reduce it
+// (MPI_Iallreduce, completed by the next call), in every order, nonblocking
+// calls among them (they never carry it). Rank r's blocks grow with r: a value
+// some rank missed makes the ranks pick different rows (calls 13, 15 and 16
+// follow values that cross a border between ranks).
+void test_agreement_carried_by_the_row()
+{
+    const int p = mpixtest::size();
+    if (p < 2)
+        return;
+    TableFiles files;
+    const std::string path = files.write(table("\"alltoallv\": [{\"when\": {\"mean_block_bytes\": {\"max\": 40}}, \"algorithm\": \"two_phase_bruck\"},"
+                           "{\"when\": {\"max_block_bytes\": {\"max\": 400}}, \"algorithm\": \"parlogna\"},"
+                           "{\"algorithm\": \"scattered\", \"hints\": {\"batch_size\": 3}}]"));
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(set_tuning_file(xcomm, path), MPI_SUCCESS);
+    struct Call {
+        int scale;
+        bool nonblocking;
+        const char *want;  // on the previous call's values (the first: its own)
+    };
+    const Call calls[] = {{30, false, "two_phase_bruck"},    // 0: carries 30
+                          {3000, false, "two_phase_bruck"},  // carries 3000
+                          {300, false, "scattered"},         // reduces 300
+                          {3000, false, "parlogna"},         // carries 3000
+                          {20, false, "scattered"},          // reduces 20
+                          {30, false, "two_phase_bruck"},    // 5: carries 30
+                          {300, false, "two_phase_bruck"},   // carries 300
+                          {3000, true, "parlogna"},          // reduces 3000
+                          {30, false, "scattered"},          // reduces 30
+                          {30, false, "two_phase_bruck"},    // carries 30
+                          {3000, true, "two_phase_bruck"},   // 10: reduces 3000
+                          {20, false, "scattered"},          // reduces 20
+                          {60, false, "two_phase_bruck"},    // carries 60: rank 0's own 60 / p <= 40
+                          {300, false, "parlogna"},          // carries 300
+                          {60, false, "parlogna"},           // carries 60
+                          {600, false, "parlogna"},          // 15: carries 600: rank 0's own 600 / p <= 400
+                          {30, false, "scattered"}};
+    int k = 0;
+    for (const Call &call : calls) {
+        const int scale = call.scale;
+        std::string what = "call " + std::to_string(k++) + " (scale " + std::to_string(scale) +
+                           (call.nonblocking ? ", nonblocking)" : ")");
+        mpixtest::exchange_and_check(xcomm, false, [&](int src, int) { return (src + 1) * scale / p; }, what,
+                                     call.nonblocking);
+        MPIX_EXPECT(same_on_every_rank(xcomm, Collective::alltoallv), what + ": ranks ran different rows");
+        MPIX_EXPECT(std::string(ran(xcomm, Collective::alltoallv)) == call.want,
+                    what + ": ran " + ran(xcomm, Collective::alltoallv) + ", expected " + call.want);
+    }
+    MPIX_CHECK_ALL("tables: statistics agreed inside two_phase_bruck's and parlogna's messages, or reduced");
+    MPIX_Comm_free(&xcomm);
+}
+
 void test_precedence_and_hints()
 {
     TableFiles files;
@@ -606,6 +661,7 @@ const mpixtest::TestCase kTests[] = {
     {"table parsing: valid tables", test_parse_valid},
     {"table parsing: errors name file, rule, field", test_parse_errors},
     {"identical pick on every rank with different local statistics", test_identical_pick_with_local_differences},
+    {"statistics agreed inside the row's messages or reduced", test_agreement_carried_by_the_row},
     {"precedence and table hints", test_precedence_and_hints},
     {"load errors change nothing", test_load_errors},
     {"every row through a table", test_every_row_through_a_table},

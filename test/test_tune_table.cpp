@@ -256,6 +256,61 @@ void test_agreement_worst_ratio()
                "one rule measured " + dump(v[0]["measured"]));
 }
 
+// The same points where two_phase_bruck carries the statistic inside its own
+// messages (BuildOptions::carries_agreement): its band pays no agreement, so
+// the bands win (worst 1.1: pmpi's band pays 100 us on 1000), and only the
+// other band's rule counts the cost.
+void test_agreement_carried()
+{
+    std::vector<TuneRow> rows;
+    const unsigned long long means[] = {8, 512, 32768};
+    const double a[] = {10, 100, 2000}, b[] = {20, 150, 1000};
+    for (int k = 0; k < 3; ++k) {
+        rows.push_back(row_v("two_phase_bruck", "default", 64, 64, (long long)means[k] * 2, "uniform", means[k], a[k]));
+        rows.push_back(row_v("pmpi", "default", 64, 64, (long long)means[k] * 2, "uniform", means[k], b[k]));
+    }
+    rows.push_back(row("alltoallv", "agreement", "default", 64, 64, 16, "allreduce", 100.0));
+    mpixbench::BuildOptions o = fixed_options();
+    o.carries_agreement = [](const std::string &, const std::string &algo) { return algo == "two_phase_bruck"; };
+    std::string report;
+    Json t = mpixbench::build_selection_table(rows, o, &report);
+    const Json &v = t["alltoallv"];
+    expect(v.size() == 2, "carried: two bands, got " + dump(v));
+    if (v.size() != 2)
+        return;
+    expect(v[0]["algorithm"] == "two_phase_bruck" && v[0]["when"].contains("mean_block_bytes") &&
+               dump(v[0]["measured"]["mean_block_bytes"]) == "[8,512]",
+           "carried band 1 " + dump(v[0]));
+    expect(!v[0]["measured"].contains("agreement_us") && near(v[0]["measured"]["worst_ratio"], 1.0),
+           "carried band 1 pays no agreement: " + dump(v[0]["measured"]));
+    expect(v[1]["algorithm"] == "pmpi" && near(v[1]["measured"]["agreement_us"], 100.0) &&
+               near(v[1]["measured"]["worst_ratio"], 1.1),
+           "band 2 pays it: " + dump(v[1]));
+    expect_no_overlap(v, "carried");
+
+    // Two carrying rows, each fastest in its own band: their bands stay apart
+    // (a ratio against the fastest row plus the agreement cost that only the
+    // others pay would merge them, and pick one row for both at 1.6x).
+    rows.clear();
+    const double fast_small[] = {10, 100, 3000}, fast_medium[] = {16, 60, 2500}, direct[] = {50, 400, 1000};
+    for (int k = 0; k < 3; ++k) {
+        rows.push_back(row_v("two_phase_bruck", "default", 64, 64, (long long)means[k] * 2, "uniform", means[k],
+                             fast_small[k]));
+        rows.push_back(row_v("parlogna", "default", 64, 64, (long long)means[k] * 2, "uniform", means[k],
+                             fast_medium[k]));
+        rows.push_back(row_v("pmpi", "default", 64, 64, (long long)means[k] * 2, "uniform", means[k], direct[k]));
+    }
+    rows.push_back(row("alltoallv", "agreement", "default", 64, 64, 16, "allreduce", 100.0));
+    o.carries_agreement = [](const std::string &, const std::string &algo) {
+        return algo == "two_phase_bruck" || algo == "parlogna";
+    };
+    Json t2 = mpixbench::build_selection_table(rows, o, &report);
+    const Json &w = t2["alltoallv"];
+    expect(w.size() == 3 && w[0]["algorithm"] == "two_phase_bruck" && w[1]["algorithm"] == "parlogna" &&
+               w[2]["algorithm"] == "pmpi",
+           "two carrying bands and a reduced one: " + dump(w));
+}
+
 // Workloads with the same mean block share one pick: the one with the smallest
 // worst ratio over them, not either workload's own best.
 void test_same_statistic()
@@ -457,6 +512,7 @@ int main()
     test_alltoall_bands();
     test_agreement();
     test_agreement_worst_ratio();
+    test_agreement_carried();
     test_same_statistic();
     test_borders_and_hints();
     test_csv_io();

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Reproduces every committed file in bench/results/ (run from the top of a built
 # tree: ./configure && make, and `make sim` for the SMPI part).
-#   bench/results/regenerate.sh [native] [smpi] [charged] [skew] [tune] [calibration] [calibration-P16]
+#   bench/results/regenerate.sh [native] [smpi] [charged] [skew] [agreement] [tune] [calibration] [calibration-P16]
 #                               [calibration-P8] [calibration-P12] [calibration-instructions]
 #                               [calibration-instructions-P16] [overlap]
 #   (tune = tune-dragonfly tune-fattree tune-flat tune-dragonfly64, each runnable alone)
@@ -251,6 +251,26 @@ tune-dragonfly|tune-fattree|tune-flat|tune-dragonfly64)
     esac
     heldback_pages
     ;;
+agreement)
+    # auto's agreement of MPIX_Alltoallv's block statistics carried inside the
+    # messages of two_phase_bruck and parlogna (src/select/registry.cpp,
+    # hand_over_agreement; sim/README.md, "auto's agreement in the simulation"):
+    # auto with the built-in table on nodes of one rank (fattree-64x16, P = 16
+    # and 64: two_phase_bruck to a 32 B mean block, parlogna to 768 B, both
+    # carrying it; pmpi above, which leaves it to a blocking allreduce at the
+    # next call) beside the rows it picks between; 2 warm-up calls (the first
+    # call agrees by a blocking allreduce), 3 timed. About 10 minutes.
+    mkdir -p "$out/agreement"
+    f=$out/agreement/carried-fattree-ppn1.csv
+    rm -f "$f"
+    for np in 16 64; do
+        for dist in uniform powerlaw; do
+            sim/run fattree-64x16 $np --ppn 1 -- --coll alltoallv --size 16,64,256,1024,4096,65536 --dist $dist \
+                --algo auto,two_phase_bruck,parlogna,pmpi --warmup 2 --iters 3 --csv "$f" >/dev/null
+        done
+    done
+    /usr/bin/python3 "$out/agreement/summary.py" "$f" > "$out/agreement/carried-fattree-ppn1.md"
+    ;;
 calibration)
     # Issue 29: the one-node platform of this machine and every alltoall(v) row
     # native beside simulated at 2 ranks (sim/calibrate; an idle machine).
@@ -305,6 +325,6 @@ calibration-P8|calibration-P12)
         --machine "the device machine's 16 cores (Xeon family 6 model 207, Emerald Rapids, under KVM), $ranks ranks" \
         --out "$out/$part"
     ;;
-*) echo "regenerate: unknown part $part (native, smpi, charged, tune, tune-dragonfly, tune-fattree, tune-flat, tune-dragonfly64, calibration, calibration-P16, calibration-P8, calibration-P12, calibration-instructions, calibration-instructions-P16, overlap)" >&2; exit 2 ;;
+*) echo "regenerate: unknown part $part (native, smpi, charged, agreement, tune, tune-dragonfly, tune-fattree, tune-flat, tune-dragonfly64, calibration, calibration-P16, calibration-P8, calibration-P12, calibration-instructions, calibration-instructions-P16, overlap)" >&2; exit 2 ;;
 esac
 done

@@ -202,6 +202,8 @@ int two_phase_bruck(const Exchange &x)
 {
     // Only two_phase_bruck_prepare makes the plans this row is given.
     const TwoPhasePlan *plan = static_cast<const TwoPhasePlan *>(x.plan);
+    if (x.carried_stats && !plan)  // auto's statistics ride in the messages (16 bytes each)
+        return two_phase(x, nullptr, nullptr, x.carried_stats, 2);
     return two_phase(x, nullptr, plan ? &plan->steps : nullptr);
 }
 

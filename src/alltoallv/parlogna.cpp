@@ -20,6 +20,8 @@
 // rounds carrying lengths only); its starts then send blocks alone.
 #include "alltoallv/parlogna.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -148,6 +150,12 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
     }
     std::size_t stage_peak = 0;  // largest batch staged so far (traced)
     int mismatch = MPI_SUCCESS;
+    // auto's statistics (Exchange::carried_stats): in front of every message of
+    // a call, each round's the largest this rank has seen. A round of digit i
+    // is sent after every message of the digits below has come, so the values
+    // from every rank me - t (t's digits) reach this rank: agreed by the end.
+    std::uint64_t *carry = planned || sizes_only ? nullptr : x.carried_stats;
+    constexpr std::size_t kCarryBytes = 2 * sizeof(std::uint64_t);
 
     std::vector<RoundState> &rounds = lists->rounds;
     std::vector<char *> &addrs = lists->addrs, &in_data = lists->in_data;
@@ -167,7 +175,11 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
             // Rounds of one digit move disjoint positions: a batch of them at once.
             // Every position of the last digit arrives home: the receiver knows
             // each message's length (its recvcounts) and no header travels.
-            const bool home_digit = !planned && !sizes_only && beyond >= p;
+            // Carrying the statistics, those are probed too: a receive posted
+            // for the expected length would lose them from a longer message
+            // (MPICH leaves a truncated receive's buffer unwritten), and the
+            // ranks would pick differently on the next call.
+            const bool home_digit = !planned && !sizes_only && beyond >= p && !carry;
             // Rounds keep their lists' capacity from the last call.
             rounds.resize(static_cast<std::size_t>(z1 - z0 + 1));
             for (long long z = z0; z <= z1; ++z) {
@@ -229,6 +241,10 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                 RoundState &rs = rounds[k];
                 addrs.clear();
                 lens.clear();
+                if (carry) {
+                    addrs.push_back(reinterpret_cast<char *>(carry));
+                    lens.push_back(kCarryBytes);
+                }
                 if (!rs.meta_out.empty()) {
                     encode_sizes(rs.meta_out, &rs.meta_bytes);
                     addrs.push_back(reinterpret_cast<char *>(rs.meta_bytes.data()));
@@ -242,7 +258,7 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                     lens.push_back(len[t]);
                     sent += len[t];
                 }
-                if (sent == 0 && rs.meta_out.empty()) {
+                if (sent == 0 && rs.meta_out.empty() && !carry) {
                     if (!planned)  // the receiver probes: send it empty
                         MPIX_CHECK(isend_bytes(nullptr, 0, rs.to, tag, x.comm, &send_reqs[k]));
                 } else {
@@ -286,7 +302,18 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                 MPIX_CHECK(wait_all(static_cast<int>(recv_reqs.size()), recv_reqs.data()));
             }
             MPIX_CHECK(wait_all(static_cast<int>(send_reqs.size()), send_reqs.data()));
-            // Every send of the batch is complete: slots may take new blocks.
+            // Every send of the batch is complete: slots may take new blocks,
+            // and the statistics the messages brought may join this rank's.
+            for (std::size_t k = 0; carry && k < rounds.size(); ++k) {
+                if (in_bytes[k] < kCarryBytes)
+                    return MPI_ERR_INTERN;  // every rank carries them, or none does
+                std::uint64_t theirs[2];
+                std::memcpy(theirs, in_data[k], sizeof theirs);  // a header of two scalars
+                carry[0] = std::max(carry[0], theirs[0]);
+                carry[1] = std::max(carry[1], theirs[1]);
+                in_data[k] += kCarryBytes;
+                in_bytes[k] -= kCarryBytes;
+            }
             LocalWork::Batch batch(x.work);
             std::vector<std::size_t> &meta_in = lists->meta_in;  // a message's header: the sizes of the blocks forwarded again
             for (std::size_t k = 0; k < rounds.size(); ++k) {

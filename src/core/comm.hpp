@@ -80,6 +80,10 @@ struct MPIX_Comm {
         const std::map<std::string, std::string> *rule_hints = nullptr;
     };
     AutoMemo auto_memo[mpix::kCollectives];
+    // `auto` took an agreed MPIX_Alltoallv statistic in this call and left the
+    // call's own values to hand over (select/registry.hpp, hand_over_agreement):
+    // a flag, so calls that agree nothing skip the cache lookup.
+    bool agreement_awaiting = false;
     // The last MPIX_Alltoall / MPIX_Alltoallv call that went to the MPI
     // library's own collective (select/dispatch.hpp, pass_alltoall_again): a
     // call with the same predefined types and MPI_IN_PLACE choice (and, for

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "core/hints.hpp"
 #include "core/local_work.hpp"
@@ -90,6 +91,12 @@ struct Exchange {
     // Where the call's local copies go (counted, and charged under SMPI): the
     // communicator's. Algorithms copy bytes only through it.
     LocalWork *work = nullptr;
+    // `auto`'s block statistics of this call ({mean block, largest block}), to
+    // spread by maximum inside the row's own messages: on return each holds
+    // the largest over every rank, what `auto` picks the next call's row on.
+    // Set only for a row that carries them (select/registry.hpp,
+    // carries_block_stats), in a blocking call; nullptr otherwise.
+    std::uint64_t *carried_stats = nullptr;
 
     const char *send_block(int peer) const { return sendbuf + sdispls[peer]; }
     char *recv_block(int peer) const { return recvbuf + rdispls[peer]; }

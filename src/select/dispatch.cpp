@@ -261,8 +261,9 @@ void note_working_set(MPIX_Comm *xcomm, const UserSide &send, const UserSide &re
 
 // The byte path: user blocks as byte views, the algorithm, then unpacking;
 // returns what report() returns.
+// `carried_stats`: Exchange::carried_stats (nullptr: none).
 int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorithm *algorithm, const Hints &hints,
-                  const UserSide &send, const UserSide &recv, bool in_place)
+                  const UserSide &send, const UserSide &recv, bool in_place, std::uint64_t *carried_stats)
 {
     const int p = xcomm->size;
     BlockSide sb, rb;
@@ -280,6 +281,7 @@ int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorith
     Exchange x = byte_exchange(xcomm, c, sb, rb, &hints, &mismatch);
     x.tag = call_tags(xcomm, algorithm);
     x.mpi_in_place = in_place && algorithm->pass_through;
+    x.carried_stats = carried_stats;
 
     std::unique_ptr<Trace> trace =
         open_trace(hints.trace, xcomm->trace_group, x.rank, collective_name(c), algorithm->name, x.work);
@@ -440,10 +442,11 @@ void remember_pass_through(MPIX_Comm *xcomm, Collective c, const UserSide &send,
 // blocks). So does a non-contiguous side: mpix packs it on every row, so a side
 // no machine could stage is MPI_ERR_NO_MEM before anything moves, whichever row
 // auto picks. `remember`: a pass-through may take the shortcuts next time.
+// `carried`: Exchange::carried_stats.
 template <Form F>
 [[gnu::always_inline]] inline int run_row(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorithm *algorithm,
                                           const RuleHints *rule_hints, const UserSide &send, const UserSide &recv,
-                                          bool in_place, bool remember)
+                                          bool in_place, bool remember, std::uint64_t *carried)
 {
     if (algorithm->pass_through && xcomm->hints.trace.empty() && recv.info.contiguous &&
         (in_place || send.info.contiguous)) {
@@ -459,7 +462,8 @@ template <Form F>
         if (passed)
             return rc == MPI_SUCCESS ? MPI_SUCCESS : report(xcomm, fn, algorithm, rc);
     }
-    return run_byte_path(xcomm, c, fn, algorithm, comm_hints_with_rule(xcomm, rule_hints), send, recv, in_place);
+    return run_byte_path(xcomm, c, fn, algorithm, comm_hints_with_rule(xcomm, rule_hints), send, recv, in_place,
+                         carried);
 }
 
 // A call with a LocalMismatch: its fitted send side on the row, then the
@@ -467,14 +471,14 @@ template <Form F>
 template <Form F>
 [[gnu::noinline]] int run_local_mismatch(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorithm *algorithm,
                                          const RuleHints *rule_hints, const UserSide &send, const UserSide &recv,
-                                         const LocalMismatch &local)
+                                         const LocalMismatch &local, std::uint64_t *carried)
 {
     FittedSend fitted;
     UserSide fitted_send;
     int rc = fitted.fit(local, send, xcomm->rank, xcomm->size, xcomm->comm, &xcomm->work, &fitted_send);
     if (rc != MPI_SUCCESS)
         return raise_staging(xcomm->user, rc, fn, "the send staging buffer");
-    rc = run_row<F>(xcomm, c, fn, algorithm, rule_hints, fitted_send, recv, false, false);
+    rc = run_row<F>(xcomm, c, fn, algorithm, rule_hints, fitted_send, recv, false, false, carried);
     return rc == MPI_SUCCESS ? report_local_mismatch(xcomm, fn, local) : rc;
 }
 
@@ -489,11 +493,15 @@ int run_exchange_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &se
     const int rc = check_and_select_as<F>(xcomm, c, fn, send, recv, in_place, &local, &algorithm, &rule_hints);
     if (rc != MPI_SUCCESS)
         return rc;
+    // auto's agreement of this call's block statistics, at once, before any
+    // step a rank could fail alone: in the row's messages where it carries
+    // them, else begun now (select/registry.hpp, hand_over_agreement).
+    std::uint64_t *carried = xcomm->agreement_awaiting ? hand_over_agreement(xcomm, algorithm, true) : nullptr;
     if (local.error_class != MPI_SUCCESS)
-        return run_local_mismatch<F>(xcomm, c, fn, algorithm, rule_hints, send, recv, local);
+        return run_local_mismatch<F>(xcomm, c, fn, algorithm, rule_hints, send, recv, local, carried);
     if (nothing_moves(xcomm, in_place, xcomm->hints))
         return MPI_SUCCESS;
-    return run_row<F>(xcomm, c, fn, algorithm, rule_hints, send, recv, in_place, true);
+    return run_row<F>(xcomm, c, fn, algorithm, rule_hints, send, recv, in_place, true, carried);
 }
 
 // The exported entries dispatch on the form once (a call's two sides share it):

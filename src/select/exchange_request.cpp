@@ -720,6 +720,8 @@ int start_nonblocking_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, U
     int rc = check_and_select(xcomm, c, fn, send, recv, in_place, &local, &algorithm, &rule_hints);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (xcomm->agreement_awaiting)  // auto's statistics: reduced beside the task, never in its messages
+        hand_over_agreement(xcomm, algorithm, false);
     algorithm = reporting_row(c, xcomm->hints, algorithm, xcomm->size, false);
     xcomm->last_algorithm[static_cast<int>(c)] = algorithm->name;
     std::unique_ptr<ExchangeRequest, DestroyRequest> r(

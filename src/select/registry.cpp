@@ -198,6 +198,11 @@ constexpr int kCount = sizeof(kAlgorithms) / sizeof(kAlgorithms[0]);
 
 }  // namespace
 
+bool carries_block_stats(const Algorithm &a)
+{
+    return a.run == two_phase_bruck || a.run == parlogna;
+}
+
 bool reads_block_sizes(const Algorithm &a)
 {
     // Not `randomized`: its selection reads block_bytes of a uniform exchange
@@ -357,14 +362,21 @@ int comm_facts(MPIX_Comm *xcomm, Locality locality, SelectionFacts *facts, const
 }
 
 // The agreed block statistics of MPIX_Alltoallv, {largest per-rank mean block,
-// largest block}, agreed one call late: a call completes the MPI_Iallreduce the
-// previous call started (every rank started it, in the same order, so it can
-// complete; usually it already has), uses its result, and starts the next one
-// with its own values. Every rank therefore uses the same values in the same
-// call. Kept on the communicator; freeing it completes the pending reduction
-// (MPIX_Comm_free is collective).
+// largest block}, agreed one call late: a call takes the values the previous
+// call agreed, picks its row on them, and leaves its own values to be agreed
+// while it runs, in one of two ways (hand_over_agreement, decided by the row
+// and the kind of call, so the same on every rank):
+//  - carried: a blocking call whose row spreads them by maximum inside its own
+//    messages (carries_block_stats: two_phase_bruck and parlogna, 16 bytes a
+//    message). The agreement then costs no message and no round of its own;
+//    the call returns with them agreed, and the next call takes them.
+//  - reduced: an MPI_Iallreduce, completed by the next call (every rank started
+//    it, in the same order, so it can complete; usually it already has).
+// Kept on the communicator; freeing it completes a pending reduction
+// (MPIX_Comm_free is collective). A call that leaves its values with neither
+// (a path that never hands them over) has them reduced, blocking, by the next.
 //
-// Under SimGrid SMPI the same values come from a blocking MPI_Allreduce of the
+// Under SimGrid SMPI the reduced form is that blocking MPI_Allreduce of the
 // previous call's contribution, at the start of the next call: SimGrid's
 // MPI_Iallreduce posts P - 1 messages per rank at once (2(P - 1) us of message
 // CPU a call: 126 us at P = 64, 2046 at P = 1024), where an MPI library's runs
@@ -373,10 +385,14 @@ int comm_facts(MPIX_Comm *xcomm, Locality locality, SelectionFacts *facts, const
 // doubling (sim/run sets smpi/allreduce:rdb): those rounds, charged in full, none
 // hidden behind the exchange, so an upper bound of what the agreement costs on a
 // real MPI. The picks are the same: one call late, identical on every rank.
+static_assert(sizeof(std::uint64_t) == sizeof(unsigned long long), "reduced as MPI_UNSIGNED_LONG_LONG");
 struct AgreedBlocks : CacheEntry {
     MPI_Request pending = MPI_REQUEST_NULL;
-    unsigned long long contribution[2] = {0, 0}, result[2] = {0, 0};
-    bool have = false;
+    // This rank's values of the last call, not yet handed over (awaiting), or
+    // being spread by its row (carried: the maxima in place once it returns).
+    std::uint64_t contribution[2] = {0, 0};
+    unsigned long long result[2] = {0, 0};
+    bool awaiting = false, carried = false;
     ~AgreedBlocks() override
     {
         if (pending != MPI_REQUEST_NULL)
@@ -384,36 +400,34 @@ struct AgreedBlocks : CacheEntry {
     }
 };
 
+const char *const kAgreedBlocksKey = "auto:alltoallv:agreed_blocks";
+
+// The previous call's agreed values into out[], this call's own (mine) kept to
+// be handed over.
 int agreed_blocks(MPIX_Comm *xcomm, const unsigned long long mine[2], unsigned long long out[2])
 {
-    const std::string key = "auto:alltoallv:agreed_blocks";
-    AgreedBlocks *a = cached_or_make<AgreedBlocks>(xcomm, key);
+    AgreedBlocks *a = cached_or_make<AgreedBlocks>(xcomm, kAgreedBlocksKey);
     if (!a)
         return MPI_ERR_NO_MEM;
     if (a->pending != MPI_REQUEST_NULL) {
         MPIX_CHECK(MPI_Wait(&a->pending, MPI_STATUS_IGNORE));
-        a->have = true;
-    }
-    if (!a->have) {
+    } else if (a->carried) {
+        a->result[0] = a->contribution[0];
+        a->result[1] = a->contribution[1];
+    } else {  // the first call, or values never handed over
+        unsigned long long values[2] = {a->awaiting ? a->contribution[0] : mine[0],
+                                        a->awaiting ? a->contribution[1] : mine[1]};
         before_setup_collective(xcomm);
-        MPIX_CHECK(MPI_Allreduce(mine, a->result, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm));
-        a->have = true;
+        MPIX_CHECK(MPI_Allreduce(values, a->result, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm));
     }
-#if MPIX_SMPI
-    else {
-        before_setup_collective(xcomm);
-        MPIX_CHECK(MPI_Allreduce(a->contribution, a->result, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm));
-    }
-#endif
+    a->carried = false;
     out[0] = a->result[0];
     out[1] = a->result[1];
     a->contribution[0] = mine[0];
     a->contribution[1] = mine[1];
-#if MPIX_SMPI
-    return MPI_SUCCESS;  // reduced at the next call (above)
-#else
-    return MPI_Iallreduce(a->contribution, a->result, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm, &a->pending);
-#endif
+    a->awaiting = true;
+    xcomm->agreement_awaiting = true;
+    return MPI_SUCCESS;
 }
 
 // This rank's {mean block to the other ranks, largest block}, in bytes.
@@ -476,6 +490,27 @@ const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send,
 }
 
 }  // namespace
+
+std::uint64_t *hand_over_agreement(MPIX_Comm *xcomm, const Algorithm *row, bool blocking)
+{
+    xcomm->agreement_awaiting = false;
+    AgreedBlocks *a = cached<AgreedBlocks>(xcomm, kAgreedBlocksKey);
+    if (!a || !a->awaiting)
+        return nullptr;
+    if (blocking && row && carries_block_stats(*row)) {
+        a->awaiting = false;
+        a->carried = true;  // the row's messages agree them before the call returns
+        return a->contribution;
+    }
+#if MPIX_SMPI
+    return nullptr;  // reduced, blocking, by the next call (agreed_blocks)
+#else
+    if (MPI_Iallreduce(a->contribution, a->result, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm, &a->pending) ==
+        MPI_SUCCESS)
+        a->awaiting = false;
+    return nullptr;
+#endif
+}
 
 const Algorithm *auto_alltoall_rule(int size, int nnodes, std::size_t block_bytes, bool in_place, bool persistent)
 {

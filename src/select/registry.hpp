@@ -77,6 +77,21 @@ const char *local_copies(const Algorithm &a);
 // with the rank's own block kept out of it (kept_block in select/dispatch.hpp).
 bool reads_block_sizes(const Algorithm &a);
 
+// Whether the row spreads Exchange::carried_stats inside its own messages, so
+// that `auto`'s agreement of MPIX_Alltoallv's block statistics costs a
+// blocking call that runs it no message of its own (two_phase_bruck,
+// parlogna).
+bool carries_block_stats(const Algorithm &a);
+
+// Hands over this call's block statistics, which `auto` kept when it picked
+// the row on the previous call's (xcomm->agreement_awaiting): to the row, whose
+// messages then agree them (returned: the buffer for Exchange::carried_stats),
+// where `blocking` and the row carries them; otherwise to an MPI_Iallreduce the
+// next call completes (nullptr returned). Every rank hands over the same way
+// (the row and the kind of call are the same everywhere). Values never handed
+// over are reduced, blocking, by the next call that needs them.
+std::uint64_t *hand_over_agreement(MPIX_Comm *xcomm, const Algorithm *row, bool blocking);
+
 // What a persistent request of this alltoall(v) row computes once at init and
 // how its starts run, in words (the persistent table of docs/persistent-neighbour.md).
 const char *persistent_form(const Algorithm &a);
