@@ -409,6 +409,42 @@ void test_parse_errors()
     MPIX_CHECK_ALL("malformed, unknown and shadowed rules: MPI_ERR_INFO_VALUE naming file, rule and field");
 }
 
+// An alltoallv table of three bands on the agreed statistics: `small` up to a
+// 40 B mean block, `medium` up to a 400 B largest block, scattered (batch 3) above.
+std::string three_band_table(TableFiles *files, const char *small, const char *medium)
+{
+    return files->write(table(std::string("\"alltoallv\": [{\"when\": {\"mean_block_bytes\": {\"max\": 40}}, \"algorithm\": \"") +
+                              small + "\"}, {\"when\": {\"max_block_bytes\": {\"max\": 400}}, \"algorithm\": \"" +
+                              medium + "\"}, {\"algorithm\": \"scattered\", \"hints\": {\"batch_size\": 3}}]"));
+}
+
+// One MPIX_Alltoallv call of a sequence: block src -> dst is (src + 1) * scale / p
+// bytes (rank p-1 has the largest mean, `scale` bytes, and the largest block),
+// and the row every rank must run, picked on the previous call's values (the
+// first call's on its own).
+struct PickedCall {
+    int scale;
+    bool nonblocking;
+    const char *want;
+};
+
+// Runs the calls in order, every byte checked, and each call's row on every rank.
+void check_picks(MPIX_Comm *xcomm, const PickedCall *calls, int count)
+{
+    const int p = mpixtest::size();
+    for (int k = 0; k < count; ++k) {
+        const PickedCall &call = calls[k];
+        const int scale = call.scale;
+        std::string what = "call " + std::to_string(k) + " (scale " + std::to_string(scale) +
+                           (call.nonblocking ? ", nonblocking)" : ")");
+        mpixtest::exchange_and_check(xcomm, false, [&](int src, int) { return (src + 1) * scale / p; }, what,
+                                     call.nonblocking);
+        MPIX_EXPECT(same_on_every_rank(xcomm, Collective::alltoallv), what + ": ranks ran different rows");
+        MPIX_EXPECT(std::string(ran(xcomm, Collective::alltoallv)) == call.want,
+                    what + ": ran " + ran(xcomm, Collective::alltoallv) + ", expected " + call.want);
+    }
+}
+
 // Every rank's own blocks differ (rank r's blocks grow with r), so only the
 // agreed maximum of the per-rank means can make every rank pick alike.
 void test_identical_pick_with_local_differences()
@@ -417,24 +453,13 @@ void test_identical_pick_with_local_differences()
     if (p < 2)
         return;
     TableFiles files;
-    const std::string path = files.write(table("\"alltoallv\": [{\"when\": {\"mean_block_bytes\": {\"max\": 40}}, \"algorithm\": \"pairwise\"},"
-                           "{\"when\": {\"max_block_bytes\": {\"max\": 400}}, \"algorithm\": \"linear\"},"
-                           "{\"algorithm\": \"scattered\", \"hints\": {\"batch_size\": 3}}]"));
+    const std::string path = three_band_table(&files, "pairwise", "linear");
     MPIX_Comm *xcomm;
     CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
     CU_ASSERT_EQUAL_FATAL(set_tuning_file(xcomm, path), MPI_SUCCESS);
-    // Block src -> dst: (src + 1) * scale / p bytes; rank p-1 has the largest
-    // mean, (scale) bytes, and the largest block.
-    const int scales[] = {30, 300, 3000, 20, 30};
-    const char *want[] = {"pairwise", "pairwise", "linear", "scattered", "pairwise"};  // one call late
-    for (int k = 0; k < 5; ++k) {
-        const int scale = scales[k];
-        std::string what = "call " + std::to_string(k) + " (scale " + std::to_string(scale) + ")";
-        mpixtest::exchange_and_check(xcomm, false, [&](int src, int) { return (src + 1) * scale / p; }, what);
-        MPIX_EXPECT(same_on_every_rank(xcomm, Collective::alltoallv), what + ": ranks ran different rows");
-        MPIX_EXPECT(std::string(ran(xcomm, Collective::alltoallv)) == want[k],
-                    what + ": ran " + ran(xcomm, Collective::alltoallv) + ", expected " + want[k]);
-    }
+    const PickedCall calls[] = {{30, false, "pairwise"}, {300, false, "pairwise"}, {3000, false, "linear"},
+                                {20, false, "scattered"}, {30, false, "pairwise"}};  // one call late
+    check_picks(xcomm, calls, sizeof calls / sizeof calls[0]);
     // A persistent request agrees on its own call's values at init.
     std::vector<int> counts(static_cast<std::size_t>(p)), displs(static_cast<std::size_t>(p));
     const int me = mpixtest::rank();
@@ -466,49 +491,31 @@ void test_identical_pick_with_local_differences()
 // follow values that cross a border between ranks).
 void test_agreement_carried_by_the_row()
 {
-    const int p = mpixtest::size();
-    if (p < 2)
+    if (mpixtest::size() < 2)
         return;
     TableFiles files;
-    const std::string path = files.write(table("\"alltoallv\": [{\"when\": {\"mean_block_bytes\": {\"max\": 40}}, \"algorithm\": \"two_phase_bruck\"},"
-                           "{\"when\": {\"max_block_bytes\": {\"max\": 400}}, \"algorithm\": \"parlogna\"},"
-                           "{\"algorithm\": \"scattered\", \"hints\": {\"batch_size\": 3}}]"));
+    const std::string path = three_band_table(&files, "two_phase_bruck", "parlogna");
     MPIX_Comm *xcomm;
     CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
     CU_ASSERT_EQUAL_FATAL(set_tuning_file(xcomm, path), MPI_SUCCESS);
-    struct Call {
-        int scale;
-        bool nonblocking;
-        const char *want;  // on the previous call's values (the first: its own)
-    };
-    const Call calls[] = {{30, false, "two_phase_bruck"},    // 0: carries 30
-                          {3000, false, "two_phase_bruck"},  // carries 3000
-                          {300, false, "scattered"},         // reduces 300
-                          {3000, false, "parlogna"},         // carries 3000
-                          {20, false, "scattered"},          // reduces 20
-                          {30, false, "two_phase_bruck"},    // 5: carries 30
-                          {300, false, "two_phase_bruck"},   // carries 300
-                          {3000, true, "parlogna"},          // reduces 3000
-                          {30, false, "scattered"},          // reduces 30
-                          {30, false, "two_phase_bruck"},    // carries 30
-                          {3000, true, "two_phase_bruck"},   // 10: reduces 3000
-                          {20, false, "scattered"},          // reduces 20
-                          {60, false, "two_phase_bruck"},    // carries 60: rank 0's own 60 / p <= 40
-                          {300, false, "parlogna"},          // carries 300
-                          {60, false, "parlogna"},           // carries 60
-                          {600, false, "parlogna"},          // 15: carries 600: rank 0's own 600 / p <= 400
-                          {30, false, "scattered"}};
-    int k = 0;
-    for (const Call &call : calls) {
-        const int scale = call.scale;
-        std::string what = "call " + std::to_string(k++) + " (scale " + std::to_string(scale) +
-                           (call.nonblocking ? ", nonblocking)" : ")");
-        mpixtest::exchange_and_check(xcomm, false, [&](int src, int) { return (src + 1) * scale / p; }, what,
-                                     call.nonblocking);
-        MPIX_EXPECT(same_on_every_rank(xcomm, Collective::alltoallv), what + ": ranks ran different rows");
-        MPIX_EXPECT(std::string(ran(xcomm, Collective::alltoallv)) == call.want,
-                    what + ": ran " + ran(xcomm, Collective::alltoallv) + ", expected " + call.want);
-    }
+    const PickedCall calls[] = {{30, false, "two_phase_bruck"},    // 0: carries 30
+                                {3000, false, "two_phase_bruck"},  // carries 3000
+                                {300, false, "scattered"},         // reduces 300
+                                {3000, false, "parlogna"},         // carries 3000
+                                {20, false, "scattered"},          // reduces 20
+                                {30, false, "two_phase_bruck"},    // 5: carries 30
+                                {300, false, "two_phase_bruck"},   // carries 300
+                                {3000, true, "parlogna"},          // reduces 3000
+                                {30, false, "scattered"},          // reduces 30
+                                {30, false, "two_phase_bruck"},    // carries 30
+                                {3000, true, "two_phase_bruck"},   // 10: reduces 3000
+                                {20, false, "scattered"},          // reduces 20
+                                {60, false, "two_phase_bruck"},    // carries 60: rank 0's own 60 / p <= 40
+                                {300, false, "parlogna"},          // carries 300
+                                {60, false, "parlogna"},           // carries 60
+                                {600, false, "parlogna"},          // 15: carries 600: rank 0's own 600 / p <= 400
+                                {30, false, "scattered"}};
+    check_picks(xcomm, calls, sizeof calls / sizeof calls[0]);
     MPIX_CHECK_ALL("tables: statistics agreed inside two_phase_bruck's and parlogna's messages, or reduced");
     MPIX_Comm_free(&xcomm);
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <vector>
@@ -231,19 +232,31 @@ void test_agreement()
     expect_no_overlap(v, "agreement");
 }
 
+// alltoallv rows at P = 64 (one rank per node) at mean blocks 8, 512 and
+// 32768 B: each candidate's times at those three points, and an agreement
+// costing 100 us a call.
+struct ThreePoints {
+    const char *algorithm;
+    double us[3];
+};
+std::vector<TuneRow> three_point_rows(std::initializer_list<ThreePoints> candidates)
+{
+    const unsigned long long means[] = {8, 512, 32768};
+    std::vector<TuneRow> rows;
+    for (int k = 0; k < 3; ++k)
+        for (const ThreePoints &c : candidates)
+            rows.push_back(row_v(c.algorithm, "default", 64, 64, (long long)means[k] * 2, "uniform", means[k], c.us[k]));
+    rows.push_back(row("alltoallv", "agreement", "default", 64, 64, 16, "allreduce", 100.0));
+    return rows;
+}
+
 // Bands that win one point by a wide margin but pay a large agreement at every
 // other point lose to one rule: the choice compares worst ratios to each point's
 // fastest row (no agreement), not dominance point by point.
 void test_agreement_worst_ratio()
 {
-    std::vector<TuneRow> rows;
-    const unsigned long long means[] = {8, 512, 32768};
-    const double a[] = {10, 100, 2000}, b[] = {20, 150, 1000};
-    for (int k = 0; k < 3; ++k) {
-        rows.push_back(row_v("two_phase_bruck", "default", 64, 64, (long long)means[k] * 2, "uniform", means[k], a[k]));
-        rows.push_back(row_v("pmpi", "default", 64, 64, (long long)means[k] * 2, "uniform", means[k], b[k]));
-    }
-    rows.push_back(row("alltoallv", "agreement", "default", 64, 64, 16, "allreduce", 100.0));
+    const std::vector<TuneRow> rows =
+        three_point_rows({{"two_phase_bruck", {10, 100, 2000}}, {"pmpi", {20, 150, 1000}}});
     std::string report;
     Json t = mpixbench::build_selection_table(rows, fixed_options(), &report);
     const Json &v = t["alltoallv"];
@@ -262,14 +275,7 @@ void test_agreement_worst_ratio()
 // other band's rule counts the cost.
 void test_agreement_carried()
 {
-    std::vector<TuneRow> rows;
-    const unsigned long long means[] = {8, 512, 32768};
-    const double a[] = {10, 100, 2000}, b[] = {20, 150, 1000};
-    for (int k = 0; k < 3; ++k) {
-        rows.push_back(row_v("two_phase_bruck", "default", 64, 64, (long long)means[k] * 2, "uniform", means[k], a[k]));
-        rows.push_back(row_v("pmpi", "default", 64, 64, (long long)means[k] * 2, "uniform", means[k], b[k]));
-    }
-    rows.push_back(row("alltoallv", "agreement", "default", 64, 64, 16, "allreduce", 100.0));
+    std::vector<TuneRow> rows = three_point_rows({{"two_phase_bruck", {10, 100, 2000}}, {"pmpi", {20, 150, 1000}}});
     mpixbench::BuildOptions o = fixed_options();
     o.carries_agreement = [](const std::string &, const std::string &algo) { return algo == "two_phase_bruck"; };
     std::string report;
@@ -291,16 +297,8 @@ void test_agreement_carried()
     // Two carrying rows, each fastest in its own band: their bands stay apart
     // (a ratio against the fastest row plus the agreement cost that only the
     // others pay would merge them, and pick one row for both at 1.6x).
-    rows.clear();
-    const double fast_small[] = {10, 100, 3000}, fast_medium[] = {16, 60, 2500}, direct[] = {50, 400, 1000};
-    for (int k = 0; k < 3; ++k) {
-        rows.push_back(row_v("two_phase_bruck", "default", 64, 64, (long long)means[k] * 2, "uniform", means[k],
-                             fast_small[k]));
-        rows.push_back(row_v("parlogna", "default", 64, 64, (long long)means[k] * 2, "uniform", means[k],
-                             fast_medium[k]));
-        rows.push_back(row_v("pmpi", "default", 64, 64, (long long)means[k] * 2, "uniform", means[k], direct[k]));
-    }
-    rows.push_back(row("alltoallv", "agreement", "default", 64, 64, 16, "allreduce", 100.0));
+    rows = three_point_rows(
+        {{"two_phase_bruck", {10, 100, 3000}}, {"parlogna", {16, 60, 2500}}, {"pmpi", {50, 400, 1000}}});
     o.carries_agreement = [](const std::string &, const std::string &algo) {
         return algo == "two_phase_bruck" || algo == "parlogna";
     };
