@@ -6,6 +6,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "core/comm.hpp"
 #include "harness_mix.hpp"
 #include "placed_type.hpp"
 
@@ -597,6 +598,35 @@ std::vector<HintList> hint_variants(const char *hint_keys, int p)
     return variants;
 }
 
+bool left_behind(MPIX_Comm *xcomm, MPI_Comm comm, std::string *detail)
+{
+    // Every rank has returned from its calls once the barrier completes, so
+    // every message of those calls has been sent; the probes progress delivery.
+    MPI_Barrier(comm);
+    int found = 0;
+    MPI_Status st;
+    for (int attempt = 0; attempt < 16 && !found; ++attempt)
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, xcomm->comm, &found, &st);
+    if (found) {
+        int bytes = 0;
+        MPI_Get_count(&st, MPI_BYTE, &bytes);
+        std::ostringstream what;
+        what << "a message left unreceived on the library's communicator (from rank " << st.MPI_SOURCE << ", tag "
+             << st.MPI_TAG << ", " << bytes << " bytes)";
+        *detail = what.str();
+        // Taken off the queue, so that the rows tested next are not blamed.
+        for (int more = 1; more;) {
+            MPI_Get_count(&st, MPI_BYTE, &bytes);
+            std::vector<char> discard(static_cast<std::size_t>(bytes > 0 ? bytes : 1));
+            MPI_Recv(discard.data(), bytes, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, xcomm->comm, MPI_STATUS_IGNORE);
+            MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, xcomm->comm, &more, &st);
+        }
+    }
+    // Every rank probes before any rank's next call can send.
+    MPI_Barrier(comm);
+    return found != 0;
+}
+
 int check_algorithm(MPIX_Comm *xcomm, MPI_Comm comm, bool uniform, const char *algorithm,
                     const std::vector<std::pair<std::string, std::string>> &hints, std::string *first_failure,
                     int stride, int starts, int in_flight)
@@ -629,6 +659,9 @@ int check_algorithm(MPIX_Comm *xcomm, MPI_Comm comm, bool uniform, const char *a
                 *first_failure = std::string(algorithm) + ": " + detail;
         }
     }
+    std::string stray;
+    if (left_behind(xcomm, comm, &stray) && failures++ == 0)
+        *first_failure = std::string(algorithm) + ": " + stray;
     MPIX_Comm_set_info(xcomm, nullptr);
     MPIX_Comm_update_locality(xcomm, 0);
     return failures;

@@ -52,11 +52,16 @@ std::vector<ExchangeCase> exchange_cases(bool uniform);
 bool run_exchange_case(MPIX_Comm *xcomm, MPI_Comm comm, const ExchangeCase &c, std::string *detail,
                        MPIX_Info *xinfo = nullptr);
 
+// After an exchange on every rank of `comm`: whether a message is left on
+// xcomm's communicator that no receive took (a later call's receive on that
+// tag would match it); `detail` says which.
+bool left_behind(MPIX_Comm *xcomm, MPI_Comm comm, std::string *detail);
+
 // Runs every `stride`-th case of `collective` for `algorithm` with extra hints
 // (key=value pairs; `starts` > 0: through persistent requests started that many
 // times; else `in_flight` > 0: through the nonblocking calls, 1 to in_flight
 // in flight); returns the number of failed cases on this rank and the
-// first failure's detail. A stride of 3 still covers every dimension: cases
+// first failure's detail (a message left behind counts as one). A stride of 3 still covers every dimension: cases
 // rotate node sizes in fours and datatypes in fives.
 int check_algorithm(MPIX_Comm *xcomm, MPI_Comm comm, bool uniform, const char *algorithm,
                     const std::vector<std::pair<std::string, std::string>> &hints, std::string *first_failure,
