@@ -520,6 +520,39 @@ void test_agreement_carried_by_the_row()
     MPIX_Comm_free(&xcomm);
 }
 
+// parlogna carrying the values where its last digit's messages are large (the
+// agreed mean block times that digit's blocks a message from 32 KiB): they go
+// apart from the blocks then, 16 bytes a message, and by probe below (blocks
+// of up to 160 KB a rank: 80000 is rank p-1's mean). A value some rank missed
+// makes the ranks pick different rows; calls 6 and 9 carry values that cross
+// the border between ranks.
+void test_agreement_carried_apart_from_large_blocks()
+{
+    if (mpixtest::size() < 2)
+        return;
+    TableFiles files;
+    const std::string path = files.write(table(
+        "\"alltoallv\": [{\"when\": {\"mean_block_bytes\": {\"max\": 40}}, \"algorithm\": \"two_phase_bruck\"}, "
+        "{\"algorithm\": \"parlogna\"}]"));
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(set_tuning_file(xcomm, path), MPI_SUCCESS);
+    const PickedCall calls[] = {{30, false, "two_phase_bruck"},    // 0: carries 30
+                                {80000, false, "two_phase_bruck"}, // carries 80000
+                                {80000, false, "parlogna"},        // apart, carries 80000
+                                {30, false, "parlogna"},           // apart, carries 30
+                                {30, false, "two_phase_bruck"},    // carries 30
+                                {600, false, "two_phase_bruck"},   // 5: carries 600
+                                {60, false, "parlogna"},           // probed, carries 60: rank 0's own 60 / p <= 40
+                                {80000, false, "parlogna"},        // probed, carries 80000
+                                {80000, true, "parlogna"},         // reduces 80000
+                                {60, false, "parlogna"},           // apart, carries 60
+                                {30, false, "parlogna"}};          // 10
+    check_picks(xcomm, calls, sizeof calls / sizeof calls[0]);
+    MPIX_CHECK_ALL("tables: statistics carried apart from parlogna's large last messages");
+    MPIX_Comm_free(&xcomm);
+}
+
 void test_precedence_and_hints()
 {
     TableFiles files;
@@ -669,6 +702,7 @@ const mpixtest::TestCase kTests[] = {
     {"table parsing: errors name file, rule, field", test_parse_errors},
     {"identical pick on every rank with different local statistics", test_identical_pick_with_local_differences},
     {"statistics agreed inside the row's messages or reduced", test_agreement_carried_by_the_row},
+    {"statistics carried apart from parlogna's large last messages", test_agreement_carried_apart_from_large_blocks},
     {"precedence and table hints", test_precedence_and_hints},
     {"load errors change nothing", test_load_errors},
     {"every row through a table", test_every_row_through_a_table},

@@ -98,6 +98,10 @@ struct ParLogNaLists {
     std::vector<std::size_t> lens, in_bytes, expected, meta_in, in_len;
     std::vector<int> peers;
     std::vector<MPI_Request> recv_reqs, send_reqs;
+    // The last digit's statistics, received apart (two values a round), and
+    // their receives then sends.
+    std::vector<std::uint64_t> stats_in;
+    std::vector<MPI_Request> stats_reqs;
     std::vector<char> arrived_wrong;
 };
 struct ParLogNaCache : CacheEntry {
@@ -156,6 +160,9 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
     // from every rank me - t (t's digits) reach this rank: agreed by the end.
     std::uint64_t *carry = planned || sizes_only ? nullptr : x.carried_stats;
     constexpr std::size_t kCarryBytes = 2 * sizeof(std::uint64_t);
+    // The last digit's expected message (agreed mean block x its w blocks) from
+    // which carried statistics go apart from it.
+    constexpr std::uint64_t kStatsApartBytes = 32 * 1024;
 
     std::vector<RoundState> &rounds = lists->rounds;
     std::vector<char *> &addrs = lists->addrs, &in_data = lists->in_data;
@@ -174,12 +181,25 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
             const long long z1 = z0 + batch - 1 < zmax ? z0 + batch - 1 : zmax;
             // Rounds of one digit move disjoint positions: a batch of them at once.
             // Every position of the last digit arrives home: the receiver knows
-            // each message's length (its recvcounts) and no header travels.
-            // Carrying the statistics, those are probed too: a receive posted
-            // for the expected length would lose them from a longer message
-            // (MPICH leaves a truncated receive's buffer unwritten), and the
-            // ranks would pick differently on the next call.
-            const bool home_digit = !planned && !sizes_only && beyond >= p && !carry;
+            // each message's length (its recvcounts) and no header travels, so
+            // its receives are posted before the sends.
+            const bool home_digit = !planned && !sizes_only && beyond >= p;
+            // Carried statistics cannot ride in front of these messages: a
+            // longer (erroneous) message would lose them with the blocks (MPICH
+            // leaves a truncated receive's buffer unwritten), and the ranks
+            // would pick differently on the next call. So the messages are
+            // probed for their length (the blocks then move only once probed),
+            // or, where they are large, the statistics go apart, a 16-byte
+            // message after each round's blocks. SMPI, fattree-64x16's nodes of
+            // one rank (auto's parlogna band; the row alone at 90.1 us at P=64,
+            // 8 KiB): probing cost 105.0 us there, apart 98.9; at 1-4 KiB
+            // blocks apart cost 3-6 us more than probing. Chosen on the values
+            // the row was picked on, the same on every rank, as both sides of a
+            // message must choose alike.
+            const bool stats_apart =
+                carry && home_digit && carry[2] >= kStatsApartBytes / static_cast<std::uint64_t>(w);
+            const bool carry_inline = carry && !stats_apart;
+            const bool probe_home = carry_inline && home_digit;
             // Rounds keep their lists' capacity from the last call.
             rounds.resize(static_cast<std::size_t>(z1 - z0 + 1));
             for (long long z = z0; z <= z1; ++z) {
@@ -214,7 +234,7 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
             // receive: the callers' WorldErrorsReturn brings that back here.
             std::vector<ScratchBytes> stage;
             arrived_wrong.assign(rounds.size(), 0);
-            if (planned || home_digit) {
+            if (planned || (home_digit && !probe_home)) {
                 stage.resize(rounds.size());
                 in_data.assign(rounds.size(), nullptr);
                 in_bytes.assign(rounds.size(), 0);
@@ -234,6 +254,14 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                     MPIX_CHECK(irecv_bytes(in_data[k], in_bytes[k], rounds[k].from, tag, x.comm, &recv_reqs[k]));
                 }
             }
+            // The statistics apart: received after the blocks of the same sender
+            // and tag (sent in that order, so matched in that order).
+            std::vector<std::uint64_t> &stats_in = lists->stats_in;
+            std::vector<MPI_Request> &stats_reqs = lists->stats_reqs;
+            stats_in.assign(stats_apart ? 2 * rounds.size() : 0, 0);
+            stats_reqs.assign(stats_apart ? 2 * rounds.size() : 0, MPI_REQUEST_NULL);
+            for (std::size_t k = 0; stats_apart && k < rounds.size(); ++k)
+                MPIX_CHECK(irecv_bytes(&stats_in[2 * k], kCarryBytes, rounds[k].from, tag, x.comm, &stats_reqs[k]));
             // Sends: [sizes of the blocks the receiver forwards] + every block.
             send_reqs.assign(rounds.size(), MPI_REQUEST_NULL);
             std::vector<ScratchBytes> packed;  // the batch's packed sends, until they complete
@@ -241,7 +269,7 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                 RoundState &rs = rounds[k];
                 addrs.clear();
                 lens.clear();
-                if (carry) {
+                if (carry_inline) {
                     addrs.push_back(reinterpret_cast<char *>(carry));
                     lens.push_back(kCarryBytes);
                 }
@@ -258,12 +286,14 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                     lens.push_back(len[t]);
                     sent += len[t];
                 }
-                if (sent == 0 && rs.meta_out.empty() && !carry) {
-                    if (!planned)  // the receiver probes: send it empty
+                if (sent == 0 && rs.meta_out.empty() && !carry_inline) {
+                    if (!planned)  // the receiver probes or expects it: send it empty
                         MPIX_CHECK(isend_bytes(nullptr, 0, rs.to, tag, x.comm, &send_reqs[k]));
                 } else {
                     MPIX_CHECK(isend_ranges(addrs, lens, rs.to, tag, x.comm, x.work, &packed, &send_reqs[k]));
                 }
+                if (stats_apart)  // unchanged until every send of the batch completes
+                    MPIX_CHECK(isend_bytes(carry, kCarryBytes, rs.to, tag, x.comm, &stats_reqs[rounds.size() + k]));
                 if (trace) {
                     for (int t : rs.pending) {
                         int src = mod(static_cast<long long>(me) - t % w, p);
@@ -281,7 +311,7 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                     if (recv_reqs[k] == MPI_REQUEST_NULL)
                         expected[k] = kNotChecked;
                 MPIX_CHECK(wait_all(static_cast<int>(recv_reqs.size()), recv_reqs.data(), expected.data(), &mismatch));
-            } else if (home_digit) {
+            } else if (home_digit && !probe_home) {
                 // A message of another length holds a block of the wrong length
                 // (none of it goes on): reported, and none of its blocks
                 // delivered, as with a probed message.
@@ -302,9 +332,24 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                 MPIX_CHECK(wait_all(static_cast<int>(recv_reqs.size()), recv_reqs.data()));
             }
             MPIX_CHECK(wait_all(static_cast<int>(send_reqs.size()), send_reqs.data()));
+            if (stats_apart) {
+                // Both sides agree on 16 bytes: a mismatch here is the library's own.
+                std::vector<std::size_t> &stats_expected = lists->expected;
+                stats_expected.assign(stats_reqs.size(), kNotChecked);
+                for (std::size_t k = 0; k < rounds.size(); ++k)
+                    stats_expected[k] = kCarryBytes;
+                int wrong = MPI_SUCCESS;
+                MPIX_CHECK(wait_all(static_cast<int>(stats_reqs.size()), stats_reqs.data(), stats_expected.data(), &wrong));
+                if (wrong != MPI_SUCCESS)
+                    return MPI_ERR_INTERN;
+                for (std::size_t k = 0; k < rounds.size(); ++k) {
+                    carry[0] = std::max(carry[0], stats_in[2 * k]);
+                    carry[1] = std::max(carry[1], stats_in[2 * k + 1]);
+                }
+            }
             // Every send of the batch is complete: slots may take new blocks,
             // and the statistics the messages brought may join this rank's.
-            for (std::size_t k = 0; carry && k < rounds.size(); ++k) {
+            for (std::size_t k = 0; carry_inline && k < rounds.size(); ++k) {
                 if (in_bytes[k] < kCarryBytes)
                     return MPI_ERR_INTERN;  // every rank carries them, or none does
                 std::uint64_t theirs[2];

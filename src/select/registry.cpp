@@ -389,8 +389,10 @@ static_assert(sizeof(std::uint64_t) == sizeof(unsigned long long), "reduced as M
 struct AgreedBlocks : CacheEntry {
     MPI_Request pending = MPI_REQUEST_NULL;
     // This rank's values of the last call, not yet handed over (awaiting), or
-    // being spread by its row (carried: the maxima in place once it returns).
-    std::uint64_t contribution[2] = {0, 0};
+    // being spread by its row (carried: the maxima in place once it returns);
+    // carried, [2] and [3] hold the values the call's row was picked on, the
+    // same on every rank (Exchange::carried_stats).
+    std::uint64_t contribution[4] = {0, 0, 0, 0};
     unsigned long long result[2] = {0, 0};
     bool awaiting = false, carried = false;
     ~AgreedBlocks() override
@@ -500,6 +502,8 @@ std::uint64_t *hand_over_agreement(MPIX_Comm *xcomm, const Algorithm *row, bool 
     if (blocking && row && carries_block_stats(*row)) {
         a->awaiting = false;
         a->carried = true;  // the row's messages agree them before the call returns
+        a->contribution[2] = a->result[0];
+        a->contribution[3] = a->result[1];
         return a->contribution;
     }
 #if MPIX_SMPI
