@@ -185,14 +185,34 @@ tune-dragonfly|tune-fattree|tune-flat|tune-dragonfly64)
     # row, direct ones included), one table; the checks compare it with the built-in
     # table at the same points. Training sizes 4x apart (16x apart, 16 and 256 B, put
     # the band's border at 64 B, where the other row won: 1.33x), checked between
-    # them. Wall time (2026-12-01, beside one or two other simulations): the P=256
-    # training over an hour (its parlinna_staggered rows at 4 KiB take minutes each),
-    # the nodes of one rank 2228 rows, about 12 a minute at P=64; plan for 3 hours.
+    # them. Left out of the training (2026-11-26 CSVs, copies free; they copy more than
+    # the rows that beat them, so charged copies only widen the gap): at P=256 the
+    # $slow256 rows, 1.4x the best or slower at every point (parlinna_staggered's
+    # 4 KiB rows took minutes each); on nodes of one rank from 16 KiB the Bruck rows,
+    # two_phase_bruck and the padded ones, 1.4-2.7x the best at every P=64 point
+    # there (1.5-4.9x at every P=16 and 64 point in a 2026-12-01 run with copies
+    # charged; bruck_modified's alltoall at P=64, 64 KiB: 15.7 ms against 0.4). Wall
+    # time (2026-12-01, beside another simulation): the P=256 training about 20
+    # minutes, the nodes of one rank about an hour. A long mpix-tune run under
+    # SimGrid can slow to a few rows a minute; stopped and run again with the same
+    # command, it resumes from its CSV at full speed.
     sim/run fattree-64x16 256 --prog $tune -- --warmup 1 --coll alltoall,alltoallv --sizes 16,64,256,1024,4096 --dists uniform \
-        --radix 2,4,16 --batch 8,32 --leaders 1,4 --exclude $direct \
+        --radix 2,4,16 --batch 8,32 --leaders 1,4 --exclude $direct,$slow256 \
         --csv "$t/fattree-64x16-train-P256.csv" --out /dev/null --platform fattree-64x16
     ppn1="--ranks 16,64 --radix 2,4,8 --batch 8,32 --platform fattree-64x16,1-rank-per-node"
-    sim/run fattree-64x16 64 --ppn 1 --prog $tune -- $ppn1 --warmup 1 --sizes 16,64,256,1024,4096,16384,65536 \
+    slow_large=$bruck,two_phase_bruck,padded_alltoall,padded_bruck
+    sim/run fattree-64x16 64 --ppn 1 --prog $tune -- $ppn1 --warmup 1 --sizes 16,64,256,1024,4096 \
+        --dists uniform,normal --csv "$t/fattree-64x16-train-ppn1.csv" --out /dev/null
+    # 8 KiB too, where the winner changes (trained 4x apart, the table's border at
+    # 8 KiB put alltoall's bruck_radix band, 1.54x, and alltoallv's nonblocking band,
+    # 1.40x, on rows parlogna and randomized_sendrecv beat there); without the
+    # node-aware rows, pairwise and the padded ones, 1.16x the best or slower at
+    # every 8 KiB point measured with them (2026-12-01) and 1.6x or slower at every
+    # P=64 alltoallv point from 4 to 16 KiB (minutes each to simulate there).
+    sim/run fattree-64x16 64 --ppn 1 --prog $tune -- $ppn1 --warmup 1 --sizes 8192 --dists uniform,normal \
+        --exclude node_bruck,node_bruck_adaptive,node_aware,locality_aware,hierarchical,multileader,multileader_locality,padded_alltoall,padded_bruck,pairwise \
+        --csv "$t/fattree-64x16-train-ppn1.csv" --out /dev/null
+    sim/run fattree-64x16 64 --ppn 1 --prog $tune -- $ppn1 --warmup 1 --sizes 16384,65536 --exclude $slow_large \
         --dists uniform,normal --csv "$t/fattree-64x16-train-ppn1.csv" --out /dev/null
     bench/mpix-tune --from-csv --csv "$t/fattree-64x16-train-P256.csv,$t/fattree-64x16-train-ppn1.csv" \
         --out "$tables/fattree-64x16.json" --platform fattree-64x16
@@ -202,11 +222,16 @@ tune-dragonfly|tune-fattree|tune-flat|tune-dragonfly64)
         sim/run fattree-64x16 64 --ppn 1 --prog $tune -- $ppn1 --warmup 1 --check-table "$table" --csv "$csv" \
             --coll alltoall,alltoallv --sizes 32,512,8192 --dists uniform,normal,powerlaw
         sim/run fattree-64x16 64 --ppn 1 --prog $tune -- $ppn1 --warmup 1 --check-table "$table" --csv "$csv" \
-            --coll alltoallv --sizes 16,64,256,1024,4096,16384,65536 --dists powerlaw
+            --coll alltoallv --sizes 16,64,256,1024,4096 --dists powerlaw
+        sim/run fattree-64x16 64 --ppn 1 --prog $tune -- $ppn1 --warmup 1 --check-table "$table" --csv "$csv" \
+            --coll alltoallv --sizes 16384,65536 --dists powerlaw --exclude $slow_large
     done
+    # P=256 checks up to 4 KiB: at 16 KiB every row takes minutes to simulate (5-34 ms
+    # simulated; 2026-12-01, 10 rows in 25 minutes without the Bruck rows), hours for
+    # the point's 84 rows. The 2026-11-26 check had them (copies free).
     c256="--warmup 1 --inner nonblocking --check-table $tables/fattree-64x16.json --platform fattree-64x16 --radix 2,4,16
         --batch 8,32 --leaders 1,4 --exclude $direct,$slow256 --csv $t/fattree-64x16-heldback-P256.csv"
-    sim/run fattree-64x16 256 --prog $tune -- $c256 --coll alltoall,alltoallv --sizes 32,512,16384 --dists uniform,normal,powerlaw
+    sim/run fattree-64x16 256 --prog $tune -- $c256 --coll alltoall,alltoallv --sizes 32,512 --dists uniform,normal,powerlaw
     sim/run fattree-64x16 256 --prog $tune -- $c256 --coll alltoallv --sizes 16,256,4096 --dists normal,powerlaw
         ;;
     flat)
