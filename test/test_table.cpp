@@ -445,6 +445,16 @@ void check_picks(MPIX_Comm *xcomm, const PickedCall *calls, int count)
     }
 }
 
+// check_picks on a communicator of its own, through the table at `path`.
+void check_picks_through(const std::string &path, const PickedCall *calls, int count)
+{
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(set_tuning_file(xcomm, path), MPI_SUCCESS);
+    check_picks(xcomm, calls, count);
+    MPIX_Comm_free(&xcomm);
+}
+
 // Every rank's own blocks differ (rank r's blocks grow with r), so only the
 // agreed maximum of the per-rank means can make every rank pick alike.
 void test_identical_pick_with_local_differences()
@@ -495,9 +505,6 @@ void test_agreement_carried_by_the_row()
         return;
     TableFiles files;
     const std::string path = three_band_table(&files, "two_phase_bruck", "parlogna");
-    MPIX_Comm *xcomm;
-    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
-    CU_ASSERT_EQUAL_FATAL(set_tuning_file(xcomm, path), MPI_SUCCESS);
     const PickedCall calls[] = {{30, false, "two_phase_bruck"},    // 0: carries 30
                                 {3000, false, "two_phase_bruck"},  // carries 3000
                                 {300, false, "scattered"},         // reduces 300
@@ -515,9 +522,8 @@ void test_agreement_carried_by_the_row()
                                 {60, false, "parlogna"},           // carries 60
                                 {600, false, "parlogna"},          // 15: carries 600: rank 0's own 600 / p <= 400
                                 {30, false, "scattered"}};
-    check_picks(xcomm, calls, sizeof calls / sizeof calls[0]);
+    check_picks_through(path, calls, sizeof calls / sizeof calls[0]);
     MPIX_CHECK_ALL("tables: statistics agreed inside two_phase_bruck's and parlogna's messages, or reduced");
-    MPIX_Comm_free(&xcomm);
 }
 
 // parlogna carrying the values where its last digit's messages are large (the
@@ -534,9 +540,6 @@ void test_agreement_carried_apart_from_large_blocks()
     const std::string path = files.write(table(
         "\"alltoallv\": [{\"when\": {\"mean_block_bytes\": {\"max\": 40}}, \"algorithm\": \"two_phase_bruck\"}, "
         "{\"algorithm\": \"parlogna\"}]"));
-    MPIX_Comm *xcomm;
-    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
-    CU_ASSERT_EQUAL_FATAL(set_tuning_file(xcomm, path), MPI_SUCCESS);
     const PickedCall calls[] = {{30, false, "two_phase_bruck"},    // 0: carries 30
                                 {80000, false, "two_phase_bruck"}, // carries 80000
                                 {80000, false, "parlogna"},        // apart, carries 80000
@@ -548,9 +551,8 @@ void test_agreement_carried_apart_from_large_blocks()
                                 {80000, true, "parlogna"},         // reduces 80000
                                 {60, false, "parlogna"},           // apart, carries 60
                                 {30, false, "parlogna"}};          // 10
-    check_picks(xcomm, calls, sizeof calls / sizeof calls[0]);
+    check_picks_through(path, calls, sizeof calls / sizeof calls[0]);
     MPIX_CHECK_ALL("tables: statistics carried apart from parlogna's large last messages");
-    MPIX_Comm_free(&xcomm);
 }
 
 void test_precedence_and_hints()
