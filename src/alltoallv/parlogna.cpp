@@ -181,9 +181,8 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
             const long long z1 = z0 + batch - 1 < zmax ? z0 + batch - 1 : zmax;
             // Rounds of one digit move disjoint positions: a batch of them at once.
             // Every position of the last digit arrives home: the receiver knows
-            // each message's length (its recvcounts) and no header travels, so
-            // its receives are posted before the sends.
-            const bool home_digit = !planned && !sizes_only && beyond >= p;
+            // each message's length (its recvcounts) and no header travels.
+            const bool last_digit = !planned && !sizes_only && beyond >= p;
             // Carried statistics cannot ride in front of these messages: a
             // longer (erroneous) message would lose them with the blocks (MPICH
             // leaves a truncated receive's buffer unwritten), and the ranks
@@ -197,9 +196,10 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
             // the row was picked on, the same on every rank, as both sides of a
             // message must choose alike.
             const bool stats_apart =
-                carry && home_digit && carry[2] >= kStatsApartBytes / static_cast<std::uint64_t>(w);
+                carry && last_digit && carry[2] >= kStatsApartBytes / static_cast<std::uint64_t>(w);
             const bool carry_inline = carry && !stats_apart;
-            const bool probe_home = carry_inline && home_digit;
+            // Its receives posted before the sends, for the lengths expected.
+            const bool home_digit = last_digit && !carry_inline;
             // Rounds keep their lists' capacity from the last call.
             rounds.resize(static_cast<std::size_t>(z1 - z0 + 1));
             for (long long z = z0; z <= z1; ++z) {
@@ -234,7 +234,7 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
             // receive: the callers' WorldErrorsReturn brings that back here.
             std::vector<ScratchBytes> stage;
             arrived_wrong.assign(rounds.size(), 0);
-            if (planned || (home_digit && !probe_home)) {
+            if (planned || home_digit) {
                 stage.resize(rounds.size());
                 in_data.assign(rounds.size(), nullptr);
                 in_bytes.assign(rounds.size(), 0);
@@ -311,7 +311,7 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                     if (recv_reqs[k] == MPI_REQUEST_NULL)
                         expected[k] = kNotChecked;
                 MPIX_CHECK(wait_all(static_cast<int>(recv_reqs.size()), recv_reqs.data(), expected.data(), &mismatch));
-            } else if (home_digit && !probe_home) {
+            } else if (home_digit) {
                 // A message of another length holds a block of the wrong length
                 // (none of it goes on): reported, and none of its blocks
                 // delivered, as with a probed message.
