@@ -353,7 +353,7 @@ int write_table(const Options &o, const std::string &command)
         Collective c;
         const mpix::Algorithm *a =
             mpix::collective_from_name(coll.c_str(), &c) ? mpix::find_algorithm(c, algo.c_str()) : nullptr;
-        return a && mpix::carries_block_stats(*a);
+        return a && mpix::block_stats_in_own_messages(*a);
     };
     std::string report;
     const std::string table = mpixbench::selection_table_text(rows, b, &report);

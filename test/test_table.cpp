@@ -555,6 +555,42 @@ void test_agreement_carried_apart_from_large_blocks()
     MPIX_CHECK_ALL("tables: statistics carried apart from parlogna's large last messages");
 }
 
+// The direct rows agree the values in rounds while their blocks move
+// (nonblocking; scattered in its first window of two; randomized_sendrecv in
+// its first queue of one step, or after its last; nonempty beside its
+// pattern's hash). Rank r's blocks grow with r: a value some rank missed makes
+// the ranks pick different rows (calls 5-7 carry values that cross a border
+// between ranks; calls 8 and 10 are nonblocking and reduce theirs).
+void test_agreement_carried_by_direct_rows()
+{
+    if (mpixtest::size() < 2)
+        return;
+    TableFiles files;
+    const std::string path = files.write(table(
+        "\"alltoallv\": [{\"when\": {\"mean_block_bytes\": {\"max\": 40}}, \"algorithm\": \"nonempty\"}, "
+        "{\"when\": {\"max_block_bytes\": {\"max\": 400}}, \"algorithm\": \"randomized_sendrecv\", "
+        "\"hints\": {\"max_queue\": 1}}, "
+        "{\"when\": {\"max_block_bytes\": {\"max\": 4000}}, \"algorithm\": \"nonblocking\"}, "
+        "{\"when\": {\"max_block_bytes\": {\"max\": 40000}}, \"algorithm\": \"scattered\", "
+        "\"hints\": {\"batch_size\": 1}}, "
+        "{\"algorithm\": \"randomized_sendrecv\"}]"));
+    const PickedCall calls[] = {{30, false, "nonempty"},               // 0: carries 30
+                                {3000, false, "nonempty"},             // carries 3000
+                                {300, false, "nonblocking"},           // carries 300
+                                {30000, false, "randomized_sendrecv"}, // carries 30000
+                                {30, false, "scattered"},              // carries 30
+                                {60, false, "nonempty"},               // 5: carries 60: rank 0's own 60 / p <= 40
+                                {600, false, "randomized_sendrecv"},   // carries 600: rank 0's 600 / p <= 400
+                                {6000, false, "nonblocking"},          // carries 6000: rank 0's 6000 / p <= 4000
+                                {30, true, "scattered"},               // reduces 30
+                                {60000, false, "nonempty"},            // carries 60000
+                                {3000, true, "randomized_sendrecv"},   // 10: reduces 3000
+                                {30, false, "nonblocking"},            // carries 30
+                                {30, false, "nonempty"}};
+    check_picks_through(path, calls, sizeof calls / sizeof calls[0]);
+    MPIX_CHECK_ALL("tables: statistics agreed in rounds beside the direct rows' blocks");
+}
+
 void test_precedence_and_hints()
 {
     TableFiles files;
@@ -705,6 +741,7 @@ const mpixtest::TestCase kTests[] = {
     {"identical pick on every rank with different local statistics", test_identical_pick_with_local_differences},
     {"statistics agreed inside the row's messages or reduced", test_agreement_carried_by_the_row},
     {"statistics carried apart from parlogna's large last messages", test_agreement_carried_apart_from_large_blocks},
+    {"statistics agreed beside the direct rows' blocks", test_agreement_carried_by_direct_rows},
     {"precedence and table hints", test_precedence_and_hints},
     {"load errors change nothing", test_load_errors},
     {"every row through a table", test_every_row_through_a_table},

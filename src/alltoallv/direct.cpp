@@ -29,6 +29,16 @@ int copy_self_block(const Exchange &x)
     return MPI_SUCCESS;
 }
 
+// Each round is waited for alone, before any block is. Under SimGrid SMPI the
+// reduction otherwise runs, blocking, at the next call's start
+// (select/registry.cpp, AgreedBlocks); here its rounds overlap the blocks.
+// Every rank calls it once per call, at the same point of the row, whatever
+// its blocks.
+int agree_carried_stats(const Exchange &x)
+{
+    return x.carried_stats ? agree_max(x.carried_stats, x.tag + kAgreementTag, x.comm, 2) : MPI_SUCCESS;
+}
+
 namespace {
 
 bool fits_int(std::size_t v) { return v <= static_cast<std::size_t>(INT_MAX); }
@@ -45,9 +55,11 @@ void trace_step(const Exchange &x, int step, int to, int from)
 
 // Posts steps [first, last) of the spread-out order (and a round of `rider`,
 // if any) and waits for them; with `copy_own_block`, the rank's own block is
-// copied once they are posted, while they move.
+// copied once they are posted, while they move; with `agree_carried`, auto's
+// statistics are agreed then too (agree_carried_stats).
 int post_window(const Exchange &x, int first, int last, std::vector<MPI_Request> &reqs,
-                std::vector<std::size_t> &expected, RidingMax *rider = nullptr, bool copy_own_block = false)
+                std::vector<std::size_t> &expected, RidingMax *rider = nullptr, bool copy_own_block = false,
+                bool agree_carried = false)
 {
     reqs.clear();
     expected.clear();
@@ -73,10 +85,11 @@ int post_window(const Exchange &x, int first, int last, std::vector<MPI_Request>
     }
     if (copy_own_block)
         copy_self_block(x);
+    const int agreed = agree_carried ? agree_carried_stats(x) : MPI_SUCCESS;
     const int rc = wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch);
     if (rider)
         rider->fold();
-    return rc;
+    return rc != MPI_SUCCESS ? rc : agreed;
 }
 
 // A persistent request's direct exchange: every receive and send a persistent
@@ -324,7 +337,7 @@ int direct_nonblocking(const Exchange &x)
 {
     std::vector<MPI_Request> reqs;
     std::vector<std::size_t> expected;
-    return post_window(x, 1, x.size, reqs, expected, nullptr, true);
+    return post_window(x, 1, x.size, reqs, expected, nullptr, true, true);
 }
 
 int direct_scattered(const Exchange &x)
@@ -341,11 +354,11 @@ int direct_scattered_riding(const Exchange &x, RidingMax *rider)
     int rc = MPI_SUCCESS;
     for (int first = 1; first < x.size && rc == MPI_SUCCESS;) {
         int last = batch >= x.size - first ? x.size : first + batch;
-        rc = post_window(x, first, last, reqs, expected, rider, first == 1);
+        rc = post_window(x, first, last, reqs, expected, rider, first == 1, first == 1 && !rider);
         first = last;
     }
     if (x.size == 1)
-        copy_self_block(x);
+        copy_self_block(x);  // no window: nothing to agree with either
     // The agreement completes even after a failed window: the other ranks wait
     // for this rank's rounds.
     const int agreed = rider ? rider->finish() : MPI_SUCCESS;
@@ -490,7 +503,8 @@ int prepare_nonempty(const Exchange &x, std::unique_ptr<ExchangePlan> *plan)
 
 int direct_nonempty(const Exchange &x)
 {
-    return direct_nonempty_agreeing(x, nullptr, 0);
+    // auto's statistics ride the pattern's agreement (its values beside the hash).
+    return direct_nonempty_agreeing(x, x.carried_stats, x.carried_stats ? 2 : 0);
 }
 
 int direct_nonempty_agreeing(const Exchange &x, std::uint64_t *maxima, int count)

@@ -14,6 +14,10 @@ namespace mpix {
 class RidingMax;  // core/p2p.hpp
 
 int copy_self_block(const Exchange &x);
+// auto's statistics (Exchange::carried_stats; nothing where the call has none)
+// agreed by maximum (agree_max, ceil(log2 P) rounds of 16 bytes each way) while
+// the blocks the row has posted move: the direct rows' way to carry them.
+int agree_carried_stats(const Exchange &x);
 // One trace record of a direct step: the block rank -> to, bytes each way.
 void trace_direct_step(const Exchange &x, int step, int to, int from, std::size_t sent, std::size_t received);
 // Every receive, then every send, in `order` (nullptr: rank order; the own

@@ -113,6 +113,7 @@ int randomized_sendrecv(const Exchange &x)
     // block once the next step's messages are posted, so the copy runs while
     // they move (or at the end, when it is the last step).
     bool own_block_due = false;
+    bool agreed = false;  // auto's statistics (agree_carried_stats)
     for (int k = 0; k < x.size; ++k) {
         const int to = randomized_send_peer(o->order, x.rank, k);
         const int from = randomized_recv_peer(o->position, x.rank, k);
@@ -132,6 +133,10 @@ int randomized_sendrecv(const Exchange &x)
             own_block_due = false;
         }
         if (queue > 0 && ++in_flight == queue) {
+            if (!agreed) {  // while the first queue moves
+                agreed = true;
+                MPIX_CHECK(agree_carried_stats(x));
+            }
             MPIX_CHECK(wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch));
             reqs.clear();
             expected.clear();
@@ -140,7 +145,9 @@ int randomized_sendrecv(const Exchange &x)
     }
     if (own_block_due)
         copy_self_block(x);
-    return wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch);
+    const int agreement = agreed ? MPI_SUCCESS : agree_carried_stats(x);
+    const int rc = wait_all(static_cast<int>(reqs.size()), reqs.data(), expected.data(), x.mismatch);
+    return rc != MPI_SUCCESS ? rc : agreement;
 }
 
 namespace {

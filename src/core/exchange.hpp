@@ -118,6 +118,7 @@ inline Exchange with_buffers(const Exchange &x, const char *sendbuf, const std::
     sub.recvbuf = recvbuf;
     sub.recvbytes = recvbytes;
     sub.rdispls = rdispls;
+    sub.carried_stats = nullptr;  // auto's statistics are the outer row's to agree
     return sub;
 }
 

@@ -198,9 +198,18 @@ constexpr int kCount = sizeof(kAlgorithms) / sizeof(kAlgorithms[0]);
 
 }  // namespace
 
-bool carries_block_stats(const Algorithm &a)
+bool block_stats_in_own_messages(const Algorithm &a)
 {
     return a.run == two_phase_bruck || a.run == parlogna;
+}
+
+bool carries_block_stats(const Algorithm &a)
+{
+    const ExchangeFn rounds_beside_blocks[] = {direct_nonblocking, direct_scattered, direct_nonempty,
+                                               randomized_sendrecv};
+    return block_stats_in_own_messages(a) || std::find(std::begin(rounds_beside_blocks),
+                                                       std::end(rounds_beside_blocks),
+                                                       a.run) != std::end(rounds_beside_blocks);
 }
 
 bool reads_block_sizes(const Algorithm &a)
@@ -366,10 +375,11 @@ int comm_facts(MPIX_Comm *xcomm, Locality locality, SelectionFacts *facts, const
 // call agreed, picks its row on them, and leaves its own values to be agreed
 // while it runs, in one of two ways (hand_over_agreement, decided by the row
 // and the kind of call, so the same on every rank):
-//  - carried: a blocking call whose row spreads them by maximum inside its own
-//    messages (carries_block_stats: two_phase_bruck and parlogna, 16 bytes a
-//    message). The agreement then costs no message and no round of its own;
-//    the call returns with them agreed, and the next call takes them.
+//  - carried: a blocking call whose row agrees them by maximum itself
+//    (carries_block_stats): inside its own messages (two_phase_bruck and
+//    parlogna, 16 bytes a message: no message and no round of their own), or,
+//    in the direct rows, in agree_max's rounds while the blocks move. The call
+//    returns with them agreed, and the next call takes them.
 //  - reduced: an MPI_Iallreduce, completed by the next call (every rank started
 //    it, in the same order, so it can complete; usually it already has).
 // Kept on the communicator; freeing it completes a pending reduction
