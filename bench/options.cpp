@@ -597,7 +597,8 @@ void add_tune_options(CLI::App &app, TuneOptions &o)
     app.add_option("--check-table", o.check_table,
                    "measure every candidate, then auto with this table (made elsewhere, e.g. from other sizes: "
                    "held-back points) at every point (rows auto, params table;picked=NAME), and print its worst ratio to the best "
-                   "row; writes no table");
+                   "row; writes no table. auto gets at least 2 warm-up calls: its timed call then follows a call of "
+                   "the row it picks, as in a run of calls");
     real("--merge-within", &o.merge_within, 1.0, 100.0, "a ratio from 1 to 100",
          "merge neighbouring size bands where one pick stays within this ratio of the best (1: exact ties)");
     real("--agreement-us", &o.agreement_us, 0.0, 1e9, "microseconds, 0 or more",
