@@ -556,11 +556,12 @@ void test_agreement_carried_apart_from_large_blocks()
 }
 
 // The direct rows agree the values in rounds while their blocks move
-// (nonblocking; scattered in its first window of two; randomized_sendrecv in
-// its first queue of one step, or after its last; nonempty beside its
-// pattern's hash). Rank r's blocks grow with r: a value some rank missed makes
-// the ranks pick different rows (calls 5-7 carry values that cross a border
-// between ranks; calls 8 and 10 are nonblocking and reduce theirs).
+// (nonblocking; scattered in the first of its windows of one step;
+// randomized_sendrecv in its first queue of one step, or after its last post;
+// nonempty beside its pattern's hash). Rank r's blocks grow with r: a value
+// some rank missed makes the ranks pick different rows (calls 5-7 carry
+// values that cross a border between ranks; calls 8 and 10 are nonblocking
+// and reduce theirs).
 void test_agreement_carried_by_direct_rows()
 {
     if (mpixtest::size() < 2)

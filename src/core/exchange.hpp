@@ -92,13 +92,13 @@ struct Exchange {
     // communicator's. Algorithms copy bytes only through it.
     LocalWork *work = nullptr;
     // `auto`'s block statistics of this call ({mean block, largest block}) in
-    // [0] and [1], to spread by maximum inside the row's own messages: on
-    // return each holds the largest over every rank, what `auto` picks the
-    // next call's row on. [2] and [3]: the agreed values this call's row was
-    // picked on, the same on every rank (read only: a row may choose how it
-    // carries [0] and [1] by them). Set only for a row that carries them
-    // (select/registry.hpp, carries_block_stats), in a blocking call; nullptr
-    // otherwise.
+    // [0] and [1], to spread by maximum inside the row's own messages or in
+    // rounds beside its blocks (the direct rows): on return each holds the
+    // largest over every rank, what `auto` picks the next call's row on. [2]
+    // and [3]: the agreed values this call's row was picked on, the same on
+    // every rank (read only: a row may choose how it carries [0] and [1] by
+    // them). Set only for a row that carries them (select/registry.hpp,
+    // carries_block_stats), in a blocking call; nullptr otherwise.
     std::uint64_t *carried_stats = nullptr;
 
     const char *send_block(int peer) const { return sendbuf + sdispls[peer]; }
