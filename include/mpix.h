@@ -260,8 +260,11 @@ int MPIX_Info_get(const MPIX_Info *info, const char *key, int valuelen, char *va
  *  @retval MPI_SUCCESS every block arrived
  *  @retval MPI_ERR_ARG @p xcomm is NULL
  *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
- *  @retval MPI_ERR_COUNT a negative count, a block shorter than its receive block arrived, or this
- *          rank's send blocks are shorter than its receive blocks (as below)
+ *  @retval MPI_ERR_COUNT a negative count (not in place, the call still takes part, sending
+ *          blocks of the receive length, zeros for a negative send count, and writes nothing
+ *          to @p recvbuf, so the other ranks complete: docs/errors.md), a block shorter than
+ *          its receive block arrived, or this rank's send blocks are shorter than its receive
+ *          blocks (as below)
  *  @retval MPI_ERR_TRUNCATE a longer block arrived, or this rank's send blocks are longer than
  *          its receive blocks: it still takes part, each block cut (padded) to the
  *          receive length, so the other ranks complete (docs/errors.md)
@@ -300,7 +303,9 @@ int MPIX_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
  *  @retval MPI_SUCCESS every block arrived
  *  @retval MPI_ERR_ARG @p xcomm, a count array or a displacement array is NULL
  *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
- *  @retval MPI_ERR_COUNT a negative count, or a block shorter than its receive block arrived
+ *  @retval MPI_ERR_COUNT a negative count (except in place or on pmpi, the call still takes
+ *          part, each such block empty, and writes nothing to @p recvbuf, so the other ranks
+ *          complete: docs/errors.md), or a block shorter than its receive block arrived
  *  @retval MPI_ERR_TRUNCATE a block longer than its receive block arrived (or the block this
  *          rank sends itself is longer than its receive block: it still takes part, that block cut)
  *  @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL

@@ -38,8 +38,9 @@ template <Form F>
 }
 
 // Validates one side's counts and datatype (before its type is described).
+// A negative count only sets *negative: the rank takes part (ClampedCounts).
 template <Form F>
-[[gnu::always_inline]] inline int check_counts(const UserSide &side, int size, const char **why)
+[[gnu::always_inline]] inline int check_counts(const UserSide &side, int size, const char **why, bool *negative)
 {
     if ((F == Form::per_peer && (!side.counts || !side.displs)) ||
         (F == Form::per_peer_large && (!side.counts_c || !side.displs_c))) {
@@ -52,10 +53,8 @@ template <Form F>
     }
     const int peers = F == Form::uniform ? 1 : size;
     for (int p = 0; p < peers; ++p)
-        if (count_as<F>(side, p) < 0) {
-            *why = "negative count";
-            return MPI_ERR_COUNT;
-        }
+        if (count_as<F>(side, p) < 0)
+            *negative = true;
     return MPI_SUCCESS;
 }
 
@@ -187,6 +186,13 @@ int report(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc,
 
 int report_local_mismatch(MPIX_Comm *xcomm, const char *fn, const LocalMismatch &local)
 {
+    if (local.negative)
+        return raise(xcomm->user, local.error_class, fn,
+                     local.uniform ? "negative count; this rank took part so that the other ranks complete, with "
+                                     "blocks of the length they expect (zero bytes for a negative send count), and "
+                                     "wrote nothing to its receive buffer"
+                                   : "negative count; this rank took part so that the other ranks complete, each "
+                                     "such block empty, and wrote nothing to its receive buffer");
     const std::string sent = std::to_string(local.sent), expected = std::to_string(local.expected);
     const std::string text =
         local.uniform
@@ -197,6 +203,27 @@ int report_local_mismatch(MPIX_Comm *xcomm, const char *fn, const LocalMismatch 
             : "the block this rank sends itself (" + sent + " bytes) is longer than its receive block (" + expected +
                   " bytes); the whole elements that fit were received, the other blocks moved as given";
     return raise(xcomm->user, local.error_class, fn, text.c_str());
+}
+
+int refuse_negative_on_mpi_row(MPIX_Comm *xcomm, Collective c, const char *fn, const LocalMismatch &local,
+                               const Algorithm *algorithm)
+{
+    if (!local.negative || c != Collective::alltoallv || !algorithm->pass_through)
+        return MPI_SUCCESS;
+    return raise(xcomm->user, MPI_ERR_COUNT, fn,
+                 "negative count (the MPI library's own MPI_Alltoallv, which this call runs, can take no part with "
+                 "it: the error is returned at once, as that collective returns it)");
+}
+
+int report_with_own(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc, const LocalMismatch *local)
+{
+    if (rc != MPI_SUCCESS && local && local->negative) {
+        int rc_class = rc;
+        MPI_Error_class(rc, &rc_class);
+        if (rc_class == MPI_ERR_TRUNCATE || rc_class == MPI_ERR_COUNT)
+            return report_local_mismatch(xcomm, fn, *local);
+    }
+    return report(xcomm, fn, algorithm, rc);
 }
 
 int report_guarded(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc)
@@ -263,7 +290,8 @@ void note_working_set(MPIX_Comm *xcomm, const UserSide &send, const UserSide &re
 // returns what report() returns.
 // `carried_stats`: Exchange::carried_stats (nullptr: none).
 int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorithm *algorithm, const Hints &hints,
-                  const UserSide &send, const UserSide &recv, bool in_place, std::uint64_t *carried_stats)
+                  const UserSide &send, const UserSide &recv, bool in_place, std::uint64_t *carried_stats,
+                  const LocalMismatch *local)
 {
     const int p = xcomm->size;
     BlockSide sb, rb;
@@ -291,7 +319,7 @@ int run_byte_path(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorith
         rc = algorithm->run(x);
     }
     rc = finish_exchange(rc, mismatch, recv, p, rb, xcomm->comm, &xcomm->work);
-    return report(xcomm, fn, algorithm, rc);
+    return report_with_own(xcomm, fn, algorithm, rc, local);
 }
 
 // The send and receive sides name the same memory, block for block: the same
@@ -332,16 +360,36 @@ const UserSide &selection_side(const LocalMismatch &local, const UserSide &send,
 
 namespace {
 
+// Off the call's path: a negative count on this rank. A blocking call
+// (`clamped` given) takes part with the copies kept in *clamped
+// (ClampedCounts); a nonblocking or persistent one, and one in place, returns
+// MPI_ERR_COUNT at once.
+[[gnu::noinline]] int clamp_negative_counts(MPIX_Comm *xcomm, const char *fn, UserSide &send, UserSide &recv,
+                                            bool in_place, std::unique_ptr<ClampedCounts> *clamped)
+{
+    if (!clamped || in_place)
+        return raise(xcomm->user, MPI_ERR_COUNT, fn, "negative count");
+    clamped->reset(new (std::nothrow) ClampedCounts);
+    const int rc = *clamped ? (*clamped)->clamp(&send, &recv, xcomm->size) : MPI_ERR_NO_MEM;
+    if (rc == MPI_ERR_NO_MEM)
+        return raise_staging(xcomm->user, rc, fn, "the scratch receive blocks of a call with a negative count");
+    if (rc != MPI_SUCCESS)
+        return raise(xcomm->user, rc, fn, "negative count (send and receive: no block length to take part with)");
+    return MPI_SUCCESS;
+}
+
 // check_exchange's body for one form, inlined into run_exchange (every call's path).
 template <Form F>
 [[gnu::always_inline]] inline int check_exchange_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
-                                                    UserSide &recv, bool in_place, LocalMismatch *local)
+                                                    UserSide &recv, bool in_place, LocalMismatch *local,
+                                                    std::unique_ptr<ClampedCounts> *clamped)
 {
     const int p = xcomm->size;
     const char *why = nullptr;
-    int rc = check_counts<F>(recv, p, &why);
+    bool negative = false;
+    int rc = check_counts<F>(recv, p, &why, &negative);
     if (rc == MPI_SUCCESS && !in_place)
-        rc = check_counts<F>(send, p, &why);
+        rc = check_counts<F>(send, p, &why, &negative);
     if (rc != MPI_SUCCESS)
         return raise(xcomm->user, rc, fn, why);
     if (describe_type_memo(xcomm, recv.type, &recv.info, &why) != MPI_SUCCESS)
@@ -368,14 +416,25 @@ template <Form F>
                      "sendbuf and recvbuf are the same blocks of memory (MPI_IN_PLACE is the in-place form)");
     // MPI_Alltoall requires equal type signatures, so every block has one size;
     // MPI_Alltoallv a block to itself no longer than its receive block. The
-    // other ranks cannot see either: the rank takes part, then reports it.
+    // other ranks cannot see either, nor a negative count: the rank takes
+    // part, then reports it.
     *local = LocalMismatch{};
+    if (negative && (rc = clamp_negative_counts(xcomm, fn, send, recv, in_place, clamped)) != MPI_SUCCESS)
+        return rc;
     if (!in_place) {
         const int peer = c == Collective::alltoall ? 0 : xcomm->rank;
         const std::size_t sent = static_cast<std::size_t>(count_as<F>(send, peer)) * send.info.size;
-        const std::size_t expected = static_cast<std::size_t>(count_as<F>(recv, peer)) * recv.info.size;
+        const std::size_t expected =  // (a negative count's receive side is ClampedCounts' bytes)
+            (negative ? recv.count(peer) : static_cast<std::size_t>(count_as<F>(recv, peer))) * recv.info.size;
         if (c == Collective::alltoall ? sent != expected : sent > expected)
             *local = {sent > expected ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT, c == Collective::alltoall, sent, expected};
+        local->sent = sent;  // (a negative count's MPIX_Alltoall fits its send blocks to these)
+        local->expected = expected;
+    }
+    if (negative) {
+        local->error_class = MPI_ERR_COUNT;
+        local->uniform = c == Collective::alltoall;
+        local->negative = true;
     }
     return MPI_SUCCESS;
 }
@@ -386,9 +445,10 @@ template <Form F>
 template <Form F>
 [[gnu::always_inline]] inline int check_and_select_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
                                                       UserSide &recv, bool in_place, LocalMismatch *local,
+                                                      std::unique_ptr<ClampedCounts> *clamped,
                                                       const Algorithm **algorithm, const RuleHints **rule_hints)
 {
-    const int rc = check_exchange_as<F>(xcomm, c, fn, send, recv, in_place, local);
+    const int rc = check_exchange_as<F>(xcomm, c, fn, send, recv, in_place, local, clamped);
     if (rc != MPI_SUCCESS)
         return rc;
     *algorithm =
@@ -443,10 +503,12 @@ void remember_pass_through(MPIX_Comm *xcomm, Collective c, const UserSide &send,
 // no machine could stage is MPI_ERR_NO_MEM before anything moves, whichever row
 // auto picks. `remember`: a pass-through may take the shortcuts next time.
 // `carried`: Exchange::carried_stats.
+// `local`: the call's LocalMismatch, if any (report_with_own).
 template <Form F>
 [[gnu::always_inline]] inline int run_row(MPIX_Comm *xcomm, Collective c, const char *fn, const Algorithm *algorithm,
                                           const RuleHints *rule_hints, const UserSide &send, const UserSide &recv,
-                                          bool in_place, bool remember, std::uint64_t *carried)
+                                          bool in_place, bool remember, std::uint64_t *carried,
+                                          const LocalMismatch *local = nullptr)
 {
     if (algorithm->pass_through && xcomm->hints.trace.empty() && recv.info.contiguous &&
         (in_place || send.info.contiguous)) {
@@ -460,10 +522,10 @@ template <Form F>
         if (passed && rc == MPI_SUCCESS && remember)
             remember_pass_through<F>(xcomm, c, send, recv, in_place, algorithm);
         if (passed)
-            return rc == MPI_SUCCESS ? MPI_SUCCESS : report(xcomm, fn, algorithm, rc);
+            return rc == MPI_SUCCESS ? MPI_SUCCESS : report_with_own(xcomm, fn, algorithm, rc, local);
     }
     return run_byte_path(xcomm, c, fn, algorithm, comm_hints_with_rule(xcomm, rule_hints), send, recv, in_place,
-                         carried);
+                         carried, local);
 }
 
 // A call with a LocalMismatch: its fitted send side on the row, then the
@@ -478,7 +540,7 @@ template <Form F>
     int rc = fitted.fit(local, send, xcomm->rank, xcomm->size, xcomm->comm, &xcomm->work, &fitted_send);
     if (rc != MPI_SUCCESS)
         return raise_staging(xcomm->user, rc, fn, "the send staging buffer");
-    rc = run_row<F>(xcomm, c, fn, algorithm, rule_hints, fitted_send, recv, false, false, carried);
+    rc = run_row<F>(xcomm, c, fn, algorithm, rule_hints, fitted_send, recv, false, false, carried, &local);
     return rc == MPI_SUCCESS ? report_local_mismatch(xcomm, fn, local) : rc;
 }
 
@@ -490,8 +552,11 @@ int run_exchange_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &se
     const Algorithm *algorithm = nullptr;
     const RuleHints *rule_hints = nullptr;
     LocalMismatch local;
-    const int rc = check_and_select_as<F>(xcomm, c, fn, send, recv, in_place, &local, &algorithm, &rule_hints);
+    std::unique_ptr<ClampedCounts> clamped;  // a negative count's copies (none on the path of a correct call)
+    int rc = check_and_select_as<F>(xcomm, c, fn, send, recv, in_place, &local, &clamped, &algorithm, &rule_hints);
     if (rc != MPI_SUCCESS)
+        return rc;
+    if (local.negative && (rc = refuse_negative_on_mpi_row(xcomm, c, fn, local, algorithm)) != MPI_SUCCESS)
         return rc;
     // auto's agreement of this call's block statistics, at once, before any
     // step a rank could fail alone: in the row's messages where it carries
@@ -523,20 +588,21 @@ template <typename Body>
 }  // namespace
 
 int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place,
-                   LocalMismatch *local)
+                   LocalMismatch *local, std::unique_ptr<ClampedCounts> *clamped)
 {
     return with_form(recv.form, [&](auto form) {
-        return check_exchange_as<decltype(form)::value>(xcomm, c, fn, send, recv, in_place, local);
+        return check_exchange_as<decltype(form)::value>(xcomm, c, fn, send, recv, in_place, local, clamped);
     });
 }
 
 int check_and_select(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place,
-                     LocalMismatch *local, const Algorithm **algorithm, const RuleHints **rule_hints)
+                     LocalMismatch *local, std::unique_ptr<ClampedCounts> *clamped, const Algorithm **algorithm,
+                     const RuleHints **rule_hints)
 {
     *rule_hints = nullptr;
     return with_form(recv.form, [&](auto form) {
-        return check_and_select_as<decltype(form)::value>(xcomm, c, fn, send, recv, in_place, local, algorithm,
-                                                          rule_hints);
+        return check_and_select_as<decltype(form)::value>(xcomm, c, fn, send, recv, in_place, local, clamped,
+                                                          algorithm, rule_hints);
     });
 }
 

@@ -667,7 +667,7 @@ int init_persistent_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, Use
     // collectives of init (regions, agreement, plan) block no other thread.
     sched::drain(xcomm);
     LocalMismatch local;
-    int rc = check_exchange(xcomm, c, fn, send, recv, in_place, &local);
+    int rc = check_exchange(xcomm, c, fn, send, recv, in_place, &local, nullptr);  // (a negative count: at once)
     if (rc != MPI_SUCCESS)
         return rc;
     const char *why = nullptr;
@@ -717,7 +717,7 @@ int start_nonblocking_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, U
     const Algorithm *algorithm = nullptr;
     const RuleHints *rule_hints = nullptr;
     LocalMismatch local;
-    int rc = check_and_select(xcomm, c, fn, send, recv, in_place, &local, &algorithm, &rule_hints);
+    int rc = check_and_select(xcomm, c, fn, send, recv, in_place, &local, nullptr, &algorithm, &rule_hints);
     if (rc != MPI_SUCCESS)
         return rc;
     if (xcomm->agreement_awaiting)  // auto's statistics: reduced beside the task, never in its messages
