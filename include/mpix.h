@@ -268,7 +268,8 @@ int MPIX_Info_get(const MPIX_Info *info, const char *key, int valuelen, char *va
  *  @retval MPI_ERR_TRUNCATE a longer block arrived, or this rank's send blocks are longer than
  *          its receive blocks: it still takes part, each block cut (padded) to the
  *          receive length, so the other ranks complete (docs/errors.md)
- *  @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL
+ *  @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL (not in
+ *          place, taking part as for a negative count)
  *  @retval MPI_ERR_NO_MEM no memory for staging or scratch space
  *  @retval MPI_ERR_INTERN internal error
  *  @par Example
@@ -308,7 +309,8 @@ int MPIX_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
  *          complete: docs/errors.md), or a block shorter than its receive block arrived
  *  @retval MPI_ERR_TRUNCATE a block longer than its receive block arrived (or the block this
  *          rank sends itself is longer than its receive block: it still takes part, that block cut)
- *  @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL
+ *  @retval MPI_ERR_BUFFER @p recvbuf is MPI_IN_PLACE, or a buffer with data is NULL (except
+ *          in place or on pmpi, taking part as for a negative count)
  *  @retval MPI_ERR_NO_MEM no memory for staging or scratch space
  *  @retval MPI_ERR_INTERN internal error
  *  @par Example

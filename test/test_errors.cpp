@@ -1240,23 +1240,42 @@ void test_one_rank_erroneous()
     MPIX_CHECK_ALL("arguments erroneous on one rank alone: it takes part and reports, the others complete");
 }
 
-// A negative count on rank 0 alone in a blocking call, which the other ranks
-// cannot see. Rank 0 takes part so that they complete (ClampedCounts), writes
-// nothing to its receive buffer and returns MPI_ERR_COUNT with a text naming
-// the negative count; no rank hangs, writes past a block, or gets a later call
-// wrong. On every row, on one node and on nodes of 2:
-//  - MPIX_Alltoall, send count -1: the others complete, rank 0's blocks zeros.
-//  - MPIX_Alltoall, receive count -1: the others complete, every block right.
+// An argument wrong on rank 0 alone in a blocking call, which the other ranks
+// cannot see: a negative send or receive count, or a NULL send or receive
+// buffer for blocks with data. Rank 0 takes part so that they complete
+// (StandInSides), writes nothing to its receive buffer and returns
+// MPI_ERR_COUNT (MPI_ERR_BUFFER) with a text naming its error; no rank hangs,
+// writes past a block, or gets a later call wrong. On every row, on one node
+// and on nodes of 2:
+//  - MPIX_Alltoall: the others complete; rank 0's blocks are zeros where its
+//    send count was negative or its send buffer NULL, else right.
 //  - MPIX_Alltoallv, rank 0's count to (from) rank P-1 negative: the others
 //    complete with every block right, or report the short (long) block, as
-//    for counts that differ between ranks.
+//    for counts that differ between ranks. A NULL buffer: the others complete,
+//    rank 0's blocks zeros where its send buffer was NULL.
 // Where MPIX_Alltoallv runs the MPI library's own collective (`pmpi`, and
 // `auto`, which may pick it), rank 0 returns at once, as that collective does,
-// and its peers would wait: there every rank's count is negative alike, and
-// every rank returns MPI_ERR_COUNT. (Nonblocking and persistent calls return
-// it at once, leaving no request: test/fuzz.test's bad arguments.)
-void test_one_rank_negative_count()
+// and its peers would wait: there every rank's argument is wrong alike, and
+// every rank returns the error. (Nonblocking and persistent calls return it at
+// once, leaving no request: test/fuzz.test's bad arguments.)
+void test_one_rank_stand_in()
 {
+    enum class Wrong { negative_send, negative_recv, null_send, null_recv };
+    const Wrong kWrong[] = {Wrong::negative_send, Wrong::negative_recv, Wrong::null_send, Wrong::null_recv};
+    auto wrong_name = [](Wrong w) {
+        return w == Wrong::negative_send   ? "send count negative"
+               : w == Wrong::negative_recv ? "receive count negative"
+               : w == Wrong::null_send     ? "sendbuf NULL"
+                                           : "recvbuf NULL";
+    };
+    auto wrong_class = [](Wrong w) {
+        return w == Wrong::negative_send || w == Wrong::negative_recv ? MPI_ERR_COUNT : MPI_ERR_BUFFER;
+    };
+    auto wrong_text = [](Wrong w) {
+        return w == Wrong::negative_send || w == Wrong::negative_recv ? "negative count"
+               : w == Wrong::null_send                                ? "sendbuf is NULL"
+                                                                      : "recvbuf is NULL";
+    };
     const int p = mpixtest::size(), me = mpixtest::rank();
     // Every call's values are its own: a rank that left a call early would
     // hand the others its next call's blocks, and they would not match.
@@ -1267,8 +1286,8 @@ void test_one_rank_negative_count()
                     what + ": rank " + std::to_string(me) + " got class " + std::to_string(cls) + " (" +
                         mpix_text(err) + ")");
     };
-    auto says_negative = [&](int err, const std::string &what) {
-        MPIX_EXPECT(mpix_text(err).find("negative count") != std::string::npos,
+    auto says = [&](int err, const char *text, const std::string &what) {
+        MPIX_EXPECT(mpix_text(err).find(text) != std::string::npos,
                     what + ": MPIX_Error_string gave '" + mpix_text(err) + "'");
     };
     auto untouched = [&](const std::vector<int> &rb, const std::string &what) {
@@ -1276,62 +1295,78 @@ void test_one_rank_negative_count()
                     what + ": rank " + std::to_string(me) + " wrote to its receive buffer");
     };
     auto alltoall = [&](MPIX_Comm *xcomm, const char *algo, const std::string &where) {
-        for (bool send_negative : {true, false}) {
-            const int sent = me == 0 && send_negative ? -1 : 3, received = me == 0 && !send_negative ? -1 : 3;
+        for (Wrong wrong : kWrong) {
+            const bool here = me == 0;
+            const int sent = here && wrong == Wrong::negative_send ? -1 : 3;
+            const int received = here && wrong == Wrong::negative_recv ? -1 : 3;
+            const bool zeros_from_0 = wrong == Wrong::negative_send || wrong == Wrong::null_send;
             const int round = ++serial;
             auto value = [&](int s, int d, int k) { return round * 1000000 + s * 10000 + d * 100 + k; };
             std::vector<int> sb(3 * p), rb(3 * p + 4, -7);
             for (int d = 0; d < p; ++d)
                 for (int k = 0; k < 3; ++k)
                     sb[d * 3 + k] = value(me, d, k);
-            const std::string what = std::string(algo) + ": MPIX_Alltoall, rank 0's " +
-                                     (send_negative ? "send" : "receive") + " count -1" + where;
-            const int err = MPIX_Alltoall(sb.data(), sent, MPI_INT, rb.data(), received, MPI_INT, xcomm);
-            class_is(err, {me == 0 ? MPI_ERR_COUNT : MPI_SUCCESS}, what);
-            if (me == 0) {
-                says_negative(err, what);
+            const void *send_buf = here && wrong == Wrong::null_send ? nullptr : sb.data();
+            void *recv_buf = here && wrong == Wrong::null_recv ? nullptr : rb.data();
+            const std::string what = std::string(algo) + ": MPIX_Alltoall, rank 0's " + wrong_name(wrong) + where;
+            const int err = MPIX_Alltoall(send_buf, sent, MPI_INT, recv_buf, received, MPI_INT, xcomm);
+            class_is(err, {here ? wrong_class(wrong) : MPI_SUCCESS}, what);
+            if (here) {
+                says(err, wrong_text(wrong), what);
                 untouched(rb, what);
                 continue;
             }
             bool right = std::all_of(rb.begin() + 3 * p, rb.end(), [](int v) { return v == -7; });
             for (int q = 0; q < p; ++q)
                 for (int k = 0; k < 3; ++k)
-                    right = right && rb[3 * q + k] == (q == 0 && send_negative ? 0 : value(q, me, k));
+                    right = right && rb[3 * q + k] == (q == 0 && zeros_from_0 ? 0 : value(q, me, k));
             MPIX_EXPECT(right, what + ": rank " + std::to_string(me) + "'s receive buffer is wrong");
         }
         mpixtest::exchange_and_check(xcomm, true, [](int, int) { return 3; }, std::string(algo) + where);
     };
     auto alltoallv = [&](MPIX_Comm *xcomm, const char *algo, const std::string &where) {
-        // Every rank's count negative alike where the call may run MPI's own collective.
+        // Every rank's argument wrong alike where the call may run MPI's own collective.
         const bool all_ranks = std::strcmp(algo, "pmpi") == 0 || std::strcmp(algo, "auto") == 0;
-        const bool negative_here = all_ranks || me == 0;
-        for (bool send_negative : {true, false}) {
+        const bool here = all_ranks || me == 0;
+        for (Wrong wrong : kWrong) {
             std::vector<int> sc(p, 3), rc(p, 3), dis(p);
             for (int j = 0; j < p; ++j)
                 dis[j] = 5 * j;  // a guard of 2 ints after each block
-            if (negative_here)
-                (send_negative ? sc : rc)[p - 1] = send_negative ? -1 : -2;
+            if (here && wrong == Wrong::negative_send)
+                sc[p - 1] = -1;
+            if (here && wrong == Wrong::negative_recv)
+                rc[p - 1] = -2;
             const int round = ++serial;
             std::vector<int> sb(5 * p), rb(5 * p + 4, -7);
             for (int j = 0; j < p; ++j)
                 for (int k = 0; k < 3; ++k)
                     sb[dis[j] + k] = round * 1000000 + me * 1000 + j * 10 + k;
+            const void *send_buf = here && wrong == Wrong::null_send ? nullptr : sb.data();
+            void *recv_buf = here && wrong == Wrong::null_recv ? nullptr : rb.data();
             const std::string what = std::string(algo) + ": MPIX_Alltoallv, " +
-                                     (all_ranks ? "every rank's " : "rank 0's ") +
-                                     (send_negative ? "count to" : "count from") + " rank P-1 negative" + where;
-            const int err = MPIX_Alltoallv(sb.data(), sc.data(), dis.data(), MPI_INT, rb.data(), rc.data(),
-                                           dis.data(), MPI_INT, xcomm);
-            if (negative_here) {
-                class_is(err, {MPI_ERR_COUNT}, what);
-                says_negative(err, what);
+                                     (all_ranks ? "every rank's " : "rank 0's ") + wrong_name(wrong) +
+                                     (wrong == Wrong::negative_send   ? " (to rank P-1)"
+                                      : wrong == Wrong::negative_recv ? " (from rank P-1)"
+                                                                      : "") +
+                                     where;
+            const int err = MPIX_Alltoallv(send_buf, sc.data(), dis.data(), MPI_INT, recv_buf, rc.data(), dis.data(),
+                                           MPI_INT, xcomm);
+            if (here) {
+                class_is(err, {wrong_class(wrong)}, what);
+                says(err, wrong_text(wrong), what);
                 untouched(rb, what);
                 continue;
             }
-            class_is(err, {MPI_SUCCESS, MPI_ERR_COUNT, MPI_ERR_TRUNCATE}, what);
+            const bool negative = wrong == Wrong::negative_send || wrong == Wrong::negative_recv;
+            class_is(err, negative ? std::initializer_list<int>{MPI_SUCCESS, MPI_ERR_COUNT, MPI_ERR_TRUNCATE}
+                                   : std::initializer_list<int>{MPI_SUCCESS},
+                     what);
             bool right = rb[5 * p] == -7 && rb[5 * p + 3] == -7;
             for (int q = 0; q < p; ++q)
                 for (int k = 0; k < 5; ++k) {
-                    const int want = k >= 3 ? -7 : round * 1000000 + q * 1000 + me * 10 + k;
+                    const int want = k >= 3 ? -7
+                                     : q == 0 && wrong == Wrong::null_send ? 0
+                                                                          : round * 1000000 + q * 1000 + me * 10 + k;
                     // (a rank that reported a length: only its guards; its blocks are undefined)
                     right = right && ((err != MPI_SUCCESS && k < 3) || rb[dis[q] + k] == want);
                 }
@@ -1342,7 +1377,7 @@ void test_one_rank_negative_count()
     };
     on_every_row("alltoall", alltoall);
     on_every_row("alltoallv", alltoallv);
-    MPIX_CHECK_ALL("a negative count on one rank alone: it takes part and reports, nobody waits for it");
+    MPIX_CHECK_ALL("a negative count or NULL buffer on one rank alone: it takes part and reports, nobody waits");
 }
 
 // The progress thread needs MPI_THREAD_MULTIPLE; this program runs under
@@ -1391,7 +1426,7 @@ const mpixtest::TestCase kTests[] = {
     {"block size mismatch, every row", test_block_size_mismatch},
     {"MPIX_Alltoall block sizes unequal across ranks, every row", test_uniform_size_mismatch},
     {"arguments erroneous on one rank alone, every row", test_one_rank_erroneous},
-    {"a negative count on one rank alone, every row", test_one_rank_negative_count},
+    {"a negative count or NULL buffer on one rank alone, every row", test_one_rank_stand_in},
     {"block size mismatch across segments (randomized_segmented)", test_segmented_mismatch},
     {"block size mismatch with nonempty's receive window of 1", test_nonempty_window_mismatch},
     {"MPIX_Comm / MPIX_Info bad input", test_comm_and_info_errors},

@@ -300,7 +300,7 @@ int FittedSend::fit(const LocalMismatch &m, const UserSide &send, int me, int si
     const std::size_t n = static_cast<std::size_t>(size);
     if (!m.uniform) {  // the self block: whole elements within its receive block
         if (m.sent <= m.expected)
-            return MPI_SUCCESS;  // (a negative count alone: ClampedCounts made the side)
+            return MPI_SUCCESS;  // (a stand-in alone: StandInSides made the side)
         const std::size_t elements = send.info.size ? m.expected / send.info.size : 0;
         if (send.form == UserSide::Form::per_peer) {
             counts_.assign(send.counts, send.counts + n);
@@ -329,24 +329,60 @@ int FittedSend::fit(const LocalMismatch &m, const UserSide &send, int me, int si
     return MPI_SUCCESS;
 }
 
-int ClampedCounts::clamp(UserSide *send, UserSide *recv, int size)
+int StandInSides::as_bytes(UserSide *side, int size, bool zero, std::vector<MPI_Count> *bytes,
+                           std::vector<MPI_Aint> *displs, ScratchBytes *data)
+{
+    const std::size_t n = static_cast<std::size_t>(size);
+    bytes->assign(n, 0);
+    displs->assign(n, 0);
+    std::size_t total = 0;
+    for (int q = 0; q < size; ++q) {
+        const MPI_Count count = side->raw_count(q);
+        std::size_t length = 0;
+        if (count > 0 && (__builtin_mul_overflow(static_cast<std::size_t>(count), side->info.size, &length) ||
+                          total + length < total || total + length > static_cast<std::size_t>(PTRDIFF_MAX)))
+            return MPI_ERR_NO_MEM;
+        (*bytes)[q] = static_cast<MPI_Count>(length);
+        (*displs)[q] = static_cast<MPI_Aint>(total);
+        total += length;
+    }
+    if (!data->resize(total + 1))
+        return MPI_ERR_NO_MEM;
+    if (zero)
+        std::memset(data->data(), 0, total);
+    *side = UserSide::bytes(UserSide::per_peer(data->data(), bytes->data(), displs->data(), MPI_BYTE));
+    return MPI_SUCCESS;
+}
+
+int StandInSides::make(UserSide *send, UserSide *recv, int size, bool zero_send)
 {
     const std::size_t n = static_cast<std::size_t>(size);
     if (recv->form == UserSide::Form::uniform) {
         if (send->uniform_count < 0 && recv->uniform_count < 0)
             return MPI_ERR_COUNT;
         // Blocks of the one length known (MPI_Alltoall's equal type signatures);
-        // both products fit: the sides passed check_byte_range.
+        // the products fit: the sides passed check_byte_range.
         const std::size_t block = recv->uniform_count >= 0
                                       ? static_cast<std::size_t>(recv->uniform_count) * recv->info.size
                                       : static_cast<std::size_t>(send->uniform_count) * send->info.size;
         send->uniform_count = std::max<MPI_Count>(send->uniform_count, 0);
+        if (zero_send) {
+            const std::size_t sent = static_cast<std::size_t>(send->uniform_count) * send->info.size;
+            if (!zeros_.resize(sent * n + 1))
+                return MPI_ERR_NO_MEM;
+            std::memset(zeros_.data(), 0, sent * n);
+            *send = UserSide::bytes(UserSide::uniform(zeros_.data(), static_cast<MPI_Count>(sent), MPI_BYTE));
+        }
         if (!dropped_.resize(block * n + 1))
             return MPI_ERR_NO_MEM;
         *recv = UserSide::bytes(UserSide::uniform(dropped_.data(), static_cast<MPI_Count>(block), MPI_BYTE));
         return MPI_SUCCESS;
     }
-    if (send->form == UserSide::Form::per_peer) {
+    if (zero_send) {
+        const int rc = as_bytes(send, size, true, &send_bytes_, &send_displs_, &zeros_);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    } else if (send->form == UserSide::Form::per_peer) {
         send_counts_.assign(send->counts, send->counts + n);
         for (int &count : send_counts_)
             count = std::max(count, 0);
@@ -357,23 +393,7 @@ int ClampedCounts::clamp(UserSide *send, UserSide *recv, int size)
             count = std::max<MPI_Count>(count, 0);
         send->counts_c = send_counts_c_.data();
     }
-    recv_bytes_.assign(n, 0);
-    recv_displs_.assign(n, 0);
-    std::size_t total = 0;
-    for (int q = 0; q < size; ++q) {
-        const MPI_Count count = recv->raw_count(q);
-        std::size_t bytes = 0;
-        if (count > 0 && (__builtin_mul_overflow(static_cast<std::size_t>(count), recv->info.size, &bytes) ||
-                          total + bytes < total || total + bytes > static_cast<std::size_t>(PTRDIFF_MAX)))
-            return MPI_ERR_NO_MEM;
-        recv_bytes_[q] = static_cast<MPI_Count>(bytes);
-        recv_displs_[q] = static_cast<MPI_Aint>(total);
-        total += bytes;
-    }
-    if (!dropped_.resize(total + 1))
-        return MPI_ERR_NO_MEM;
-    *recv = UserSide::bytes(UserSide::per_peer(dropped_.data(), recv_bytes_.data(), recv_displs_.data(), MPI_BYTE));
-    return MPI_SUCCESS;
+    return as_bytes(recv, size, false, &recv_bytes_, &recv_displs_, &dropped_);
 }
 
 int finish_exchange(int rc, int mismatch, const UserSide &recv, int size, const BlockSide &side, MPI_Comm comm,

@@ -162,40 +162,46 @@ int finish_recv_side(const UserSide &user, int size, const BlockSide &side, MPI_
 // Returning at once would leave the other ranks waiting for this rank's blocks
 // (MPI's own collectives take part and report a truncation), so the rank takes
 // part and reports the error after the exchange (select/dispatch.hpp).
-// A negative count in a blocking call is another (ClampedCounts).
+// A blocking call's negative count or NULL buffer is another (StandInSides).
 struct LocalMismatch {
     int error_class = MPI_SUCCESS;  // MPI_ERR_TRUNCATE (longer) or MPI_ERR_COUNT (shorter); MPI_SUCCESS: none
     bool uniform = false;
     std::size_t sent = 0, expected = 0;  // the bytes of a send block and of its receive block
-    bool negative = false;               // MPI_ERR_COUNT for a negative count (ClampedCounts)
+    // Why the rank takes part with StandInSides (error_class MPI_ERR_COUNT or MPI_ERR_BUFFER).
+    enum class StandIn : unsigned char { none, negative_count, null_sendbuf, null_recvbuf };
+    StandIn stand_in = StandIn::none;
 };
-// A blocking call with negative counts, which only this rank can see: the
-// rank takes part so that the other ranks complete, writes nothing to its
-// receive buffer, and reports MPI_ERR_COUNT after the exchange
-// (LocalMismatch::negative). Returning at once would leave the other ranks
-// waiting for its blocks, and its next call's messages would meet their
-// receives. The copies the call runs on live here.
-//  - The send side: MPI_Alltoallv(_c) each negative count taken as 0; an
-//    MPI_Alltoall(_c) negative send count as send blocks of zero bytes, of the
-//    receive length (FittedSend pads them).
+// A blocking call with a negative count, or a NULL buffer that should hold
+// data, which only this rank can see: the rank takes part so that the other
+// ranks complete, writes nothing to its receive buffer, and reports the error
+// after the exchange (LocalMismatch::stand_in). Returning at once would leave
+// the other ranks waiting for its blocks, and its next call's messages would
+// meet their receives. The sides it takes part with live here.
+//  - The send side: each negative count taken as 0 (an MPI_Alltoall(_c)
+//    negative send count as send blocks of zero bytes, of the receive length:
+//    FittedSend pads them); a NULL send buffer as zero bytes of its lengths.
 //  - The receive side: scratch with the caller's lengths (a negative count's
 //    block empty; an MPI_Alltoall negative receive count as the send length),
 //    dropped after the exchange.
 // In place, or with both of an MPI_Alltoall's counts negative, there is
-// nothing to take part with: MPI_ERR_COUNT at once (as for nonblocking and
+// nothing to take part with: the error at once (as for nonblocking and
 // persistent calls, which must not leave a request behind an argument error).
-class ClampedCounts {
+class StandInSides {
 public:
-    // Rewrites *send and *recv (types described, not in place) to point at
-    // the copies. MPI_SUCCESS, MPI_ERR_COUNT (nothing to take part with) or
-    // MPI_ERR_NO_MEM.
-    int clamp(UserSide *send, UserSide *recv, int size);
+    // Rewrites *send and *recv (types described, not in place) to the sides
+    // kept here; `zero_send`: the send side's data as zero bytes. MPI_SUCCESS,
+    // MPI_ERR_COUNT (nothing to take part with) or MPI_ERR_NO_MEM.
+    int make(UserSide *send, UserSide *recv, int size, bool zero_send);
 
 private:
+    // *side as MPI_BYTE blocks laid one after another in `data` (zeroed if
+    // `zero`), with its lengths (a negative count's block empty).
+    static int as_bytes(UserSide *side, int size, bool zero, std::vector<MPI_Count> *bytes,
+                        std::vector<MPI_Aint> *displs, ScratchBytes *data);
     std::vector<int> send_counts_;
-    std::vector<MPI_Count> send_counts_c_, recv_bytes_;
-    std::vector<MPI_Aint> recv_displs_;
-    ScratchBytes dropped_;
+    std::vector<MPI_Count> send_counts_c_, send_bytes_, recv_bytes_;
+    std::vector<MPI_Aint> send_displs_, recv_displs_;
+    ScratchBytes zeros_, dropped_;
 };
 // The send side a rank with a LocalMismatch takes part with: the blocks the
 // other ranks expect, so that every path runs a correct call: a row, or an

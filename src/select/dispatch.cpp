@@ -38,7 +38,7 @@ template <Form F>
 }
 
 // Validates one side's counts and datatype (before its type is described).
-// A negative count only sets *negative: the rank takes part (ClampedCounts).
+// A negative count only sets *negative: the rank may take part (StandInSides).
 template <Form F>
 [[gnu::always_inline]] inline int check_counts(const UserSide &side, int size, const char **why, bool *negative)
 {
@@ -186,13 +186,24 @@ int report(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc,
 
 int report_local_mismatch(MPIX_Comm *xcomm, const char *fn, const LocalMismatch &local)
 {
-    if (local.negative)
+    using StandIn = LocalMismatch::StandIn;
+    switch (local.stand_in) {
+    case StandIn::none: break;
+    case StandIn::negative_count:
         return raise(xcomm->user, local.error_class, fn,
                      local.uniform ? "negative count; this rank took part so that the other ranks complete, with "
                                      "blocks of the length they expect (zero bytes for a negative send count), and "
                                      "wrote nothing to its receive buffer"
                                    : "negative count; this rank took part so that the other ranks complete, each "
                                      "such block empty, and wrote nothing to its receive buffer");
+    case StandIn::null_sendbuf:
+        return raise(xcomm->user, local.error_class, fn,
+                     "sendbuf is NULL; this rank took part so that the other ranks complete, sending zero bytes, and "
+                     "wrote nothing to its receive buffer");
+    case StandIn::null_recvbuf:
+        return raise(xcomm->user, local.error_class, fn,
+                     "recvbuf is NULL; this rank took part so that the other ranks complete, and wrote nothing");
+    }
     const std::string sent = std::to_string(local.sent), expected = std::to_string(local.expected);
     const std::string text =
         local.uniform
@@ -205,19 +216,24 @@ int report_local_mismatch(MPIX_Comm *xcomm, const char *fn, const LocalMismatch 
     return raise(xcomm->user, local.error_class, fn, text.c_str());
 }
 
-int refuse_negative_on_mpi_row(MPIX_Comm *xcomm, Collective c, const char *fn, const LocalMismatch &local,
+int refuse_stand_in_on_mpi_row(MPIX_Comm *xcomm, Collective c, const char *fn, const LocalMismatch &local,
                                const Algorithm *algorithm)
 {
-    if (!local.negative || c != Collective::alltoallv || !algorithm->pass_through)
+    using StandIn = LocalMismatch::StandIn;
+    if (local.stand_in == StandIn::none || c != Collective::alltoallv || !algorithm->pass_through)
         return MPI_SUCCESS;
-    return raise(xcomm->user, MPI_ERR_COUNT, fn,
-                 "negative count (the MPI library's own MPI_Alltoallv, which this call runs, can take no part with "
-                 "it: the error is returned at once, as that collective returns it)");
+    const char *what = local.stand_in == StandIn::negative_count ? "negative count"
+                       : local.stand_in == StandIn::null_sendbuf ? "sendbuf is NULL"
+                                                                 : "recvbuf is NULL";
+    return raise(xcomm->user, local.error_class, fn,
+                 (std::string(what) + " (the MPI library's own MPI_Alltoallv, which this call runs, can take no part "
+                                      "with it: the error is returned at once, as that collective returns it)")
+                     .c_str());
 }
 
 int report_with_own(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc, const LocalMismatch *local)
 {
-    if (rc != MPI_SUCCESS && local && local->negative) {
+    if (rc != MPI_SUCCESS && local && local->stand_in != LocalMismatch::StandIn::none) {
         int rc_class = rc;
         MPI_Error_class(rc, &rc_class);
         if (rc_class == MPI_ERR_TRUNCATE || rc_class == MPI_ERR_COUNT)
@@ -360,19 +376,25 @@ const UserSide &selection_side(const LocalMismatch &local, const UserSide &send,
 
 namespace {
 
-// Off the call's path: a negative count on this rank. A blocking call
-// (`clamped` given) takes part with the copies kept in *clamped
-// (ClampedCounts); a nonblocking or persistent one, and one in place, returns
-// MPI_ERR_COUNT at once.
-[[gnu::noinline]] int clamp_negative_counts(MPIX_Comm *xcomm, const char *fn, UserSide &send, UserSide &recv,
-                                            bool in_place, std::unique_ptr<ClampedCounts> *clamped)
+// Off the call's path: a negative count or a NULL buffer with data on this
+// rank (`why`). A blocking call (`stand_in` given) takes part with the sides
+// kept in *stand_in (StandInSides); a nonblocking or persistent one, and one
+// in place, raises the error at once.
+[[gnu::noinline]] int stand_in_for(MPIX_Comm *xcomm, const char *fn, UserSide &send, UserSide &recv, bool in_place,
+                                   LocalMismatch::StandIn why, std::unique_ptr<StandInSides> *stand_in)
 {
-    if (!clamped || in_place)
-        return raise(xcomm->user, MPI_ERR_COUNT, fn, "negative count");
-    clamped->reset(new (std::nothrow) ClampedCounts);
-    const int rc = *clamped ? (*clamped)->clamp(&send, &recv, xcomm->size) : MPI_ERR_NO_MEM;
+    using StandIn = LocalMismatch::StandIn;
+    const int error_class = why == StandIn::negative_count ? MPI_ERR_COUNT : MPI_ERR_BUFFER;
+    const char *what = why == StandIn::negative_count ? "negative count"
+                       : why == StandIn::null_sendbuf ? "sendbuf is NULL"
+                                                      : "recvbuf is NULL";
+    if (!stand_in || in_place)
+        return raise(xcomm->user, error_class, fn, what);
+    stand_in->reset(new (std::nothrow) StandInSides);
+    const int rc = *stand_in ? (*stand_in)->make(&send, &recv, xcomm->size, why == StandIn::null_sendbuf)
+                             : MPI_ERR_NO_MEM;
     if (rc == MPI_ERR_NO_MEM)
-        return raise_staging(xcomm->user, rc, fn, "the scratch receive blocks of a call with a negative count");
+        return raise_staging(xcomm->user, rc, fn, "the stand-in blocks of a call with an erroneous argument");
     if (rc != MPI_SUCCESS)
         return raise(xcomm->user, rc, fn, "negative count (send and receive: no block length to take part with)");
     return MPI_SUCCESS;
@@ -382,7 +404,7 @@ namespace {
 template <Form F>
 [[gnu::always_inline]] inline int check_exchange_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
                                                     UserSide &recv, bool in_place, LocalMismatch *local,
-                                                    std::unique_ptr<ClampedCounts> *clamped)
+                                                    std::unique_ptr<StandInSides> *stand_in)
 {
     const int p = xcomm->size;
     const char *why = nullptr;
@@ -406,35 +428,42 @@ template <Form F>
     // MPI_IN_PLACE is a send-side marker; as recvbuf every row would write through it.
     if (static_cast<const void *>(recv.buf) == MPI_IN_PLACE)
         return raise(xcomm->user, MPI_ERR_BUFFER, fn, "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
-    // NULL buffers before anything reads them (packing a non-contiguous side would).
-    if (!in_place && null_buffer_for(send.buf, send.info) && has_data(send, p))
-        return raise(xcomm->user, MPI_ERR_BUFFER, fn, "sendbuf is NULL");
-    if (null_buffer_for(recv.buf, recv.info) && has_data(recv, p))
-        return raise(xcomm->user, MPI_ERR_BUFFER, fn, "recvbuf is NULL");
-    if (!in_place && same_blocks(send, recv) && has_data(send, p))
+    // NULL buffers before anything reads them (packing a non-contiguous side
+    // would). Like a negative count, a blocking call takes part without them.
+    using StandIn = LocalMismatch::StandIn;
+    StandIn wrong = negative ? StandIn::negative_count : StandIn::none;
+    if (wrong == StandIn::none && !in_place && null_buffer_for(send.buf, send.info) && has_data(send, p))
+        wrong = StandIn::null_sendbuf;
+    if (wrong == StandIn::none && null_buffer_for(recv.buf, recv.info) && has_data(recv, p))
+        wrong = StandIn::null_recvbuf;
+    if (wrong == StandIn::none && !in_place && same_blocks(send, recv) && has_data(send, p))
         return raise(xcomm->user, MPI_ERR_BUFFER, fn,
                      "sendbuf and recvbuf are the same blocks of memory (MPI_IN_PLACE is the in-place form)");
     // MPI_Alltoall requires equal type signatures, so every block has one size;
     // MPI_Alltoallv a block to itself no longer than its receive block. The
-    // other ranks cannot see either, nor a negative count: the rank takes
+    // other ranks cannot see either, nor the errors above: the rank takes
     // part, then reports it.
     *local = LocalMismatch{};
-    if (negative && (rc = clamp_negative_counts(xcomm, fn, send, recv, in_place, clamped)) != MPI_SUCCESS)
+    if (wrong != StandIn::none && (rc = stand_in_for(xcomm, fn, send, recv, in_place, wrong, stand_in)) != MPI_SUCCESS)
         return rc;
     if (!in_place) {
         const int peer = c == Collective::alltoall ? 0 : xcomm->rank;
-        const std::size_t sent = static_cast<std::size_t>(count_as<F>(send, peer)) * send.info.size;
-        const std::size_t expected =  // (a negative count's receive side is ClampedCounts' bytes)
-            (negative ? recv.count(peer) : static_cast<std::size_t>(count_as<F>(recv, peer))) * recv.info.size;
+        // (StandInSides' sides are of any form: their counts as such)
+        const std::size_t sent =
+            (wrong != StandIn::none ? send.count(peer) : static_cast<std::size_t>(count_as<F>(send, peer))) *
+            send.info.size;
+        const std::size_t expected =
+            (wrong != StandIn::none ? recv.count(peer) : static_cast<std::size_t>(count_as<F>(recv, peer))) *
+            recv.info.size;
         if (c == Collective::alltoall ? sent != expected : sent > expected)
             *local = {sent > expected ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT, c == Collective::alltoall, sent, expected};
-        local->sent = sent;  // (a negative count's MPIX_Alltoall fits its send blocks to these)
+        local->sent = sent;  // (a stand-in MPIX_Alltoall fits its send blocks to these)
         local->expected = expected;
     }
-    if (negative) {
-        local->error_class = MPI_ERR_COUNT;
+    if (wrong != StandIn::none) {
+        local->error_class = wrong == StandIn::negative_count ? MPI_ERR_COUNT : MPI_ERR_BUFFER;
         local->uniform = c == Collective::alltoall;
-        local->negative = true;
+        local->stand_in = wrong;
     }
     return MPI_SUCCESS;
 }
@@ -445,10 +474,10 @@ template <Form F>
 template <Form F>
 [[gnu::always_inline]] inline int check_and_select_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
                                                       UserSide &recv, bool in_place, LocalMismatch *local,
-                                                      std::unique_ptr<ClampedCounts> *clamped,
+                                                      std::unique_ptr<StandInSides> *stand_in,
                                                       const Algorithm **algorithm, const RuleHints **rule_hints)
 {
-    const int rc = check_exchange_as<F>(xcomm, c, fn, send, recv, in_place, local, clamped);
+    const int rc = check_exchange_as<F>(xcomm, c, fn, send, recv, in_place, local, stand_in);
     if (rc != MPI_SUCCESS)
         return rc;
     *algorithm =
@@ -552,11 +581,12 @@ int run_exchange_as(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &se
     const Algorithm *algorithm = nullptr;
     const RuleHints *rule_hints = nullptr;
     LocalMismatch local;
-    std::unique_ptr<ClampedCounts> clamped;  // a negative count's copies (none on the path of a correct call)
-    int rc = check_and_select_as<F>(xcomm, c, fn, send, recv, in_place, &local, &clamped, &algorithm, &rule_hints);
+    std::unique_ptr<StandInSides> stand_in;  // none on the path of a correct call
+    int rc = check_and_select_as<F>(xcomm, c, fn, send, recv, in_place, &local, &stand_in, &algorithm, &rule_hints);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (local.negative && (rc = refuse_negative_on_mpi_row(xcomm, c, fn, local, algorithm)) != MPI_SUCCESS)
+    if (local.stand_in != LocalMismatch::StandIn::none &&
+        (rc = refuse_stand_in_on_mpi_row(xcomm, c, fn, local, algorithm)) != MPI_SUCCESS)
         return rc;
     // auto's agreement of this call's block statistics, at once, before any
     // step a rank could fail alone: in the row's messages where it carries
@@ -588,20 +618,20 @@ template <typename Body>
 }  // namespace
 
 int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place,
-                   LocalMismatch *local, std::unique_ptr<ClampedCounts> *clamped)
+                   LocalMismatch *local, std::unique_ptr<StandInSides> *stand_in)
 {
     return with_form(recv.form, [&](auto form) {
-        return check_exchange_as<decltype(form)::value>(xcomm, c, fn, send, recv, in_place, local, clamped);
+        return check_exchange_as<decltype(form)::value>(xcomm, c, fn, send, recv, in_place, local, stand_in);
     });
 }
 
 int check_and_select(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place,
-                     LocalMismatch *local, std::unique_ptr<ClampedCounts> *clamped, const Algorithm **algorithm,
+                     LocalMismatch *local, std::unique_ptr<StandInSides> *stand_in, const Algorithm **algorithm,
                      const RuleHints **rule_hints)
 {
     *rule_hints = nullptr;
     return with_form(recv.form, [&](auto form) {
-        return check_and_select_as<decltype(form)::value>(xcomm, c, fn, send, recv, in_place, local, clamped,
+        return check_and_select_as<decltype(form)::value>(xcomm, c, fn, send, recv, in_place, local, stand_in,
                                                           algorithm, rule_hints);
     });
 }

@@ -24,17 +24,18 @@ int run_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send,
 // counts, datatypes (described into `info`), byte ranges, buffers. Returns
 // MPI_SUCCESS or the error raised on the user's communicator; *local tells of
 // an error this rank takes part with and reports after the exchange
-// (FittedSend, report_local_mismatch). A negative count: with `clamped` (a
-// blocking call) the sides become copies kept in *clamped (ClampedCounts),
-// which must outlive the call's use of them; without, MPI_ERR_COUNT at once.
+// (FittedSend, report_local_mismatch). A negative count or a NULL buffer with
+// data: with `stand_in` (a blocking call) the sides become those kept in
+// *stand_in (StandInSides), which must outlive the call's use of them;
+// without, the error at once.
 int check_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place,
-                   LocalMismatch *local, std::unique_ptr<ClampedCounts> *clamped);
+                   LocalMismatch *local, std::unique_ptr<StandInSides> *stand_in);
 
 // What a blocking and a nonblocking call start with: check_exchange, then the
 // row for this call (selected from the comm's hints and table, recorded as the
 // comm's last algorithm) and the selection rule's hints (NULL if none).
 int check_and_select(MPIX_Comm *xcomm, Collective c, const char *fn, UserSide &send, UserSide &recv, bool in_place,
-                     LocalMismatch *local, std::unique_ptr<ClampedCounts> *clamped, const Algorithm **algorithm,
+                     LocalMismatch *local, std::unique_ptr<StandInSides> *stand_in, const Algorithm **algorithm,
                      const RuleHints **rule_hints);
 
 // One rank in place: its one block is already where it belongs, on every row
@@ -75,18 +76,18 @@ int report_local_mismatch(MPIX_Comm *xcomm, const char *fn, const LocalMismatch 
 // LocalMismatch takes part with blocks of its receive length (FittedSend).
 const UserSide &selection_side(const LocalMismatch &local, const UserSide &send, const UserSide &recv);
 
-// A blocking MPIX_Alltoallv(_c) with a negative count (LocalMismatch::negative)
-// on a row that is the MPI library's own collective: MPI_ERR_COUNT at once. MPICH
-// skips an empty block on both sides, so a rank taking part with such a block
-// empty would leave its receiver waiting, or its sender's block queued for the
-// communicator's next call; returning at once is what MPICH's own call does
-// (the other ranks wait for this one), and is clean where every rank's counts
-// are negative alike. MPI_SUCCESS otherwise.
-int refuse_negative_on_mpi_row(MPIX_Comm *xcomm, Collective c, const char *fn, const LocalMismatch &local,
+// A blocking MPIX_Alltoallv(_c) with stand-in sides (LocalMismatch::stand_in)
+// on a row that is the MPI library's own collective: the error at once. MPICH
+// skips an empty block on both sides, so a rank taking part with a negative
+// count's block empty would leave its receiver waiting, or its sender's block
+// queued for the communicator's next call; returning at once is what MPICH's
+// own call does (the other ranks wait for this one), and is clean where every
+// rank's arguments are wrong alike. MPI_SUCCESS otherwise.
+int refuse_stand_in_on_mpi_row(MPIX_Comm *xcomm, Collective c, const char *fn, const LocalMismatch &local,
                                const Algorithm *algorithm);
 
-// report(), except that a block of the wrong length in a call with a negative
-// count (`local`, may be NULL) is that count's doing: report_local_mismatch.
+// report(), except that a block of the wrong length in a call with stand-in
+// sides (`local`, may be NULL) is their doing: report_local_mismatch.
 int report_with_own(MPIX_Comm *xcomm, const char *fn, const Algorithm *algorithm, int rc, const LocalMismatch *local);
 
 // report() inside the guard of a C entry point (what pass_alltoall_again reports).

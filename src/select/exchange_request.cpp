@@ -667,7 +667,7 @@ int init_persistent_exchange(MPIX_Comm *xcomm, Collective c, const char *fn, Use
     // collectives of init (regions, agreement, plan) block no other thread.
     sched::drain(xcomm);
     LocalMismatch local;
-    int rc = check_exchange(xcomm, c, fn, send, recv, in_place, &local, nullptr);  // (a negative count: at once)
+    int rc = check_exchange(xcomm, c, fn, send, recv, in_place, &local, nullptr);  // (a negative count, a NULL buffer: at once)
     if (rc != MPI_SUCCESS)
         return rc;
     const char *why = nullptr;
