@@ -1260,21 +1260,25 @@ void test_one_rank_erroneous()
 // once, leaving no request: test/fuzz.test's bad arguments.)
 void test_one_rank_stand_in()
 {
-    enum class Wrong { negative_send, negative_recv, null_send, null_recv };
-    const Wrong kWrong[] = {Wrong::negative_send, Wrong::negative_recv, Wrong::null_send, Wrong::null_recv};
+    // (null_send_negative_recv: both wrong; the count is reported, and the NULL
+    // buffer must still not be read)
+    enum class Wrong { negative_send, negative_recv, null_send, null_recv, null_send_negative_recv };
+    const Wrong kWrong[] = {Wrong::negative_send, Wrong::negative_recv, Wrong::null_send, Wrong::null_recv,
+                            Wrong::null_send_negative_recv};
     auto wrong_name = [](Wrong w) {
         return w == Wrong::negative_send   ? "send count negative"
                : w == Wrong::negative_recv ? "receive count negative"
                : w == Wrong::null_send     ? "sendbuf NULL"
-                                           : "recvbuf NULL";
+               : w == Wrong::null_recv     ? "recvbuf NULL"
+                                           : "sendbuf NULL and receive count negative";
     };
-    auto wrong_class = [](Wrong w) {
-        return w == Wrong::negative_send || w == Wrong::negative_recv ? MPI_ERR_COUNT : MPI_ERR_BUFFER;
+    auto is_negative = [](Wrong w) {
+        return w == Wrong::negative_send || w == Wrong::negative_recv || w == Wrong::null_send_negative_recv;
     };
-    auto wrong_text = [](Wrong w) {
-        return w == Wrong::negative_send || w == Wrong::negative_recv ? "negative count"
-               : w == Wrong::null_send                                ? "sendbuf is NULL"
-                                                                      : "recvbuf is NULL";
+    auto null_send = [](Wrong w) { return w == Wrong::null_send || w == Wrong::null_send_negative_recv; };
+    auto wrong_class = [&](Wrong w) { return is_negative(w) ? MPI_ERR_COUNT : MPI_ERR_BUFFER; };
+    auto wrong_text = [&](Wrong w) {
+        return is_negative(w) ? "negative count" : w == Wrong::null_send ? "sendbuf is NULL" : "recvbuf is NULL";
     };
     const int p = mpixtest::size(), me = mpixtest::rank();
     // Every call's values are its own: a rank that left a call early would
@@ -1298,15 +1302,16 @@ void test_one_rank_stand_in()
         for (Wrong wrong : kWrong) {
             const bool here = me == 0;
             const int sent = here && wrong == Wrong::negative_send ? -1 : 3;
-            const int received = here && wrong == Wrong::negative_recv ? -1 : 3;
-            const bool zeros_from_0 = wrong == Wrong::negative_send || wrong == Wrong::null_send;
+            const int received =
+                here && (wrong == Wrong::negative_recv || wrong == Wrong::null_send_negative_recv) ? -1 : 3;
+            const bool zeros_from_0 = wrong == Wrong::negative_send || null_send(wrong);
             const int round = ++serial;
             auto value = [&](int s, int d, int k) { return round * 1000000 + s * 10000 + d * 100 + k; };
             std::vector<int> sb(3 * p), rb(3 * p + 4, -7);
             for (int d = 0; d < p; ++d)
                 for (int k = 0; k < 3; ++k)
                     sb[d * 3 + k] = value(me, d, k);
-            const void *send_buf = here && wrong == Wrong::null_send ? nullptr : sb.data();
+            const void *send_buf = here && null_send(wrong) ? nullptr : sb.data();
             void *recv_buf = here && wrong == Wrong::null_recv ? nullptr : rb.data();
             const std::string what = std::string(algo) + ": MPIX_Alltoall, rank 0's " + wrong_name(wrong) + where;
             const int err = MPIX_Alltoall(send_buf, sent, MPI_INT, recv_buf, received, MPI_INT, xcomm);
@@ -1334,20 +1339,20 @@ void test_one_rank_stand_in()
                 dis[j] = 5 * j;  // a guard of 2 ints after each block
             if (here && wrong == Wrong::negative_send)
                 sc[p - 1] = -1;
-            if (here && wrong == Wrong::negative_recv)
+            if (here && (wrong == Wrong::negative_recv || wrong == Wrong::null_send_negative_recv))
                 rc[p - 1] = -2;
             const int round = ++serial;
             std::vector<int> sb(5 * p), rb(5 * p + 4, -7);
             for (int j = 0; j < p; ++j)
                 for (int k = 0; k < 3; ++k)
                     sb[dis[j] + k] = round * 1000000 + me * 1000 + j * 10 + k;
-            const void *send_buf = here && wrong == Wrong::null_send ? nullptr : sb.data();
+            const void *send_buf = here && null_send(wrong) ? nullptr : sb.data();
             void *recv_buf = here && wrong == Wrong::null_recv ? nullptr : rb.data();
             const std::string what = std::string(algo) + ": MPIX_Alltoallv, " +
                                      (all_ranks ? "every rank's " : "rank 0's ") + wrong_name(wrong) +
-                                     (wrong == Wrong::negative_send   ? " (to rank P-1)"
-                                      : wrong == Wrong::negative_recv ? " (from rank P-1)"
-                                                                      : "") +
+                                     (wrong == Wrong::negative_send ? " (to rank P-1)"
+                                      : is_negative(wrong)          ? " (from rank P-1)"
+                                                                    : "") +
                                      where;
             const int err = MPIX_Alltoallv(send_buf, sc.data(), dis.data(), MPI_INT, recv_buf, rc.data(), dis.data(),
                                            MPI_INT, xcomm);
@@ -1357,15 +1362,14 @@ void test_one_rank_stand_in()
                 untouched(rb, what);
                 continue;
             }
-            const bool negative = wrong == Wrong::negative_send || wrong == Wrong::negative_recv;
-            class_is(err, negative ? std::initializer_list<int>{MPI_SUCCESS, MPI_ERR_COUNT, MPI_ERR_TRUNCATE}
+            class_is(err, is_negative(wrong) ? std::initializer_list<int>{MPI_SUCCESS, MPI_ERR_COUNT, MPI_ERR_TRUNCATE}
                                    : std::initializer_list<int>{MPI_SUCCESS},
                      what);
             bool right = rb[5 * p] == -7 && rb[5 * p + 3] == -7;
             for (int q = 0; q < p; ++q)
                 for (int k = 0; k < 5; ++k) {
                     const int want = k >= 3 ? -7
-                                     : q == 0 && wrong == Wrong::null_send ? 0
+                                     : q == 0 && null_send(wrong) ? 0
                                                                           : round * 1000000 + q * 1000 + me * 10 + k;
                     // (a rank that reported a length: only its guards; its blocks are undefined)
                     right = right && ((err != MPI_SUCCESS && k < 3) || rb[dis[q] + k] == want);

@@ -378,10 +378,11 @@ namespace {
 
 // Off the call's path: a negative count or a NULL buffer with data on this
 // rank (`why`). A blocking call (`stand_in` given) takes part with the sides
-// kept in *stand_in (StandInSides); a nonblocking or persistent one, and one
-// in place, raises the error at once.
+// kept in *stand_in (StandInSides), sending zero bytes where `zero_send` (a
+// NULL send buffer, whatever the error); a nonblocking or persistent one, and
+// one in place, raises the error at once.
 [[gnu::noinline]] int stand_in_for(MPIX_Comm *xcomm, const char *fn, UserSide &send, UserSide &recv, bool in_place,
-                                   LocalMismatch::StandIn why, std::unique_ptr<StandInSides> *stand_in)
+                                   LocalMismatch::StandIn why, bool zero_send, std::unique_ptr<StandInSides> *stand_in)
 {
     using StandIn = LocalMismatch::StandIn;
     const int error_class = why == StandIn::negative_count ? MPI_ERR_COUNT : MPI_ERR_BUFFER;
@@ -391,8 +392,7 @@ namespace {
     if (!stand_in || in_place)
         return raise(xcomm->user, error_class, fn, what);
     stand_in->reset(new (std::nothrow) StandInSides);
-    const int rc = *stand_in ? (*stand_in)->make(&send, &recv, xcomm->size, why == StandIn::null_sendbuf)
-                             : MPI_ERR_NO_MEM;
+    const int rc = *stand_in ? (*stand_in)->make(&send, &recv, xcomm->size, zero_send) : MPI_ERR_NO_MEM;
     if (rc == MPI_ERR_NO_MEM)
         return raise_staging(xcomm->user, rc, fn, "the stand-in blocks of a call with an erroneous argument");
     if (rc != MPI_SUCCESS)
@@ -444,7 +444,9 @@ template <Form F>
     // other ranks cannot see either, nor the errors above: the rank takes
     // part, then reports it.
     *local = LocalMismatch{};
-    if (wrong != StandIn::none && (rc = stand_in_for(xcomm, fn, send, recv, in_place, wrong, stand_in)) != MPI_SUCCESS)
+    if (wrong != StandIn::none &&
+        (rc = stand_in_for(xcomm, fn, send, recv, in_place, wrong, !in_place && null_buffer_for(send.buf, send.info),
+                           stand_in)) != MPI_SUCCESS)
         return rc;
     if (!in_place) {
         const int peer = c == Collective::alltoall ? 0 : xcomm->rank;
