@@ -259,7 +259,8 @@ int MPIX_Info_get(const MPIX_Info *info, const char *key, int valuelen, char *va
  *  @param[in,out] xcomm the communicator wrapper
  *  @retval MPI_SUCCESS every block arrived
  *  @retval MPI_ERR_ARG @p xcomm is NULL
- *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
+ *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed (not in
+ *          place, and the other side's usable, taking part as for a negative count of that side)
  *  @retval MPI_ERR_COUNT a negative count (not in place, the call still takes part, sending
  *          blocks of the receive length, zeros for a negative send count, and writes nothing
  *          to @p recvbuf, so the other ranks complete: docs/errors.md), a block shorter than
@@ -303,7 +304,8 @@ int MPIX_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
  *  @param[in,out] xcomm the communicator wrapper
  *  @retval MPI_SUCCESS every block arrived
  *  @retval MPI_ERR_ARG @p xcomm, a count array or a displacement array is NULL
- *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed
+ *  @retval MPI_ERR_TYPE a datatype is MPI_DATATYPE_NULL, invalid or not committed (except in
+ *          place or on pmpi, taking part as for negative counts on that side)
  *  @retval MPI_ERR_COUNT a negative count (except in place or on pmpi, the call still takes
  *          part, each such block empty, and writes nothing to @p recvbuf, so the other ranks
  *          complete: docs/errors.md), or a block shorter than its receive block arrived

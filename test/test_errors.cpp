@@ -559,7 +559,10 @@ void test_uncommitted_types()
                                             f.xcomm);
                 std::string what = fn + " " + name + (send_side ? ": uncommitted sendtype" : ": uncommitted recvtype");
                 MPIX_EXPECT(mpixtest::error_class(rc) == MPI_ERR_TYPE, what + " gave class " + std::to_string(mpixtest::error_class(rc)));
-                MPIX_EXPECT(mpix_text(rc).find(fn + ": datatype is not committed") == 0,
+                // (the dense collectives name the side: a blocking call takes part without it)
+                const bool dense = !std::strcmp(coll, "alltoall") || !std::strcmp(coll, "alltoallv");
+                const std::string side = dense ? (send_side ? "sendtype: " : "recvtype: ") : "";
+                MPIX_EXPECT(mpix_text(rc).find(fn + ": " + side + "datatype is not committed") == 0,
                             what + ": MPIX_Error_string gave '" + mpix_text(rc) + "'");
                 // The large-count form of the dense collectives, on the same row.
                 const std::vector<MPI_Count> ones_c(ones.begin(), ones.end());
@@ -570,7 +573,7 @@ void test_uncommitted_types()
                                    : MPIX_Alltoallv_c(f.sendbuf.data(), ones_c.data(), displs_c.data(), st,
                                                       f.recvbuf.data(), ones_c.data(), displs_c.data(), rt, f.xcomm);
                     MPIX_EXPECT(mpixtest::error_class(rc_c) == MPI_ERR_TYPE &&
-                                    mpix_text(rc_c).find(fn + "_c: datatype is not committed") == 0,
+                                    mpix_text(rc_c).find(fn + "_c: " + side + "datatype is not committed") == 0,
                                 fn + "_c " + name + ": class " + std::to_string(mpixtest::error_class(rc_c)) + ", '" +
                                     mpix_text(rc_c) + "'");
                 }
@@ -1241,14 +1244,16 @@ void test_one_rank_erroneous()
 }
 
 // An argument wrong on rank 0 alone in a blocking call, which the other ranks
-// cannot see: a negative send or receive count, or a NULL send or receive
-// buffer for blocks with data. Rank 0 takes part so that they complete
+// cannot see: a negative send or receive count, a NULL send or receive
+// buffer for blocks with data, or a send or receive datatype that cannot be
+// used (MPI_DATATYPE_NULL, not committed). Rank 0 takes part so that they complete
 // (StandInSides), writes nothing to its receive buffer and returns
-// MPI_ERR_COUNT (MPI_ERR_BUFFER) with a text naming its error; no rank hangs,
+// MPI_ERR_COUNT (MPI_ERR_BUFFER, MPI_ERR_TYPE) with a text naming its error; no rank hangs,
 // writes past a block, or gets a later call wrong. On every row, on one node
 // and on nodes of 2:
 //  - MPIX_Alltoall: the others complete; rank 0's blocks are zeros where its
-//    send count was negative or its send buffer NULL, else right.
+//    send count was negative, its send buffer NULL or its send type
+//    unusable, else right.
 //  - MPIX_Alltoallv, rank 0's count to (from) rank P-1 negative: the others
 //    complete with every block right, or report the short (long) block, as
 //    for counts that differ between ranks. A NULL buffer: the others complete,
@@ -1262,23 +1267,50 @@ void test_one_rank_stand_in()
 {
     // (null_send_negative_recv: both wrong; the count is reported, and the NULL
     // buffer must still not be read)
-    enum class Wrong { negative_send, negative_recv, null_send, null_recv, null_send_negative_recv };
-    const Wrong kWrong[] = {Wrong::negative_send, Wrong::negative_recv, Wrong::null_send, Wrong::null_recv,
-                            Wrong::null_send_negative_recv};
+    // (null_sendtype, uncommitted_recvtype: a side whose lengths rank 0
+    // cannot know; its blocks taken as empty, as for negative counts)
+    enum class Wrong {
+        negative_send,
+        negative_recv,
+        null_send,
+        null_recv,
+        null_send_negative_recv,
+        null_sendtype,
+        uncommitted_recvtype
+    };
+    const Wrong kWrong[] = {Wrong::negative_send,           Wrong::negative_recv, Wrong::null_send,
+                            Wrong::null_recv,               Wrong::null_send_negative_recv,
+                            Wrong::null_sendtype,           Wrong::uncommitted_recvtype};
     auto wrong_name = [](Wrong w) {
-        return w == Wrong::negative_send   ? "send count negative"
-               : w == Wrong::negative_recv ? "receive count negative"
-               : w == Wrong::null_send     ? "sendbuf NULL"
-               : w == Wrong::null_recv     ? "recvbuf NULL"
-                                           : "sendbuf NULL and receive count negative";
+        return w == Wrong::negative_send             ? "send count negative"
+               : w == Wrong::negative_recv           ? "receive count negative"
+               : w == Wrong::null_send               ? "sendbuf NULL"
+               : w == Wrong::null_recv               ? "recvbuf NULL"
+               : w == Wrong::null_send_negative_recv ? "sendbuf NULL and receive count negative"
+               : w == Wrong::null_sendtype           ? "sendtype MPI_DATATYPE_NULL"
+                                                     : "recvtype not committed";
+    };
+    auto bad_type = [](Wrong w) { return w == Wrong::null_sendtype || w == Wrong::uncommitted_recvtype; };
+    // The datatypes rank 0 passes (an uncommitted copy of MPI_INT where wrong).
+    MPI_Datatype uncommitted = MPI_DATATYPE_NULL;
+    MPI_Type_contiguous(1, MPI_INT, &uncommitted);
+    auto send_type = [&](Wrong w, bool here) { return here && w == Wrong::null_sendtype ? MPI_DATATYPE_NULL : MPI_INT; };
+    auto recv_type = [&](Wrong w, bool here) {
+        return here && w == Wrong::uncommitted_recvtype ? uncommitted : MPI_INT;
     };
     auto is_negative = [](Wrong w) {
         return w == Wrong::negative_send || w == Wrong::negative_recv || w == Wrong::null_send_negative_recv;
     };
     auto null_send = [](Wrong w) { return w == Wrong::null_send || w == Wrong::null_send_negative_recv; };
-    auto wrong_class = [&](Wrong w) { return is_negative(w) ? MPI_ERR_COUNT : MPI_ERR_BUFFER; };
+    auto wrong_class = [&](Wrong w) {
+        return bad_type(w) ? MPI_ERR_TYPE : is_negative(w) ? MPI_ERR_COUNT : MPI_ERR_BUFFER;
+    };
     auto wrong_text = [&](Wrong w) {
-        return is_negative(w) ? "negative count" : w == Wrong::null_send ? "sendbuf is NULL" : "recvbuf is NULL";
+        return w == Wrong::null_sendtype          ? "sendtype: datatype is MPI_DATATYPE_NULL"
+               : w == Wrong::uncommitted_recvtype ? "recvtype: datatype is not committed"
+               : is_negative(w)                   ? "negative count"
+               : w == Wrong::null_send            ? "sendbuf is NULL"
+                                                  : "recvbuf is NULL";
     };
     const int p = mpixtest::size(), me = mpixtest::rank();
     // Every call's values are its own: a rank that left a call early would
@@ -1304,7 +1336,7 @@ void test_one_rank_stand_in()
             const int sent = here && wrong == Wrong::negative_send ? -1 : 3;
             const int received =
                 here && (wrong == Wrong::negative_recv || wrong == Wrong::null_send_negative_recv) ? -1 : 3;
-            const bool zeros_from_0 = wrong == Wrong::negative_send || null_send(wrong);
+            const bool zeros_from_0 = wrong == Wrong::negative_send || null_send(wrong) || wrong == Wrong::null_sendtype;
             const int round = ++serial;
             auto value = [&](int s, int d, int k) { return round * 1000000 + s * 10000 + d * 100 + k; };
             std::vector<int> sb(3 * p), rb(3 * p + 4, -7);
@@ -1314,7 +1346,8 @@ void test_one_rank_stand_in()
             const void *send_buf = here && null_send(wrong) ? nullptr : sb.data();
             void *recv_buf = here && wrong == Wrong::null_recv ? nullptr : rb.data();
             const std::string what = std::string(algo) + ": MPIX_Alltoall, rank 0's " + wrong_name(wrong) + where;
-            const int err = MPIX_Alltoall(send_buf, sent, MPI_INT, recv_buf, received, MPI_INT, xcomm);
+            const int err = MPIX_Alltoall(send_buf, sent, send_type(wrong, here), recv_buf, received,
+                                          recv_type(wrong, here), xcomm);
             class_is(err, {here ? wrong_class(wrong) : MPI_SUCCESS}, what);
             if (here) {
                 says(err, wrong_text(wrong), what);
@@ -1354,15 +1387,16 @@ void test_one_rank_stand_in()
                                       : is_negative(wrong)          ? " (from rank P-1)"
                                                                     : "") +
                                      where;
-            const int err = MPIX_Alltoallv(send_buf, sc.data(), dis.data(), MPI_INT, recv_buf, rc.data(), dis.data(),
-                                           MPI_INT, xcomm);
+            const int err = MPIX_Alltoallv(send_buf, sc.data(), dis.data(), send_type(wrong, here), recv_buf,
+                                           rc.data(), dis.data(), recv_type(wrong, here), xcomm);
             if (here) {
                 class_is(err, {wrong_class(wrong)}, what);
                 says(err, wrong_text(wrong), what);
                 untouched(rb, what);
                 continue;
             }
-            class_is(err, is_negative(wrong) ? std::initializer_list<int>{MPI_SUCCESS, MPI_ERR_COUNT, MPI_ERR_TRUNCATE}
+            class_is(err, is_negative(wrong) || bad_type(wrong)
+                              ? std::initializer_list<int>{MPI_SUCCESS, MPI_ERR_COUNT, MPI_ERR_TRUNCATE}
                                    : std::initializer_list<int>{MPI_SUCCESS},
                      what);
             bool right = rb[5 * p] == -7 && rb[5 * p + 3] == -7;
@@ -1381,7 +1415,9 @@ void test_one_rank_stand_in()
     };
     on_every_row("alltoall", alltoall);
     on_every_row("alltoallv", alltoallv);
-    MPIX_CHECK_ALL("a negative count or NULL buffer on one rank alone: it takes part and reports, nobody waits");
+    MPI_Type_free(&uncommitted);
+    MPIX_CHECK_ALL("a negative count, NULL buffer or unusable datatype on one rank alone: it takes part and reports, "
+                   "nobody waits");
 }
 
 // The progress thread needs MPI_THREAD_MULTIPLE; this program runs under
@@ -1430,7 +1466,7 @@ const mpixtest::TestCase kTests[] = {
     {"block size mismatch, every row", test_block_size_mismatch},
     {"MPIX_Alltoall block sizes unequal across ranks, every row", test_uniform_size_mismatch},
     {"arguments erroneous on one rank alone, every row", test_one_rank_erroneous},
-    {"a negative count or NULL buffer on one rank alone, every row", test_one_rank_stand_in},
+    {"a negative count, NULL buffer or unusable datatype on one rank alone, every row", test_one_rank_stand_in},
     {"block size mismatch across segments (randomized_segmented)", test_segmented_mismatch},
     {"block size mismatch with nonempty's receive window of 1", test_nonempty_window_mismatch},
     {"MPIX_Comm / MPIX_Info bad input", test_comm_and_info_errors},

@@ -354,6 +354,32 @@ int StandInSides::as_bytes(UserSide *side, int size, bool zero, std::vector<MPI_
     return MPI_SUCCESS;
 }
 
+void StandInSides::unusable(UserSide *side, int size)
+{
+    if (side->form == UserSide::Form::uniform) {
+        *side = UserSide::bytes(UserSide::uniform(side->buf, -1, MPI_BYTE));
+        return;
+    }
+    unusable_counts_.assign(static_cast<std::size_t>(size), -1);
+    unusable_displs_.assign(static_cast<std::size_t>(size), 0);
+    *side = UserSide::bytes(
+        UserSide::per_peer(side->buf, unusable_counts_.data(), unusable_displs_.data(), MPI_BYTE));
+}
+
+std::string stand_in_text(const LocalMismatch &m)
+{
+    using StandIn = LocalMismatch::StandIn;
+    switch (m.stand_in) {
+    case StandIn::none: break;
+    case StandIn::negative_count: return "negative count";
+    case StandIn::null_sendbuf: return "sendbuf is NULL";
+    case StandIn::null_recvbuf: return "recvbuf is NULL";
+    case StandIn::bad_sendtype: return std::string("sendtype: ") + (m.type_problem ? m.type_problem : "invalid datatype");
+    case StandIn::bad_recvtype: return std::string("recvtype: ") + (m.type_problem ? m.type_problem : "invalid datatype");
+    }
+    return "";
+}
+
 int StandInSides::make(UserSide *send, UserSide *recv, int size, bool zero_send)
 {
     const std::size_t n = static_cast<std::size_t>(size);

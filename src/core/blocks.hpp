@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "core/local_work.hpp"
@@ -162,17 +163,24 @@ int finish_recv_side(const UserSide &user, int size, const BlockSide &side, MPI_
 // Returning at once would leave the other ranks waiting for this rank's blocks
 // (MPI's own collectives take part and report a truncation), so the rank takes
 // part and reports the error after the exchange (select/dispatch.hpp).
-// A blocking call's negative count or NULL buffer is another (StandInSides).
+// A blocking call's negative count, NULL buffer or unusable datatype is
+// another (StandInSides).
 struct LocalMismatch {
     int error_class = MPI_SUCCESS;  // MPI_ERR_TRUNCATE (longer) or MPI_ERR_COUNT (shorter); MPI_SUCCESS: none
     bool uniform = false;
     std::size_t sent = 0, expected = 0;  // the bytes of a send block and of its receive block
-    // Why the rank takes part with StandInSides (error_class MPI_ERR_COUNT or MPI_ERR_BUFFER).
-    enum class StandIn : unsigned char { none, negative_count, null_sendbuf, null_recvbuf };
+    // Why the rank takes part with StandInSides (error_class MPI_ERR_COUNT,
+    // MPI_ERR_BUFFER or MPI_ERR_TYPE).
+    enum class StandIn : unsigned char { none, negative_count, null_sendbuf, null_recvbuf, bad_sendtype, bad_recvtype };
     StandIn stand_in = StandIn::none;
+    const char *type_problem = nullptr;  // bad_*type: describe_type's text (a literal)
 };
-// A blocking call with a negative count, or a NULL buffer that should hold
-// data, which only this rank can see: the rank takes part so that the other
+// What a stand-in's error is, in a few words ("negative count", "sendbuf is
+// NULL", describe_type's text and the side), for its error texts.
+std::string stand_in_text(const LocalMismatch &m);
+// A blocking call with a negative count, a NULL buffer that should hold
+// data, or a datatype that cannot be used (MPI_DATATYPE_NULL, not committed),
+// which only this rank can see: the rank takes part so that the other
 // ranks complete, writes nothing to its receive buffer, and reports the error
 // after the exchange (LocalMismatch::stand_in). Returning at once would leave
 // the other ranks waiting for its blocks, and its next call's messages would
@@ -183,8 +191,11 @@ struct LocalMismatch {
 //  - The receive side: scratch with the caller's lengths (a negative count's
 //    block empty; an MPI_Alltoall negative receive count as the send length),
 //    dropped after the exchange.
-// In place, or with both of an MPI_Alltoall's counts negative, there is
-// nothing to take part with: the error at once (as for nonblocking and
+//  - A side whose datatype cannot be used has no lengths: every count taken
+//    as negative (`unusable`), so its blocks are empty (an MPI_Alltoall's of
+//    the other side's length).
+// In place, or with both of an MPI_Alltoall's counts negative (or types
+// unusable), there is nothing to take part with: the error at once (as for nonblocking and
 // persistent calls, which must not leave a request behind an argument error).
 class StandInSides {
 public:
@@ -192,6 +203,9 @@ public:
     // kept here; `zero_send`: the send side's data as zero bytes. MPI_SUCCESS,
     // MPI_ERR_COUNT (nothing to take part with) or MPI_ERR_NO_MEM.
     int make(UserSide *send, UserSide *recv, int size, bool zero_send);
+    // *side, whose datatype cannot be used, as MPI_BYTE blocks of a negative
+    // count each (taken as empty by make), before the checks of the counts.
+    void unusable(UserSide *side, int size);
 
 private:
     // *side as MPI_BYTE blocks laid one after another in `data` (zeroed if
@@ -201,6 +215,8 @@ private:
     std::vector<int> send_counts_;
     std::vector<MPI_Count> send_counts_c_, send_bytes_, recv_bytes_;
     std::vector<MPI_Aint> send_displs_, recv_displs_;
+    std::vector<MPI_Count> unusable_counts_;  // a count of -1 per peer (both sides may share it)
+    std::vector<MPI_Aint> unusable_displs_;
     ScratchBytes zeros_, dropped_;
 };
 // The send side a rank with a LocalMismatch takes part with: the blocks the

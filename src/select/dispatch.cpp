@@ -37,8 +37,9 @@ template <Form F>
         return side.uniform_count;
 }
 
-// Validates one side's counts and datatype (before its type is described).
-// A negative count only sets *negative: the rank may take part (StandInSides).
+// Validates one side's count and displacement arrays (before its type is
+// described: describe_type checks the type). A negative count only sets
+// *negative: the rank may take part (StandInSides).
 template <Form F>
 [[gnu::always_inline]] inline int check_counts(const UserSide &side, int size, const char **why, bool *negative)
 {
@@ -46,10 +47,6 @@ template <Form F>
         (F == Form::per_peer_large && (!side.counts_c || !side.displs_c))) {
         *why = "a count or displacement array is NULL";
         return MPI_ERR_ARG;
-    }
-    if (side.type == MPI_DATATYPE_NULL) {
-        *why = "datatype is MPI_DATATYPE_NULL";
-        return MPI_ERR_TYPE;
     }
     const int peers = F == Form::uniform ? 1 : size;
     for (int p = 0; p < peers; ++p)
@@ -203,6 +200,16 @@ int report_local_mismatch(MPIX_Comm *xcomm, const char *fn, const LocalMismatch 
     case StandIn::null_recvbuf:
         return raise(xcomm->user, local.error_class, fn,
                      "recvbuf is NULL; this rank took part so that the other ranks complete, and wrote nothing");
+    case StandIn::bad_sendtype:
+    case StandIn::bad_recvtype:
+        return raise(xcomm->user, local.error_class, fn,
+                     (stand_in_text(local) +
+                      "; this rank took part so that the other ranks complete, with the blocks of that side empty" +
+                      (local.uniform && local.stand_in == StandIn::bad_sendtype
+                           ? " (zero bytes of the receive length)"
+                           : "") +
+                      ", and wrote nothing to its receive buffer")
+                         .c_str());
     }
     const std::string sent = std::to_string(local.sent), expected = std::to_string(local.expected);
     const std::string text =
@@ -222,11 +229,8 @@ int refuse_stand_in_on_mpi_row(MPIX_Comm *xcomm, Collective c, const char *fn, c
     using StandIn = LocalMismatch::StandIn;
     if (local.stand_in == StandIn::none || c != Collective::alltoallv || !algorithm->pass_through)
         return MPI_SUCCESS;
-    const char *what = local.stand_in == StandIn::negative_count ? "negative count"
-                       : local.stand_in == StandIn::null_sendbuf ? "sendbuf is NULL"
-                                                                 : "recvbuf is NULL";
     return raise(xcomm->user, local.error_class, fn,
-                 (std::string(what) + " (the MPI library's own MPI_Alltoallv, which this call runs, can take no part "
+                 (stand_in_text(local) + " (the MPI library's own MPI_Alltoallv, which this call runs, can take no part "
                                       "with it: the error is returned at once, as that collective returns it)")
                      .c_str());
 }
@@ -376,27 +380,54 @@ const UserSide &selection_side(const LocalMismatch &local, const UserSide &send,
 
 namespace {
 
-// Off the call's path: a negative count or a NULL buffer with data on this
-// rank (`why`). A blocking call (`stand_in` given) takes part with the sides
-// kept in *stand_in (StandInSides), sending zero bytes where `zero_send` (a
-// NULL send buffer, whatever the error); a nonblocking or persistent one, and
-// one in place, raises the error at once.
-[[gnu::noinline]] int stand_in_for(MPIX_Comm *xcomm, const char *fn, UserSide &send, UserSide &recv, bool in_place,
-                                   LocalMismatch::StandIn why, bool zero_send, std::unique_ptr<StandInSides> *stand_in)
+// The error class of a stand-in's argument error.
+int stand_in_class(LocalMismatch::StandIn why)
 {
     using StandIn = LocalMismatch::StandIn;
-    const int error_class = why == StandIn::negative_count ? MPI_ERR_COUNT : MPI_ERR_BUFFER;
-    const char *what = why == StandIn::negative_count ? "negative count"
-                       : why == StandIn::null_sendbuf ? "sendbuf is NULL"
-                                                      : "recvbuf is NULL";
+    return why == StandIn::negative_count                                  ? MPI_ERR_COUNT
+           : why == StandIn::bad_sendtype || why == StandIn::bad_recvtype ? MPI_ERR_TYPE
+                                                                           : MPI_ERR_BUFFER;
+}
+
+// Off the call's path: a negative count, a NULL buffer with data or an
+// unusable datatype on this rank (`wrong`, its error). A blocking call
+// (`stand_in` given) takes part with the sides kept in *stand_in
+// (StandInSides), sending zero bytes where `zero_send` (a NULL send buffer,
+// whatever the error); a nonblocking or persistent one, and one in place,
+// raises the error at once.
+[[gnu::noinline]] int stand_in_for(MPIX_Comm *xcomm, const char *fn, UserSide &send, UserSide &recv, bool in_place,
+                                   const LocalMismatch &wrong, bool zero_send,
+                                   std::unique_ptr<StandInSides> *stand_in)
+{
+    const int error_class = stand_in_class(wrong.stand_in);
     if (!stand_in || in_place)
-        return raise(xcomm->user, error_class, fn, what);
-    stand_in->reset(new (std::nothrow) StandInSides);
+        return raise(xcomm->user, error_class, fn, stand_in_text(wrong).c_str());
+    if (!*stand_in)
+        stand_in->reset(new (std::nothrow) StandInSides);
     const int rc = *stand_in ? (*stand_in)->make(&send, &recv, xcomm->size, zero_send) : MPI_ERR_NO_MEM;
     if (rc == MPI_ERR_NO_MEM)
         return raise_staging(xcomm->user, rc, fn, "the stand-in blocks of a call with an erroneous argument");
     if (rc != MPI_SUCCESS)
-        return raise(xcomm->user, rc, fn, "negative count (send and receive: no block length to take part with)");
+        return raise(xcomm->user, error_class, fn,
+                     (stand_in_text(wrong) + " (and the other side's count negative or type unusable: "
+                                             "no block length to take part with)")
+                         .c_str());
+    return MPI_SUCCESS;
+}
+
+// A side whose datatype cannot be used (`why`: describe_type's text): a
+// blocking call not in place takes part with its blocks empty
+// (StandInSides::unusable), else the error at once.
+[[gnu::noinline]] int unusable_type(MPIX_Comm *xcomm, const char *fn, UserSide &side, bool in_place,
+                                    const char *why, std::unique_ptr<StandInSides> *stand_in)
+{
+    if (!stand_in || in_place)
+        return raise(xcomm->user, MPI_ERR_TYPE, fn, why);
+    if (!*stand_in)
+        stand_in->reset(new (std::nothrow) StandInSides);
+    if (!*stand_in)
+        return raise_staging(xcomm->user, MPI_ERR_NO_MEM, fn, "the stand-in blocks of a call with an erroneous argument");
+    (*stand_in)->unusable(&side, xcomm->size);
     return MPI_SUCCESS;
 }
 
@@ -414,14 +445,32 @@ template <Form F>
         rc = check_counts<F>(send, p, &why, &negative);
     if (rc != MPI_SUCCESS)
         return raise(xcomm->user, rc, fn, why);
-    if (describe_type_memo(xcomm, recv.type, &recv.info, &why) != MPI_SUCCESS)
-        return raise(xcomm->user, MPI_ERR_TYPE, fn, why);
-    if (in_place || send.type == recv.type)
+    // A datatype that cannot be used: like a negative count, a blocking call
+    // takes part without that side's blocks (its lengths are unknown).
+    using StandIn = LocalMismatch::StandIn;
+    const char *type_problem = nullptr;
+    bool recv_unusable = false, send_unusable = false;
+    const bool same_type = send.type == recv.type;  // (before a stand-in side becomes MPI_BYTE)
+    if (describe_type_memo(xcomm, recv.type, &recv.info, &why) != MPI_SUCCESS) {
+        if ((rc = unusable_type(xcomm, fn, recv, in_place, why, stand_in)) != MPI_SUCCESS)
+            return rc;
+        recv_unusable = true;
+        type_problem = why;
+    }
+    if (in_place || (same_type && !recv_unusable)) {
         send.info = recv.info;  // MPI_IN_PLACE: the send side is the receive buffer's current content
-    else if (describe_type_memo(xcomm, send.type, &send.info, &why) != MPI_SUCCESS)
-        return raise(xcomm->user, MPI_ERR_TYPE, fn, why);
-    rc = check_byte_range<F>(recv, p, &why);
-    if (rc == MPI_SUCCESS && !in_place)
+    } else if (same_type || describe_type_memo(xcomm, send.type, &send.info, &why) != MPI_SUCCESS) {
+        if ((rc = unusable_type(xcomm, fn, send, in_place, why, stand_in)) != MPI_SUCCESS)
+            return rc;
+        send_unusable = true;
+        type_problem = type_problem ? type_problem : why;
+    }
+    const StandIn bad_type = recv_unusable ? StandIn::bad_recvtype
+                             : send_unusable ? StandIn::bad_sendtype
+                                             : StandIn::none;
+    // (an unusable side's counts are its stand-in's)
+    rc = recv_unusable ? MPI_SUCCESS : check_byte_range<F>(recv, p, &why);
+    if (rc == MPI_SUCCESS && !in_place && !send_unusable)
         rc = check_byte_range<F>(send, p, &why);
     if (rc != MPI_SUCCESS)
         return raise(xcomm->user, rc, fn, why);
@@ -430,8 +479,7 @@ template <Form F>
         return raise(xcomm->user, MPI_ERR_BUFFER, fn, "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
     // NULL buffers before anything reads them (packing a non-contiguous side
     // would). Like a negative count, a blocking call takes part without them.
-    using StandIn = LocalMismatch::StandIn;
-    StandIn wrong = negative ? StandIn::negative_count : StandIn::none;
+    StandIn wrong = bad_type != StandIn::none ? bad_type : negative ? StandIn::negative_count : StandIn::none;
     if (wrong == StandIn::none && !in_place && null_buffer_for(send.buf, send.info) && has_data(send, p))
         wrong = StandIn::null_sendbuf;
     if (wrong == StandIn::none && null_buffer_for(recv.buf, recv.info) && has_data(recv, p))
@@ -444,10 +492,14 @@ template <Form F>
     // other ranks cannot see either, nor the errors above: the rank takes
     // part, then reports it.
     *local = LocalMismatch{};
-    if (wrong != StandIn::none &&
-        (rc = stand_in_for(xcomm, fn, send, recv, in_place, wrong, !in_place && null_buffer_for(send.buf, send.info),
-                           stand_in)) != MPI_SUCCESS)
-        return rc;
+    if (wrong != StandIn::none) {
+        LocalMismatch why_wrong;
+        why_wrong.stand_in = wrong;
+        why_wrong.type_problem = type_problem;
+        if ((rc = stand_in_for(xcomm, fn, send, recv, in_place, why_wrong,
+                               !in_place && null_buffer_for(send.buf, send.info), stand_in)) != MPI_SUCCESS)
+            return rc;
+    }
     if (!in_place) {
         const int peer = c == Collective::alltoall ? 0 : xcomm->rank;
         // (StandInSides' sides are of any form: their counts as such)
@@ -463,9 +515,10 @@ template <Form F>
         local->expected = expected;
     }
     if (wrong != StandIn::none) {
-        local->error_class = wrong == StandIn::negative_count ? MPI_ERR_COUNT : MPI_ERR_BUFFER;
+        local->error_class = stand_in_class(wrong);
         local->uniform = c == Collective::alltoall;
         local->stand_in = wrong;
+        local->type_problem = type_problem;
     }
     return MPI_SUCCESS;
 }
