@@ -1,6 +1,8 @@
 // sim/check_agreement: what test/sim-agreement.sh runs under SimGrid SMPI
 // (sim/run) to check `auto`'s per-call agreement of MPIX_Alltoallv's block
-// statistics in the SMPI build (src/select/registry.cpp, agreed_blocks):
+// statistics in the SMPI build (src/select/registry.cpp, agreed_blocks), with
+// agreement_period 1 (an agreement every call; the default schedule, rarer
+// agreements while the pick holds, is test/test_table.cpp's):
 //  - the picks are one call late and identical on every rank, as in the native
 //    build (test/test_table.cpp, the same table and block sizes): rank r's blocks
 //    grow with r, so only the agreed largest mean makes the ranks pick alike;
@@ -24,11 +26,15 @@
 
 namespace {
 
+// (MPIX_Comm_set_info replaces the comm's hints: every call here keeps an
+// agreement every call, so that its picks are one call late and the cost
+// measured below is paid by each call.)
 int set_hint(MPIX_Comm *xcomm, const char *key, const char *value)
 {
     MPIX_Info *info = nullptr;
     MPIX_Info_init(&info);
     MPIX_Info_set(info, key, value);
+    MPIX_Info_set(info, "agreement_period", "1");
     const int rc = MPIX_Comm_set_info(xcomm, info);
     MPIX_Info_free(&info);
     return rc;

@@ -114,12 +114,16 @@ bool same_on_every_rank(MPIX_Comm *xcomm, Collective c)
     return lowest == highest;
 }
 
+// (With an agreement of auto's MPIX_Alltoallv statistics every call, so each
+// pick is on the previous call's values, as the tests below name them, unless
+// more_key sets agreement_period: test_agreement_schedule.)
 int set_tuning_file(MPIX_Comm *xcomm, const std::string &path, const char *more_key = nullptr,
                     const char *more_value = nullptr)
 {
     MPIX_Info *info;
     MPIX_Info_init(&info);
     MPIX_Info_set(info, "tuning_file", path.c_str());
+    MPIX_Info_set(info, "agreement_period", "1");
     if (more_key)
         MPIX_Info_set(info, more_key, more_value);
     int rc = MPIX_Comm_set_info(xcomm, info);
@@ -493,6 +497,52 @@ void test_identical_pick_with_local_differences()
     MPIX_Comm_free(&xcomm);
 }
 
+// auto's agreement schedule (select/registry.cpp, AgreedBlocks) at the default
+// agreement_period, 16: an agreement that picks the rule of the one before
+// doubles the calls to the next, so steady calls agree ever more rarely and
+// pick on older values; one that picks another rule brings back an agreement
+// every call. Rank r's blocks grow with r, so only agreed values pick alike.
+void test_agreement_schedule()
+{
+    const int p = mpixtest::size();
+    if (p < 2)
+        return;
+    TableFiles files;
+    const std::string path = three_band_table(&files, "pairwise", "linear");
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(set_tuning_file(xcomm, path, "agreement_period", "16"), MPI_SUCCESS);
+    // Agreements after calls 0 and 2 (periods 1, 2, then 4): calls 4-6 pick on
+    // call 2's values though their blocks are larger; call 6's own values come
+    // with its turn, call 7 picks on them (another rule: agreed every call
+    // again, then after call 9 only, which call 10 picks on).
+    const PickedCall calls[] = {{30, false, "pairwise"},    {30, false, "pairwise"},    {30, false, "pairwise"},
+                                {30, false, "pairwise"},    {3000, false, "pairwise"},  {3000, false, "pairwise"},
+                                {3000, false, "pairwise"},  {3000, false, "scattered"}, {3000, false, "scattered"},
+                                {30, false, "scattered"},   {30, false, "pairwise"},    {30, false, "pairwise"}};
+    check_picks(xcomm, calls, sizeof calls / sizeof calls[0]);
+    // Long steady: then a change is picked on within agreement_period + 1
+    // calls, and the pick holds while the blocks do.
+    for (int k = 0; k < 40; ++k) {
+        const PickedCall steady = {30, false, "pairwise"};
+        check_picks(xcomm, &steady, 1);
+    }
+    int switched_at = -1;
+    for (int k = 0; k < 24; ++k) {
+        const std::string what = "call " + std::to_string(k) + " after the change";
+        mpixtest::exchange_and_check(xcomm, false, [&](int src, int) { return (src + 1) * 3000 / p; }, what);
+        MPIX_EXPECT(same_on_every_rank(xcomm, Collective::alltoallv), what + ": ranks ran different rows");
+        const std::string row = ran(xcomm, Collective::alltoallv);
+        if (switched_at < 0 && row == "scattered")
+            switched_at = k;
+        MPIX_EXPECT(row == (switched_at >= 0 ? "scattered" : "pairwise"), what + ": ran " + row);
+    }
+    MPIX_EXPECT(switched_at >= 1 && switched_at <= 17,
+                "the change was picked on " + std::to_string(switched_at) + " calls late (1 to 17 expected)");
+    MPIX_Comm_free(&xcomm);
+    MPIX_CHECK_ALL("auto's agreements: rarer while the pick holds, every call after it changes, alike everywhere");
+}
+
 // The same agreement where a band's row carries it inside its own messages
 // (two_phase_bruck and parlogna, in blocking calls) and the others' reduce it
 // (MPI_Iallreduce, completed by the next call), in every order, nonblocking
@@ -741,6 +791,7 @@ const mpixtest::TestCase kTests[] = {
     {"table parsing: errors name file, rule, field", test_parse_errors},
     {"identical pick on every rank with different local statistics", test_identical_pick_with_local_differences},
     {"statistics agreed inside the row's messages or reduced", test_agreement_carried_by_the_row},
+    {"auto's agreement schedule (agreement_period)", test_agreement_schedule},
     {"statistics carried apart from parlogna's large last messages", test_agreement_carried_apart_from_large_blocks},
     {"statistics agreed beside the direct rows' blocks", test_agreement_carried_by_direct_rows},
     {"precedence and table hints", test_precedence_and_hints},

@@ -57,6 +57,10 @@ const HintKey kKeys[] = {
      "node_bruck: ranks per aggregation group; nodes larger than it are split into groups of at most that many "
      "consecutive local ranks, each aggregating for itself (0: groups of 16 or more where several nodes have more "
      "than 16 ranks, sized by node_bruck's rule: sim/README.md, Groups inside large nodes)"},
+    {"agreement_period", HintKind::integer, 1, "integer >= 1", "16",
+     "auto on MPIX_Alltoallv: the most calls between two agreements of the block statistics it picks on; an "
+     "agreement that picks the same rule as the one before doubles the calls to the next, up to this, and one that "
+     "picks another brings back one every call (1: every call, each pick on the previous call's statistics)"},
     {"crs_recv_nnz_known", HintKind::boolean, 0, "true|false", "false",
      "*recv_nnz is the exact number of sources, not a capacity"},
     {"crs_recv_size_known", HintKind::boolean, 0, "true|false", "false",
@@ -257,6 +261,8 @@ void apply_hints(const std::map<std::string, std::string> &values, AlgorithmLook
                 h->segment_size = static_cast<std::size_t>(v);
             else if (!std::strcmp(key, "direct_above"))
                 h->direct_above = static_cast<std::uint64_t>(v);
+            else if (!std::strcmp(key, "agreement_period"))
+                h->agreement_period = static_cast<unsigned>(v);
             else if (!std::strcmp(key, "group_size"))
                 h->group_size = static_cast<int>(v);
             break;

@@ -45,6 +45,9 @@ struct Hints {
     // node_bruck: ranks per aggregation group (a node, or a part of a large
     // node); 0: the algorithm's rule (node_bruck_group_size).
     int group_size = 0;
+    // auto on MPIX_Alltoallv: the most calls between agreements of its block
+    // statistics (select/registry.cpp, AgreedBlocks).
+    unsigned agreement_period = 16;
     bool crs_recv_nnz_known = false;
     bool crs_recv_size_known = false;
     bool async_progress = false;  // the progress thread (sched/engine.hpp)

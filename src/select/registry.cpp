@@ -395,6 +395,16 @@ int comm_facts(MPIX_Comm *xcomm, Locality locality, SelectionFacts *facts, const
 // doubling (sim/run sets smpi/allreduce:rdb): those rounds, charged in full, none
 // hidden behind the exchange, so an upper bound of what the agreement costs on a
 // real MPI. The picks are the same: one call late, identical on every rank.
+//
+// Not every call agrees (agreement_schedule): where an agreement picks the
+// same rule as the one before, the next one comes twice as many calls later,
+// up to every `agreement_period`-th call (the comm's hint, 16 by default); a
+// different rule brings back an agreement every call. The calls between agree
+// nothing and pick on the last values agreed. A steady exchange (a solver's
+// iterations) then pays the agreement about once in 16 calls; a change of its
+// block sizes is picked on at most agreement_period + 1 calls late. The
+// schedule follows from agreed values, the count of calls and the comm's
+// hints alone, so it is the same on every rank.
 static_assert(sizeof(std::uint64_t) == sizeof(unsigned long long), "reduced as MPI_UNSIGNED_LONG_LONG");
 struct AgreedBlocks : CacheEntry {
     MPI_Request pending = MPI_REQUEST_NULL;
@@ -405,6 +415,9 @@ struct AgreedBlocks : CacheEntry {
     std::uint64_t contribution[4] = {0, 0, 0, 0};
     unsigned long long result[2] = {0, 0};
     bool awaiting = false, carried = false;
+    bool agreed_once = false;                // result holds agreed values
+    unsigned period = 1, countdown = 0;      // agreement_schedule's
+    const void *last_rule = nullptr;         // the rule the last agreed values picked
     ~AgreedBlocks() override
     {
         if (pending != MPI_REQUEST_NULL)
@@ -414,32 +427,58 @@ struct AgreedBlocks : CacheEntry {
 
 const char *const kAgreedBlocksKey = "auto:alltoallv:agreed_blocks";
 
-// The previous call's agreed values into out[], this call's own (mine) kept to
-// be handed over.
-int agreed_blocks(MPIX_Comm *xcomm, const unsigned long long mine[2], unsigned long long out[2])
+// The last agreed values into out[]: the previous call's where it handed its
+// own over (*fresh set), else those of an earlier call (agreement_schedule
+// decides, after the pick, whether this call hands its own over).
+int agreed_blocks(MPIX_Comm *xcomm, const unsigned long long mine[2], unsigned long long out[2], bool *fresh)
 {
     AgreedBlocks *a = cached_or_make<AgreedBlocks>(xcomm, kAgreedBlocksKey);
     if (!a)
         return MPI_ERR_NO_MEM;
+    *fresh = true;
     if (a->pending != MPI_REQUEST_NULL) {
         MPIX_CHECK(MPI_Wait(&a->pending, MPI_STATUS_IGNORE));
     } else if (a->carried) {
         a->result[0] = a->contribution[0];
         a->result[1] = a->contribution[1];
-    } else {  // the first call, or values never handed over
+    } else if (a->awaiting || !a->agreed_once) {  // values never handed over, or the first call
         unsigned long long values[2] = {a->awaiting ? a->contribution[0] : mine[0],
                                         a->awaiting ? a->contribution[1] : mine[1]};
         before_setup_collective(xcomm);
         MPIX_CHECK(MPI_Allreduce(values, a->result, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm));
+    } else {
+        *fresh = false;  // the last call agreed nothing: its predecessor's values stand
     }
     a->carried = false;
+    a->awaiting = false;
+    a->agreed_once = true;
     out[0] = a->result[0];
     out[1] = a->result[1];
+    return MPI_SUCCESS;
+}
+
+// After the pick on agreed_blocks' values (`rule`): whether this call hands
+// its own values (mine) over to be agreed (AgreedBlocks, the schedule).
+void agreement_schedule(MPIX_Comm *xcomm, const void *rule, bool fresh, const unsigned long long mine[2])
+{
+    AgreedBlocks *a = cached<AgreedBlocks>(xcomm, kAgreedBlocksKey);
+    if (!a)
+        return;
+    const unsigned longest = std::max(1u, xcomm->hints.agreement_period);
+    if (fresh) {
+        a->period = rule == a->last_rule ? std::min(2 * a->period, longest) : 1;
+        a->last_rule = rule;
+        a->countdown = a->period - 1;
+    }
+    a->countdown = std::min(a->countdown, longest - 1);  // (the hint lowered since)
+    if (a->countdown > 0) {
+        --a->countdown;
+        return;  // this call agrees nothing
+    }
     a->contribution[0] = mine[0];
     a->contribution[1] = mine[1];
     a->awaiting = true;
     xcomm->agreement_awaiting = true;
-    return MPI_SUCCESS;
 }
 
 // This rank's {mean block to the other ranks, largest block}, in bytes.
@@ -478,13 +517,17 @@ const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send,
         local_blocks(xcomm->size, xcomm->rank, send, mine);
         if (exact)
             before_setup_collective(xcomm);
+        bool fresh = true;
         const int rc = exact ? MPI_Allreduce(mine, agreed, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm)
-                             : agreed_blocks(xcomm, mine, agreed);
+                             : agreed_blocks(xcomm, mine, agreed, &fresh);
         if (rc != MPI_SUCCESS)  // the MPI library's own needs no agreement
             return row_of(nullptr, Collective::alltoallv, rule_hints);
         facts.set(Fact::mean_block_bytes, agreed[0]);
         facts.set(Fact::max_block_bytes, agreed[1]);
-        return row_of(pick_rule(chain, c, facts), c, rule_hints);
+        const TableRule *rule = pick_rule(chain, c, facts);
+        if (!exact)
+            agreement_schedule(xcomm, rule, fresh, mine);
+        return row_of(rule, c, rule_hints);
     }
     // Nothing agreed per call: the pick holds until the hints, tables or nodes change.
     const RuleHints *picked_hints = nullptr;

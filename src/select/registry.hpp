@@ -177,7 +177,8 @@ const Algorithm *auto_alltoall_rule(int size, int nnodes, std::size_t block_byte
                                     bool persistent = false);
 // `auto`'s rule for MPIX_Alltoallv, from values every rank agrees on: P, the number
 // of nodes (1 when unknown) and, only where auto_alltoallv_needs_mean says so, the
-// largest per-rank mean block in bytes (agreed one call late, off the call's path).
+// largest per-rank mean block in bytes (agreed one call late, or while the pick
+// holds some calls earlier: registry.cpp, AgreedBlocks; off the call's path).
 const Algorithm *auto_alltoallv_rule(int size, int nnodes, unsigned long long agreed_mean, bool in_place = false,
                                      bool persistent = false);
 bool auto_alltoallv_needs_mean(int size, int nnodes);

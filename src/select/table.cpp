@@ -61,7 +61,7 @@ bool tunable_hint(const std::string &key)
     const bool chooses_row = key.size() > suffix.size() &&
                              key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
     return !chooses_row && key != "trace" && key != "tuning_file" && key != "crs_recv_nnz_known" &&
-           key != "crs_recv_size_known" && key != "async_progress";
+           key != "crs_recv_size_known" && key != "async_progress" && key != "agreement_period";
 }
 
 bool reads_hint(const Algorithm *a, const std::string &key)
@@ -168,7 +168,7 @@ bool parse_hints(const Json &v, const Where &where, AlgorithmLookup lookup, Tabl
             return false;
         }
         if (!tunable_hint(it.key())) {
-            *why = where.field(field, "not a hint a table may set (it chooses rows, names files or is a caller's promise)");
+            *why = where.field(field, "not a hint a table may set (it chooses rows, names files, is a caller's promise or the communicator's)");
             return false;
         }
         if (!reads_hint(rule->algorithm, it.key())) {
