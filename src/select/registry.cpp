@@ -466,7 +466,9 @@ void agreement_schedule(MPIX_Comm *xcomm, const void *rule, bool fresh, const un
         return;
     const unsigned longest = std::max(1u, xcomm->hints.agreement_period);
     if (fresh) {
-        a->period = rule == a->last_rule ? std::min(2 * a->period, longest) : 1;
+        a->period = rule == a->last_rule
+                        ? static_cast<unsigned>(std::min<unsigned long long>(2ull * a->period, longest))
+                        : 1;
         a->last_rule = rule;
         a->countdown = a->period - 1;
     }
