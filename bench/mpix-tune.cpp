@@ -198,7 +198,10 @@ std::string step_key(const Step &s, int nodes)
 // whose first rule tests mean_block_bytes, so every call agrees as `auto` would
 // (natively the library's MPI_Iallreduce, completed one call later; under SMPI a
 // blocking recursive-doubling MPI_Allreduce, src/select/registry.cpp); the difference,
-// never below 0. Warm-up calls keep the first call's blocking agreement out.
+// never below 0. Warm-up calls keep the first call's blocking agreement out, and
+// agreement_period=1 the schedule's calls that agree nothing: this is one
+// agreement's cost, which the table charges every call (more than a steady
+// exchange pays: docs/tuning.md).
 // The table file is written by rank 0 (the only rank the library reads it on).
 mpixbench::Measurement measure_agreement(mpixbench::Runner *runner, const Options &o, std::string *error)
 {
@@ -229,7 +232,7 @@ mpixbench::Measurement measure_agreement(mpixbench::Runner *runner, const Option
     runner->set_iterations(std::max(o.iters, 3), std::max(o.warmup, 1));
     const mpixbench::Measurement fixed = runner->measure(mpixbench::Candidate{"node_bruck", {}});
     const mpixbench::Measurement agreed =
-        runner->measure(mpixbench::Candidate{"auto", {{"tuning_file", path}}});
+        runner->measure(mpixbench::Candidate{"auto", {{"tuning_file", path}, {"agreement_period", "1"}}});
     runner->set_iterations(o.iters, o.warmup);
     if (me == 0)
         std::remove(path.c_str());

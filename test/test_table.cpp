@@ -539,6 +539,18 @@ void test_agreement_schedule()
     }
     MPIX_EXPECT(switched_at >= 1 && switched_at <= 17,
                 "the change was picked on " + std::to_string(switched_at) + " calls late (1 to 17 expected)");
+    // Tables reloaded between calls (as mpix-tune --check does): the schedule
+    // starts again, alike everywhere, though a new table's rules may sit where
+    // an old one's did on some ranks (rank 0 reads the file) and not others.
+    const std::string other = three_band_table(&files, "linear", "pairwise");
+    for (int k = 0; k < 48; ++k) {
+        CU_ASSERT_EQUAL_FATAL(set_tuning_file(xcomm, k % 3 == 2 ? other : path, "agreement_period", "16"),
+                              MPI_SUCCESS);
+        const int scale = k % 5 == 4 ? 3000 : 30;
+        const std::string what = "reload " + std::to_string(k);
+        mpixtest::exchange_and_check(xcomm, false, [&](int src, int) { return (src + 1) * scale / p; }, what);
+        MPIX_EXPECT(same_on_every_rank(xcomm, Collective::alltoallv), what + ": ranks ran different rows");
+    }
     MPIX_Comm_free(&xcomm);
     MPIX_CHECK_ALL("auto's agreements: rarer while the pick holds, every call after it changes, alike everywhere");
 }

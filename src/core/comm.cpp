@@ -48,6 +48,7 @@ namespace {
 // auto's kept picks (MPIX_Comm::auto_memo) hold only while what they depend on does.
 void forget_auto_picks(MPIX_Comm *xcomm)
 {
+    ++xcomm->selection_epoch;
     for (auto &m : xcomm->auto_memo)
         m = MPIX_Comm::AutoMemo();
     for (auto &m : xcomm->pass_memo)

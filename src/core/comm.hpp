@@ -84,6 +84,11 @@ struct MPIX_Comm {
     // call's own values to hand over (select/registry.hpp, hand_over_agreement):
     // a flag, so calls that agree nothing skip the cache lookup.
     bool agreement_awaiting = false;
+    // Counts the times auto's kept picks were forgotten (hints, tables or nodes
+    // changed; collective, so alike on every rank): auto's agreement schedule
+    // starts again then, since a reloaded table's rules may sit where the old
+    // one's did on one rank and not on another.
+    unsigned selection_epoch = 0;
     // The last MPIX_Alltoall / MPIX_Alltoallv call that went to the MPI
     // library's own collective (select/dispatch.hpp, pass_alltoall_again): a
     // call with the same predefined types and MPI_IN_PLACE choice (and, for

@@ -418,6 +418,7 @@ struct AgreedBlocks : CacheEntry {
     bool agreed_once = false;                // result holds agreed values
     unsigned period = 1, countdown = 0;      // agreement_schedule's
     const void *last_rule = nullptr;         // the rule the last agreed values picked
+    unsigned epoch = 0;                      // MPIX_Comm::selection_epoch of last_rule
     ~AgreedBlocks() override
     {
         if (pending != MPI_REQUEST_NULL)
@@ -465,6 +466,12 @@ void agreement_schedule(MPIX_Comm *xcomm, const void *rule, bool fresh, const un
     if (!a)
         return;
     const unsigned longest = std::max(1u, xcomm->hints.agreement_period);
+    if (a->epoch != xcomm->selection_epoch) {  // another table or hints: compare no rule with the old ones
+        a->epoch = xcomm->selection_epoch;
+        a->last_rule = nullptr;
+        a->period = 1;
+        a->countdown = 0;
+    }
     if (fresh) {
         a->period = rule == a->last_rule
                         ? static_cast<unsigned>(std::min<unsigned long long>(2ull * a->period, longest))
