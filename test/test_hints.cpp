@@ -188,11 +188,18 @@ void test_auto_alltoallv_rule()
 // between the rule's ranges, differing per rank: every rank must run the same
 // algorithm in every call (else the call would hang or fail), that algorithm must
 // be the rule's pick for the expected statistic, and the data must be right.
+// (With an agreement every call, agreement_period=1: the schedule that agrees
+// less often while the pick holds is test/test_table.cpp's.)
 void test_auto_agreement()
 {
     const int p = mpixtest::size();
     MPIX_Comm *xcomm;
     CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    MPIX_Info *every_call = nullptr;
+    MPIX_Info_init(&every_call);
+    MPIX_Info_set(every_call, "agreement_period", "1");
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_set_info(xcomm, every_call), MPI_SUCCESS);
+    MPIX_Info_free(&every_call);
     for (int ppn : {2, 0}) {
         MPIX_Comm_update_locality(xcomm, ppn);
         const mpix::Regions *r = nullptr;
