@@ -430,10 +430,13 @@ const char *const kAgreedBlocksKey = "auto:alltoallv:agreed_blocks";
 
 // The last agreed values into out[]: the previous call's where it handed its
 // own over (*fresh set), else those of an earlier call (agreement_schedule
-// decides, after the pick, whether this call hands its own over).
-int agreed_blocks(MPIX_Comm *xcomm, const unsigned long long mine[2], unsigned long long out[2], bool *fresh)
+// decides, after the pick, whether this call hands its own over). *entry: the
+// comm's AgreedBlocks, for agreement_schedule.
+int agreed_blocks(MPIX_Comm *xcomm, const unsigned long long mine[2], unsigned long long out[2], bool *fresh,
+                  AgreedBlocks **entry)
 {
     AgreedBlocks *a = cached_or_make<AgreedBlocks>(xcomm, kAgreedBlocksKey);
+    *entry = a;
     if (!a)
         return MPI_ERR_NO_MEM;
     *fresh = true;
@@ -459,12 +462,10 @@ int agreed_blocks(MPIX_Comm *xcomm, const unsigned long long mine[2], unsigned l
 }
 
 // After the pick on agreed_blocks' values (`rule`): whether this call hands
-// its own values (mine) over to be agreed (AgreedBlocks, the schedule).
-void agreement_schedule(MPIX_Comm *xcomm, const void *rule, bool fresh, const unsigned long long mine[2])
+// its own values (mine) over to be agreed (`a`, agreed_blocks' entry).
+void agreement_schedule(MPIX_Comm *xcomm, AgreedBlocks *a, const void *rule, bool fresh,
+                        const unsigned long long mine[2])
 {
-    AgreedBlocks *a = cached<AgreedBlocks>(xcomm, kAgreedBlocksKey);
-    if (!a)
-        return;
     const unsigned longest = std::max(1u, xcomm->hints.agreement_period);
     if (a->epoch != xcomm->selection_epoch) {  // another table or hints: compare no rule with the old ones
         a->epoch = xcomm->selection_epoch;
@@ -527,15 +528,16 @@ const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send,
         if (exact)
             before_setup_collective(xcomm);
         bool fresh = true;
+        AgreedBlocks *entry = nullptr;
         const int rc = exact ? MPI_Allreduce(mine, agreed, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm->comm)
-                             : agreed_blocks(xcomm, mine, agreed, &fresh);
+                             : agreed_blocks(xcomm, mine, agreed, &fresh, &entry);
         if (rc != MPI_SUCCESS)  // the MPI library's own needs no agreement
             return row_of(nullptr, Collective::alltoallv, rule_hints);
         facts.set(Fact::mean_block_bytes, agreed[0]);
         facts.set(Fact::max_block_bytes, agreed[1]);
         const TableRule *rule = pick_rule(chain, c, facts);
         if (!exact)
-            agreement_schedule(xcomm, rule, fresh, mine);
+            agreement_schedule(xcomm, entry, rule, fresh, mine);
         return row_of(rule, c, rule_hints);
     }
     // Nothing agreed per call: the pick holds until the hints, tables or nodes change.
