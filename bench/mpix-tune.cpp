@@ -200,8 +200,8 @@ std::string step_key(const Step &s, int nodes)
 // blocking recursive-doubling MPI_Allreduce, src/select/registry.cpp); the difference,
 // never below 0. Warm-up calls keep the first call's blocking agreement out, and
 // agreement_period=1 the schedule's calls that agree nothing: this is one
-// agreement's cost, which the table charges every call (more than a steady
-// exchange pays: docs/tuning.md).
+// agreement's cost. The table charges a call its share, one agreement in
+// --agreement-period calls (docs/tuning.md).
 // The table file is written by rank 0 (the only rank the library reads it on).
 mpixbench::Measurement measure_agreement(mpixbench::Runner *runner, const Options &o, std::string *error)
 {
@@ -342,6 +342,7 @@ int write_table(const Options &o, const std::string &command)
     b.csv_files = o.csv;
     b.merge_within = o.merge_within;
     b.seed = (unsigned long long)o.seed;
+    b.agreement_period = (unsigned long long)o.agreement_period;
     b.known_algorithm = [](const std::string &coll, const std::string &algo) {
         Collective c;
         return mpix::collective_from_name(coll.c_str(), &c) && mpix::find_algorithm(c, algo.c_str());
@@ -408,7 +409,19 @@ struct Outcome {
 // fattree-64x16's P = 16, 64 KiB power law, after a parlogna warm-up,
 // nonblocking's band measured 49.49 us where a run of calls pays 61.37. So a
 // check warms up at least twice: the timed call follows a call of its own row.
-int warmup_calls(const Options &o, bool check) { return check ? std::max(o.warmup, 2) : o.warmup; }
+// A check times auto in a steady run: after a change of point its pick agrees
+// on every call again (the hint agreement_period), so it gets warm-up calls
+// until the agreements are agreement_period calls apart again, then that many
+// timed calls. Their median is a call that agrees nothing, their largest one
+// that agrees (docs/tuning.md).
+int warmup_calls(const Options &o, bool check)
+{
+    return check ? std::max(o.warmup, 2) + int(std::min(2 * o.agreement_period, 1LL << 20)) : o.warmup;
+}
+int timed_calls(const Options &o, bool check)
+{
+    return check ? std::max(o.iters, int(std::min(o.agreement_period, 1LL << 20))) : o.iters;
+}
 
 // Runs the plan (or, check: auto with the table at every point of it). Collective over world.
 int run_plan(const Options &o, const std::vector<PlanForP> &plan, const std::set<std::string> &done, bool check,
@@ -449,7 +462,7 @@ int run_plan(const Options &o, const std::vector<PlanForP> &plan, const std::set
             wait_for_all(world);
             continue;
         }
-        mpixbench::RunnerOptions ro{o.iters, warmup_calls(o, check), o.verify, o.ppn};
+        mpixbench::RunnerOptions ro{timed_calls(o, check), warmup_calls(o, check), o.verify, o.ppn};
         std::unique_ptr<mpixbench::Runner> runner(new mpixbench::Runner(sub, ro));
         if (me == 0 && runner->nodes() != pp.nodes)
             std::fprintf(stderr, "mpix-tune: note: P=%d: the library sees %d nodes, the plan counted %d\n", pp.ranks,

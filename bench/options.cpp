@@ -597,13 +597,17 @@ void add_tune_options(CLI::App &app, TuneOptions &o)
     app.add_option("--check-table", o.check_table,
                    "measure every candidate, then auto with this table (made elsewhere, e.g. from other sizes: "
                    "held-back points) at every point (rows auto, params table;picked=NAME), and print its worst ratio to the best "
-                   "row; writes no table. auto gets at least 2 warm-up calls: its timed call then follows a call of "
-                   "the row it picks, as in a run of calls");
+                   "row; writes no table. auto is timed in a steady run: 2 warm-up calls or more, then twice "
+                   "--agreement-period more (its agreements are that many calls apart again), then at least "
+                   "--agreement-period timed calls (their median agrees nothing, their largest agrees)");
     real("--merge-within", &o.merge_within, 1.0, 100.0, "a ratio from 1 to 100",
          "merge neighbouring size bands where one pick stays within this ratio of the best (1: exact ties)");
     real("--agreement-us", &o.agreement_us, 0.0, 1e9, "microseconds, 0 or more",
          "the agreement's cost per call, given instead of measured (rows agreement,given), where measuring it costs "
          "more simulation time than it is worth");
+    integer("--agreement-period", &o.agreement_period, 1, 1LL << 31,
+            "charge each candidate one agreement in N calls, as auto's schedule pays in a steady run (the hint "
+            "agreement_period's default; 1: every call, as an exchange whose blocks change every call pays)");
     app.add_flag("--from-csv", o.from_csv, "build the table from the CSV files only; measure nothing");
     app.add_flag("--check", o.check, "then measure auto with the table loaded at every point (rows auto, params table;picked=NAME) "
                                      "and print the worst auto/best ratio");
@@ -616,7 +620,8 @@ void add_tune_options(CLI::App &app, TuneOptions &o)
         {"--ppn", "N"},      {"--radix", "R,..."},     {"--batch", "B,..."}, {"--leaders", "L,..."},
         {"--inner", "LIST"}, {"--algo", "LIST"},       {"--exclude", "LIST"}, {"--iters", "N"},
         {"--warmup", "N"},   {"--seed", "N"},          {"--csv", "FILE,..."}, {"--out", "FILE"},
-        {"--platform", "TEXT"}, {"--merge-within", "RATIO"}, {"--agreement-us", "US"}};
+        {"--platform", "TEXT"}, {"--merge-within", "RATIO"}, {"--agreement-us", "US"},
+        {"--agreement-period", "N"}};
     for (CLI::Option *option : app.get_options()) {
         auto name = value_names.find(option->get_name());
         if (name != value_names.end())

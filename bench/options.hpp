@@ -51,6 +51,9 @@ struct TuneOptions {
     double merge_within = 1.0;
     // --agreement-us: the agreement's cost given, not measured (< 0: measure it).
     double agreement_us = -1;
+    // --agreement-period: auto agrees once in this many calls while its pick
+    // holds; the table charges that share (the library's default hint).
+    long long agreement_period = mpix::Hints().agreement_period;
     bool from_csv = false, check = false, dry_run = false, verify = true;
     // --check-table FILE: auto with a table made elsewhere (e.g. from other
     // sizes: held-back points) instead of the table this run writes.

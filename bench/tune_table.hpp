@@ -70,6 +70,18 @@ struct BuildOptions {
     // blocking call (the registry's carries_block_stats): a size band they win
     // is not charged the agreement's cost. Unset: every row pays it.
     std::function<bool(const std::string &collective, const std::string &algorithm)> carries_agreement;
+    // `auto` agrees once in this many calls while its pick holds (the hint
+    // agreement_period): a candidate is charged this share of the measured
+    // agreement, what a steady exchange pays a call. 1: every call pays it all.
+    unsigned long long agreement_period = 1;
+    // Neighbouring bands of a rule that tests alltoallv's agreed statistic merge
+    // where one candidate stays within this ratio of the best at every point of
+    // both (at least merge_within): such a border is worth keeping only if it
+    // wins more than its risks cost, a pick up to agreement_period + 1 calls late
+    // after a change and a border placed between training sizes 4x apart
+    // (flat-16x16, 2026-12-02: bands within 2.6 % of one rule at the training
+    // sizes were 1.16x off at the held-back 8 KiB points).
+    double agreed_merge_within = 1.05;
 };
 
 // The selection table (format version 1) for the alltoall and alltoallv rows;

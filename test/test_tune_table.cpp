@@ -68,6 +68,7 @@ mpixbench::BuildOptions fixed_options()
     o.version = "test";
     o.platform = "hand-written";
     o.date = "2026-11-26T00:00:00Z";
+    o.agreed_merge_within = 1.0;  // exact bands; test_agreed_merge sets it
     return o;
 }
 
@@ -267,6 +268,59 @@ void test_agreement_worst_ratio()
     if (v.size() == 1)
         expect(near(v[0]["measured"]["worst_ratio"], 2.0) && !v[0]["measured"].contains("agreement_us"),
                "one rule measured " + dump(v[0]["measured"]));
+}
+
+// The same points with auto's agreement schedule: one agreement in 16 calls
+// (BuildOptions::agreement_period) charges 6.25 us a call, so the bands win
+// (worst 16.25 / 10 at 8 B against one rule's 2x), each counting that share.
+void test_agreement_share()
+{
+    const std::vector<TuneRow> rows =
+        three_point_rows({{"two_phase_bruck", {10, 100, 2000}}, {"pmpi", {20, 150, 1000}}});
+    mpixbench::BuildOptions o = fixed_options();
+    o.agreement_period = 16;
+    std::string report;
+    Json t = mpixbench::build_selection_table(rows, o, &report);
+    const Json &v = t["alltoallv"];
+    expect(t["generated"]["agreement_period"] == 16, "generated names the period: " + dump(t["generated"]));
+    expect(v.size() == 2, "share: two bands, got " + dump(v));
+    if (v.size() != 2)
+        return;
+    expect(v[0]["algorithm"] == "two_phase_bruck" && dump(v[0]["measured"]["mean_block_bytes"]) == "[8,512]" &&
+               near(v[0]["measured"]["agreement_us"], 6.25) && near(v[0]["measured"]["worst_ratio"], 1.625),
+           "share band 1 " + dump(v[0]));
+    expect(v[1]["algorithm"] == "pmpi" && near(v[1]["measured"]["agreement_us"], 6.25) &&
+               near(v[1]["measured"]["worst_ratio"], 1.00625),
+           "share band 2 " + dump(v[1]));
+    expect(report.find("agreement 6.25 us counted (one in 16 calls)") != std::string::npos,
+           "report names the share:\n" + report);
+    expect_no_overlap(v, "share");
+}
+
+// Bands on alltoallv's agreed statistic must win by more than
+// BuildOptions::agreed_merge_within (5 %): rows 3 % apart give one rule there;
+// alltoall's bands (block_bytes, known without an agreement) stay exact.
+void test_agreed_merge()
+{
+    std::vector<TuneRow> rows = three_point_rows({{"two_phase_bruck", {10, 100, 1030}}, {"pmpi", {10.3, 103, 1000}}});
+    const long long sizes[] = {16, 1024, 65536};
+    for (int k = 0; k < 3; ++k) {
+        rows.push_back(row("alltoall", "bruck_radix", "default", 64, 64, sizes[k], "uniform", k < 2 ? 10 : 1030));
+        rows.push_back(row("alltoall", "pmpi", "default", 64, 64, sizes[k], "uniform", k < 2 ? 10.3 : 1000));
+    }
+    mpixbench::BuildOptions o = fixed_options();
+    o.agreement_period = 1000;  // 0.1 us a call: the bands would pay for it
+    std::string report;
+    Json exact = mpixbench::build_selection_table(rows, o, &report);
+    expect(exact["alltoallv"].size() == 2, "exact: two alltoallv bands, got " + dump(exact["alltoallv"]));
+    o.agreed_merge_within = 1.05;
+    Json t = mpixbench::build_selection_table(rows, o, &report);
+    const Json &v = t["alltoallv"];
+    expect(v.size() == 1 && !v[0]["when"].contains("mean_block_bytes") && near(v[0]["measured"]["worst_ratio"], 1.03),
+           "within 5 %: one alltoallv rule, got " + dump(v));
+    expect(t["alltoall"].size() == 2 && t["alltoall"][0]["algorithm"] == "bruck_radix" &&
+               t["alltoall"][1]["algorithm"] == "pmpi",
+           "alltoall keeps its exact bands: " + dump(t["alltoall"]));
 }
 
 // The same points where two_phase_bruck carries the statistic inside its own
@@ -510,6 +564,8 @@ int main()
     test_alltoall_bands();
     test_agreement();
     test_agreement_worst_ratio();
+    test_agreement_share();
+    test_agreed_merge();
     test_agreement_carried();
     test_same_statistic();
     test_borders_and_hints();

@@ -131,7 +131,8 @@ tune-dragonfly|tune-fattree|tune-flat|tune-dragonfly64)
     # (mpix-tune --from-csv); --check-table then times every candidate and auto
     # with that table at points the table was not built from (other sizes and
     # distributions), one warm-up call each (node_bruck's radix follows the
-    # previous call's volume). Left out at 16 ranks per node: the direct rows (they
+    # previous call's volume); auto in a steady run of its agreements (34 warm-up
+    # and 16 timed calls, bench/README.md). Left out at 16 ranks per node: the direct rows (they
     # pay P-1 message overheads, 255 us at P=256, where auto takes 27-2631 us at
     # 1.02-2.0x the bound, and cost minutes per row to simulate at P=1024); from the
     # checks also the rows at 1.4x the best or slower at every training point of

@@ -5,9 +5,11 @@
 
 For every point (collective, P, size, distribution) where CHECK.csv has an
 `auto` row (mpix-tune --check-table): the fastest fixed row measured there (in
-any of the files), what auto picked with the table and its time, auto / best,
-and auto's time over the platform's lower bound (simulated runs). The last line
-gives the worst ratio. Standard library only."""
+any of the files), what auto picked with the table and its time (the median of
+its timed calls), auto / best, its largest timed call (since 2026-12-02 a check
+times auto over agreement_period calls of a steady run: the largest is the call
+that agrees), and auto's time over the platform's lower bound (simulated runs).
+The last line gives the worst ratio. Standard library only."""
 import csv
 import sys
 from collections import defaultdict
@@ -34,8 +36,8 @@ def read(paths):
 
 def main(paths):
     fixed, auto = read(paths)
-    print("| collective | P | ppn | S | dist | best fixed row | µs | auto picked | µs | auto / best | auto x bound |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| collective | P | ppn | S | dist | best fixed row | µs | auto picked | µs | auto / best | auto's largest call, µs | auto x bound |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     worst, worst_at, points = 0.0, "", 0
     for key in sorted(auto):
         if not fixed[key]:
@@ -46,10 +48,10 @@ def main(paths):
         ratio = float(mine["median_us"]) / float(best["median_us"])
         if ratio > worst:
             worst, worst_at = ratio, "%s P=%d S=%d %s" % (key[0], key[1], key[3], key[4])
-        print("| %s | %d | %d | %d | %s | `%s` %s | %.1f | `%s` | %.1f | %.3f | %s |" % (
+        print("| %s | %d | %d | %d | %s | `%s` %s | %.1f | `%s` | %.1f | %.3f | %.1f | %s |" % (
             key[0], key[1], key[2], key[3], key[4], best["algorithm"], best["params"],
             float(best["median_us"]), mine["params"], float(mine["median_us"]), ratio,
-            mine.get("x_bound") or ""))
+            float(mine["max_us"]), mine.get("x_bound") or ""))
     print("\nworst auto / best: %.3f at %s (%d points)" % (worst, worst_at, points))
 
 
