@@ -343,13 +343,10 @@ struct Band {
 // `agreement_us` > 0: rules that condition on the statistic make every call pay
 // it, except where the picked row carries it (`carrying`, candidate keys).
 std::vector<Region> solve_group(const std::vector<StatPoint> &points, double agreement_us, bool needs_agreement,
-                                double merge_within, double agreed_merge_within,
-                                const std::map<std::string, Candidate> &candidates,
+                                double merge_within, const std::map<std::string, Candidate> &candidates,
                                 const std::set<std::string> &carrying)
 {
     const AgreementCost offset{needs_agreement ? agreement_us : 0.0, &carrying};
-    if (needs_agreement)
-        merge_within = std::max(merge_within, agreed_merge_within);
     const AgreementCost none{};
     // Each point's own best; runs of the same best form the bands.
     std::vector<Band> bands;
@@ -625,6 +622,7 @@ bool synthetic_mean_block_bytes(const std::string &dist, long long ranks, long l
 nlohmann::ordered_json build_selection_table(const std::vector<TuneRow> &rows, const BuildOptions &options,
                                              std::string *report)
 {
+    const unsigned long long agreement_period = std::max(options.agreement_period, 1ULL);
     // Why rows were left out, by reason, for the report and "generated".
     std::map<std::string, long long> left_out;
     std::set<std::string> dropped_hints;  // "key (algorithm)"
@@ -747,7 +745,7 @@ nlohmann::ordered_json build_selection_table(const std::vector<TuneRow> &rows, c
                         if (it->first.first == byp.first)
                             a = it;
                 if (a != agreement.end())  // the schedule's share: one agreement in agreement_period calls
-                    agreement_us = a->second / double(std::max(options.agreement_period, 1ULL));
+                    agreement_us = a->second / double(agreement_period);
                 else
                     agreement_missing.insert(byp.first);
             }
@@ -756,9 +754,9 @@ nlohmann::ordered_json build_selection_table(const std::vector<TuneRow> &rows, c
                 for (const auto &kv : candidates)
                     if (options.carries_agreement(coll, kv.second.algorithm))
                         carrying.insert(kv.first);
-            std::vector<Region> regions =
-                solve_group(points, agreement_us, needs, options.merge_within, options.agreed_merge_within, candidates,
-                            carrying);
+            const double merge_within =
+                needs ? std::max(options.merge_within, options.agreed_merge_within) : options.merge_within;
+            std::vector<Region> regions = solve_group(points, agreement_us, needs, merge_within, candidates, carrying);
             for (Region &r : regions) {
                 r.measured.ranks.insert(byp.first);
                 r.measured.ranks_per_node.insert(rpn);
@@ -782,7 +780,7 @@ nlohmann::ordered_json build_selection_table(const std::vector<TuneRow> &rows, c
     generated["date"] = options.date.empty() ? now_utc() : options.date;
     if (!options.command.empty())
         generated["command"] = options.command;
-    generated["agreement_period"] = std::max(options.agreement_period, 1ULL);
+    generated["agreement_period"] = agreement_period;
     generated["rows_used"] = used;
     if (!left_out.empty())
         generated["rows_left_out"] = left_out;
@@ -848,9 +846,8 @@ nlohmann::ordered_json build_selection_table(const std::vector<TuneRow> &rows, c
                 text << ", no runner-up";
             if (m.agreement_us > 0)
                 text << ", agreement " << rounded(m.agreement_us, 3) << " us counted"
-                     << (options.agreement_period > 1
-                             ? " (one in " + std::to_string(options.agreement_period) + " calls)"
-                             : std::string());
+                     << (agreement_period > 1 ? " (one in " + std::to_string(agreement_period) + " calls)"
+                                              : std::string());
             text << ")\n";
         }
         table[coll] = list;
