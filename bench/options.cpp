@@ -3,6 +3,7 @@
 #include "options.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -605,7 +606,7 @@ void add_tune_options(CLI::App &app, TuneOptions &o)
     real("--agreement-us", &o.agreement_us, 0.0, 1e9, "microseconds, 0 or more",
          "the agreement's cost per call, given instead of measured (rows agreement,given), where measuring it costs "
          "more simulation time than it is worth");
-    integer("--agreement-period", &o.agreement_period, 1, 1LL << 31,
+    integer("--agreement-period", &o.agreement_period, 1, INT_MAX,
             "charge each candidate one agreement in N calls, as auto's schedule pays in a steady run (the hint "
             "agreement_period's default; 1: every call, as an exchange whose blocks change every call pays)");
     app.add_flag("--from-csv", o.from_csv, "build the table from the CSV files only; measure nothing");
