@@ -191,14 +191,50 @@ struct Measured {
     }
 };
 
+// Statistic borders of neighbouring P (or node sizes) this close count as one:
+// each is where two rows cross, so a point between them pays little either way,
+// and one rule is easier to read than two.
+constexpr double kBorderTolerance = 1.2;
+
+// Two statistic ranges with the same open ends and each border within
+// kBorderTolerance of the other's.
+bool close_ranges(const Range &a, const Range &b)
+{
+    auto close = [](unsigned long long x, unsigned long long y) {
+        const double lo = (double)std::min(x, y) + 1, hi = (double)std::max(x, y) + 1;
+        return hi <= kBorderTolerance * lo;
+    };
+    return a.has_min == b.has_min && a.has_max == b.has_max && (!a.has_min || close(a.min - 1, b.min - 1)) &&
+           (!a.has_max || close(a.max, b.max));
+}
+
+// A border of `a_weight` merged values and one of `b_weight`: their weighted mean in log.
+unsigned long long merged_border(unsigned long long a, int a_weight, unsigned long long b, int b_weight)
+{
+    if (a == b || a == 0 || b == 0)
+        return std::min(a, b);
+    const double log_mean = (a_weight * std::log((double)a) + b_weight * std::log((double)b)) / (a_weight + b_weight);
+    return std::min(std::max((unsigned long long)std::floor(std::exp(log_mean)), std::min(a, b)), std::max(a, b));
+}
+
 // A rule while it is built: its ranges (ranks_per_node, ranks, statistic), its pick.
 struct Region {
     Range rpn, ranks, stat;
     std::string candidate;
     Measured measured;
+    int merged_values = 1;  // the P (or node sizes) whose statistic borders `stat` averages
     bool same_decision(const Region &o) const
     {
-        return rpn == o.rpn && ranks == o.ranks && stat == o.stat && candidate == o.candidate;
+        return rpn == o.rpn && ranks == o.ranks && close_ranges(stat, o.stat) && candidate == o.candidate;
+    }
+    void merge(const Region &o)
+    {
+        measured.merge(o.measured);
+        if (stat.has_min)
+            stat.min = merged_border(stat.min - 1, merged_values, o.stat.min - 1, o.merged_values) + 1;
+        if (stat.has_max)
+            stat.max = merged_border(stat.max, merged_values, o.stat.max, o.merged_values);
+        merged_values += o.merged_values;
     }
 };
 
@@ -216,7 +252,7 @@ bool same_decisions(const std::vector<Region> &a, const std::vector<Region> &b)
 void merge_measured(std::vector<Region> *into, const std::vector<Region> &from)
 {
     for (std::size_t i = 0; i < into->size(); ++i)
-        (*into)[i].measured.merge(from[i].measured);
+        (*into)[i].merge(from[i]);
 }
 
 // "name params", as the report and `runner_up` name a candidate (runner.hpp).
@@ -339,6 +375,51 @@ struct Band {
     std::size_t first, last;
 };
 
+// The mean over a point's workloads of log(time of a / time of b), each paying
+// its agreement; false where no workload measured both.
+bool log_ratio_at(const StatPoint &point, const std::string &a, const std::string &b, const AgreementCost &cost,
+                  double *out)
+{
+    double sum = 0;
+    int n = 0;
+    for (const Instance &in : point.instances) {
+        auto ta = in.time_us.find(a), tb = in.time_us.find(b);
+        if (ta == in.time_us.end() || tb == in.time_us.end())
+            continue;
+        sum += std::log((ta->second + cost.of(a)) / (tb->second + cost.of(b)));
+        ++n;
+    }
+    if (n)
+        *out = sum / n;
+    return n > 0;
+}
+
+// The border between a band won by `below` ending at `lower` and one won by
+// `above` starting at `upper`: where the two rows' times cross, taking log time
+// as linear in log statistic between the two measured points. A border midway
+// in log (the geometric mean) puts a point near one end on the wrong side when
+// the rows cross near the other end. The geometric mean where the rows do not
+// cross between the points (a merged band's winner need not win at its edge)
+// or a statistic is 0.
+unsigned long long crossover_border(const StatPoint &lower, const StatPoint &upper, const std::string &below,
+                                    const std::string &above, const AgreementCost &cost)
+{
+    const unsigned long long geometric = geometric_border(lower.stat, upper.stat);
+    double d_lower = 0, d_upper = 0;
+    if (lower.stat == 0 || !log_ratio_at(lower, below, above, cost, &d_lower) ||
+        !log_ratio_at(upper, below, above, cost, &d_upper) || !(d_lower <= 0 && d_upper >= 0 && d_upper > d_lower))
+        return geometric;
+    const double f = -d_lower / (d_upper - d_lower);
+    const double log_border = std::log((double)lower.stat) + f * std::log((double)upper.stat / (double)lower.stat);
+    const double x = std::floor(std::exp(log_border));
+    // Each band keeps its own measured point.
+    if (!(x >= (double)lower.stat))
+        return lower.stat;
+    if (x >= (double)upper.stat)
+        return upper.stat - 1;
+    return (unsigned long long)x;
+}
+
 // One group's rules (one collective, P and ranks_per_node) over the statistic.
 // `agreement_us` > 0: rules that condition on the statistic make every call pay
 // it, except where the picked row carries it (`carrying`, candidate keys).
@@ -416,6 +497,13 @@ std::vector<Region> solve_group(const std::vector<StatPoint> &points, double agr
         r.candidate = w;
         r.measured = measure_band(points, b.first, b.last, w, pick(set, offset, w), offset, candidates);
         regions.push_back(r);
+    }
+    // The borders where neighbouring picks cross (band_range's geometric mean otherwise).
+    for (std::size_t j = 0; j + 1 < regions.size(); ++j) {
+        const unsigned long long border = crossover_border(points[bands[j].last], points[bands[j + 1].first],
+                                                           regions[j].candidate, regions[j + 1].candidate, offset);
+        regions[j].stat.max = border;
+        regions[j + 1].stat.min = border + 1;
     }
     return regions;
 }

@@ -150,14 +150,17 @@ void test_alltoall_bands()
         return;
     // P 64 and 256 decide alike: one P band from the smallest measured P, 64, up
     // to sqrt(256 * 1024) = 512; 16 ranks per node: 12 (above sqrt(8 * 16)) to 22.
+    // Size borders where the picks cross (log time linear in log size): radix 2
+    // and 4 at 16 * 16^(0.1823 / 0.2877) = 92 B, radix 4 and pairwise at
+    // 4096 * 16^(0.2877 / 0.7577) = 11736 B.
     const std::string rpn16 = R"("ranks_per_node":{"min":12,"max":22},)";
-    expect(dump(a[0]["when"]) == "{" + rpn16 + R"("ranks":{"min":64,"max":512},"block_bytes":{"max":64}})",
+    expect(dump(a[0]["when"]) == "{" + rpn16 + R"("ranks":{"min":64,"max":512},"block_bytes":{"max":92}})",
            "rule 1 when " + dump(a[0]["when"]));
     expect(a[0]["algorithm"] == "node_bruck" && dump(a[0]["hints"]) == R"({"radix":2})", "rule 1 pick " + dump(a[0]));
-    expect(dump(a[1]["when"]) == "{" + rpn16 + R"("ranks":{"min":64,"max":512},"block_bytes":{"min":65,"max":16384}})",
+    expect(dump(a[1]["when"]) == "{" + rpn16 + R"("ranks":{"min":64,"max":512},"block_bytes":{"min":93,"max":11736}})",
            "rule 2 when " + dump(a[1]["when"]));
     expect(dump(a[1]["hints"]) == R"({"radix":4})", "rule 2 hints " + dump(a[1]));
-    expect(dump(a[2]["when"]) == "{" + rpn16 + R"("ranks":{"min":64,"max":512},"block_bytes":{"min":16385}})",
+    expect(dump(a[2]["when"]) == "{" + rpn16 + R"("ranks":{"min":64,"max":512},"block_bytes":{"min":11737}})",
            "rule 3 when " + dump(a[2]["when"]));
     expect(a[2]["algorithm"] == "pairwise" && !a[2].contains("hints"), "rule 3 pick " + dump(a[2]));
     expect(dump(a[3]["when"]) == "{" + rpn16 + R"("ranks":{"min":513}})", "rule 4 when " + dump(a[3]["when"]));
@@ -215,14 +218,15 @@ void test_agreement()
     const Json &m = v[0]["measured"];
     expect(m["points"] == 3 && near(m["worst_ratio"], 1.1) && !m.contains("agreement_us"), "P 16 measured " + dump(m));
     expect(m["runner_up"] == "two_phase_bruck default" && near(m["margin"], 0.9091), "P 16 margin " + dump(m));
-    // P = 32: two_phase_bruck up to sqrt(8 * 64) = 22, parlogna above, 0.5 us counted.
-    expect(dump(v[1]["when"]) == R"({"ranks_per_node":{"max":1},"ranks":{"min":23},"mean_block_bytes":{"max":22}})",
+    // P = 32: two_phase_bruck up to 21, where the two cross with 0.5 us counted
+    // (log(10.5 / 11.5) at 8, log(20.5 / 18.5) at 64: 8 * 8^0.4698), parlogna above.
+    expect(dump(v[1]["when"]) == R"({"ranks_per_node":{"max":1},"ranks":{"min":23},"mean_block_bytes":{"max":21}})",
            "P 32 band 1 " + dump(v[1]));
     expect(v[1]["algorithm"] == "two_phase_bruck", "P 32 band 1 pick " + dump(v[1]));
     expect(near(v[1]["measured"]["agreement_us"], 0.5) && near(v[1]["measured"]["margin"], 11.5 / 10.5) &&
                v[1]["measured"]["runner_up"] == "parlogna radix=2",
            "P 32 band 1 measured " + dump(v[1]["measured"]));
-    expect(dump(v[2]["when"]) == R"({"ranks_per_node":{"max":1},"ranks":{"min":23},"mean_block_bytes":{"min":23}})",
+    expect(dump(v[2]["when"]) == R"({"ranks_per_node":{"max":1},"ranks":{"min":23},"mean_block_bytes":{"min":22}})",
            "P 32 band 2 " + dump(v[2]));
     expect(v[2]["algorithm"] == "parlogna" && dump(v[2]["measured"]["mean_block_bytes"]) == "[64,512]",
            "P 32 band 2 " + dump(v[2]));
@@ -383,16 +387,94 @@ void test_same_statistic()
     if (v.size() != 2)
         return;
     // 4 ranks per node: 3 (above sqrt(2 * 4) = 2) to sqrt(4 * 8) = 5; P from 8.
+    // The border where radix 4 and 2 cross: the mean of log(11 / 10) and
+    // log(11 / 13) at 100, log(1.2) at 1000: 100 * 10^(0.0359 / 0.2182) = 146.
     const std::string near4 = R"({"ranks_per_node":{"min":3,"max":5},"ranks":{"min":8},)";
-    expect(dump(v[0]["when"]) == near4 + R"("mean_block_bytes":{"max":316}})", "shared band " + dump(v[0]["when"]));
+    expect(dump(v[0]["when"]) == near4 + R"("mean_block_bytes":{"max":146}})", "shared band " + dump(v[0]["when"]));
     expect(v[0]["algorithm"] == "parlogna" && dump(v[0]["hints"]) == R"({"radix":4})", "shared pick " + dump(v[0]));
     const Json &m = v[0]["measured"];
     expect(m["points"] == 2 && near(m["worst_ratio"], 1.1) && dump(m["dists"]) == R"(["normal","uniform"])",
            "shared measured " + dump(m));
     expect(m["runner_up"] == "parlogna radix=2" && near(m["margin"], 10.0 / 11), "shared runner-up " + dump(m));
-    expect(dump(v[1]["when"]) == near4 + R"("mean_block_bytes":{"min":317}})" && dump(v[1]["hints"]) == R"({"radix":2})",
+    expect(dump(v[1]["when"]) == near4 + R"("mean_block_bytes":{"min":147}})" && dump(v[1]["hints"]) == R"({"radix":2})",
            "large band " + dump(v[1]));
     expect(report.find("no agreement cost measured at P = 8") != std::string::npos, "report: agreement missing\n" + report);
+}
+
+// The border between two bands lies where the two picks' times cross (log time
+// linear in log size between the measured points), not midway: a point near
+// one end is then on the side of the row that is faster there. Neighbouring P
+// whose borders are within 1.2x share one rule, the border their mean in log;
+// farther apart they keep rules of their own.
+void test_crossover_borders()
+{
+    std::vector<TuneRow> rows;
+    // P = 16: at 1000 B `pairwise` 10 against `linear` 11; at 4000 B 30 against
+    // 10. log(10/11) at 1000, log(3) at 4000: they cross 0.0798 of the way, at
+    // 1000 * 4^0.0798 = 1117 B (the geometric mean would say 2000).
+    auto at = [&rows](long long p, long long size, double pw, double lin) {
+        rows.push_back(row("alltoall", "pairwise", "default", p, p, size, "uniform", pw));
+        rows.push_back(row("alltoall", "linear", "default", p, p, size, "uniform", lin));
+    };
+    at(16, 1000, 10, 11);
+    at(16, 4000, 30, 10);
+    // P = 64: 10 against 20 at 1000 B, 30 against 10 at 4000 B: they cross at
+    // 1000 * 4^(0.6931 / 1.7918) = 1709.98 B, more than 1.2x from 1117.
+    at(64, 1000, 10, 20);
+    at(64, 4000, 30, 10);
+    std::string report;
+    Json t = mpixbench::build_selection_table(rows, fixed_options(), &report);
+    const Json &a = t["alltoall"];
+    expect(a.size() == 4, "P 16 and 64 apart: 4 rules, got " + dump(a));
+    if (a.size() != 4)
+        return;
+    const std::string p16 = R"({"ranks_per_node":{"max":1},"ranks":{"min":16,"max":32},)";
+    const std::string p64 = R"({"ranks_per_node":{"max":1},"ranks":{"min":33},)";
+    expect(dump(a[0]["when"]) == p16 + R"("block_bytes":{"max":1117}})" && a[0]["algorithm"] == "pairwise",
+           "P 16 crossover " + dump(a[0]));
+    expect(dump(a[1]["when"]) == p16 + R"("block_bytes":{"min":1118}})" && a[1]["algorithm"] == "linear",
+           "P 16 above the crossover " + dump(a[1]));
+    expect(dump(a[2]["when"]) == p64 + R"("block_bytes":{"max":1709}})" && dump(a[3]["when"]) == p64 + R"("block_bytes":{"min":1710}})",
+           "P 64 crossover " + dump(a[2]) + dump(a[3]));
+    // P = 64 with 10 against 11 at 1000 B and 20 against 10 at 4000 B: a border
+    // within 1.2x of P 16's, so one rule for both P, its border the mean in log.
+    rows.clear();
+    at(16, 1000, 10, 11);
+    at(16, 4000, 30, 10);
+    at(64, 1000, 10, 11);
+    at(64, 4000, 20, 10);
+    t = mpixbench::build_selection_table(rows, fixed_options(), &report);
+    const Json &b = t["alltoall"];
+    // P 64: log(10/11) = -0.0953, log(2) = 0.6931; 0.1209 of the way: 1182 B.
+    // Mean in log of 1117 and 1182: 1149 B.
+    expect(b.size() == 2, "P 16 and 64 close: 2 rules, got " + dump(b));
+    if (b.size() == 2) {
+        const std::string both = R"({"ranks_per_node":{"max":1},"ranks":{"min":16},)";
+        expect(dump(b[0]["when"]) == both + R"("block_bytes":{"max":1149}})" &&
+                   dump(b[1]["when"]) == both + R"("block_bytes":{"min":1150}})",
+               "merged border " + dump(b));
+        expect(b[0]["measured"]["points"] == 2 && b[1]["measured"]["points"] == 2, "merged points " + dump(b));
+    }
+    // A band won by a row that loses at its own edge (merged within 5 %):
+    // `pairwise` wins 1000 B and is 4 % behind at 2000 B, where `nonblocking`
+    // already beats it; they do not cross between 2000 and 4000 B, so the border
+    // is the geometric mean.
+    rows.clear();
+    auto three = [&rows](long long size, double pw, double lin, double nb) {
+        rows.push_back(row("alltoall", "pairwise", "default", 16, 16, size, "uniform", pw));
+        rows.push_back(row("alltoall", "linear", "default", 16, 16, size, "uniform", lin));
+        rows.push_back(row("alltoall", "nonblocking", "default", 16, 16, size, "uniform", nb));
+    };
+    three(1000, 10, 20, 20);
+    three(2000, 10.4, 10, 10.2);
+    three(4000, 30, 30, 10);
+    mpixbench::BuildOptions o = fixed_options();
+    o.merge_within = 1.05;
+    t = mpixbench::build_selection_table(rows, o, &report);
+    const Json &c = t["alltoall"];
+    expect(c.size() == 2 && c[0]["algorithm"] == "pairwise" && c[1]["algorithm"] == "nonblocking" &&
+               dump(c[0]["when"]) == R"({"ranks_per_node":{"max":1},"ranks":{"min":16},"block_bytes":{"max":2828}})",
+           "no crossing between 2000 and 4000: geometric border " + dump(c));
 }
 
 void test_borders_and_hints()
@@ -569,6 +651,7 @@ int main()
     test_agreement_carried();
     test_same_statistic();
     test_borders_and_hints();
+    test_crossover_borders();
     test_csv_io();
     test_synthetic_mean();
     check_real_file("smpi-alltoall-P256.csv", "alltoall", "block_bytes");
