@@ -153,7 +153,18 @@ std::string todays_alltoall(int p, int nodes, unsigned long long block, bool in_
         return nodes == 2 ? "randomized_sendrecv" : "scattered";
     if (nodes <= 1 || p >= 4 * nodes)
         return "node_bruck";
-    return block <= 256 ? "bruck_zero_rotation" : "randomized_sendrecv";
+    // Nodes of 1-3 ranks: the tuned fat-tree table's rules at one rank per node.
+    if (p <= 32)
+        return block <= 66 ? "pmpi" : block <= 3684 ? "bruck_zerocopy_dt" : "nonblocking";
+    if (block <= 69)
+        return "pmpi";
+    if (block <= 1402)
+        return "bruck_zerocopy_dt";
+    if (block <= 4956)
+        return "bruck_radix";
+    if (block <= 16389)
+        return "randomized_sendrecv";
+    return p <= 64 ? "nonblocking" : "pmpi";
 }
 
 // The group count of today's locality_aware picks: a sixteenth of the node up to
@@ -180,7 +191,14 @@ std::string todays_alltoallv(int p, int nodes, unsigned long long mean, bool in_
         return "node_bruck_adaptive";  // picks by the volumes node_bruck's own messages agree
     if (p >= 4 * nodes)
         return "node_bruck";
-    return mean <= 32 ? "two_phase_bruck" : mean <= 768 ? "parlogna" : "pmpi";
+    // Nodes of 1-3 ranks: the tuned fat-tree table's rules at one rank per node.
+    if (p <= 32)
+        return mean <= 365 ? "two_phase_bruck" : mean <= 5949 ? "parlogna" : "nonblocking";
+    if (mean <= 259)
+        return "two_phase_bruck";
+    if (mean <= 7482)
+        return "parlogna";
+    return p <= 64 ? "nonblocking" : "pmpi";
 }
 
 void test_builtin_is_todays_rule()
@@ -199,9 +217,11 @@ void test_builtin_is_todays_rule()
     long checked = 0;
     for (int p = 1; p <= 4096; p = p < 40 ? p + 1 : p * 2 - 1)
         for (int nodes = 1; nodes <= p; nodes = nodes < 8 ? nodes + 1 : nodes * 3)
-            for (unsigned long long b : {0ull, 1ull, 31ull, 32ull, 33ull, 128ull, 129ull, 255ull, 256ull, 257ull, 767ull, 768ull,
-                                         769ull, 1024ull, 1025ull, 2048ull, 2049ull, 4096ull, 4097ull, 8192ull,
-                                         8193ull, 16384ull, 16385ull, 32768ull, 32769ull, 1ull << 20}) {
+            for (unsigned long long b : {0ull, 1ull, 31ull, 32ull, 33ull, 66ull, 67ull, 69ull, 70ull, 128ull, 129ull, 255ull,
+                                         256ull, 257ull, 259ull, 260ull, 365ull, 366ull, 767ull, 768ull, 769ull, 1024ull,
+                                         1025ull, 1402ull, 1403ull, 2048ull, 2049ull, 3684ull, 3685ull, 4096ull, 4097ull,
+                                         4956ull, 4957ull, 5949ull, 5950ull, 7482ull, 7483ull, 8192ull, 8193ull, 16384ull,
+                                         16385ull, 16389ull, 16390ull, 32768ull, 32769ull, 1ull << 20}) {
                 std::string a = mpix::auto_alltoall_rule(p, nodes, b)->name;
                 if (a == "locality_aware") {  // and its group count
                     mpix::SelectionFacts f;
