@@ -15,9 +15,11 @@ trap 'rm -rf "$tmp"' EXIT
 # 2 ranks pairwise (alltoall up to 32 KiB blocks), else below 8 ranks pmpi; one node of 8-16 ranks: alltoall bruck_zero_rotation up to
 # 1 KiB, randomized_sendrecv up to 8 KiB, pmpi above, alltoallv
 # randomized_sendrecv; from 8, a larger node or nodes of 4+ ranks: node_bruck; on
-# nodes of 1-3 ranks alltoall takes bruck_zero_rotation up to 256 B, then
-# randomized_sendrecv; alltoallv (agreed mean) two_phase_bruck up to 32 B,
-# parlogna up to 768 B, pmpi above.
+# nodes of 1-3 ranks fattree-64x16.json's rules at one rank per node: alltoall
+# pmpi to 66-69 B, bruck_zerocopy_dt, from 33 ranks bruck_radix and
+# randomized_sendrecv, then nonblocking up to 64 ranks and pmpi above; alltoallv
+# (agreed mean) two_phase_bruck, parlogna, then nonblocking up to 64 ranks and pmpi
+# above.
 $bench --auto-map >"$tmp/map.json" || fail "--auto-map exited non-zero"
 $bench --auto-map --map-ranks 64,4,8,64 --map-sizes 1024,16 --map-ppn 2 >"$tmp/small.json" ||
     fail "--auto-map with a grid exited non-zero"
@@ -53,25 +55,32 @@ for coll, c in cs.items():
     for ppn, p in ((4, 64), (16, 4096)):  # nodes of 4+ ranks
         for b in (1, 256, 4096, 1048576):
             assert pick(coll, ppn, p, b) == "node_bruck", (coll, ppn, p, b)
-expect = {("alltoall", 16): "bruck_zero_rotation", ("alltoall", 256): "bruck_zero_rotation",
-          ("alltoall", 512): "randomized_sendrecv", ("alltoall", 1024): "randomized_sendrecv",
-          ("alltoallv", 16): "two_phase_bruck", ("alltoallv", 32): "two_phase_bruck",
-          ("alltoallv", 64): "parlogna", ("alltoallv", 512): "parlogna",
-          ("alltoallv", 1024): "pmpi", ("alltoallv", 4096): "pmpi"}
-for (coll, b), want in expect.items():
-    for p in (8, 64, 4096):
+# Nodes of one rank at P = 8, 64 and 4096 (up to 32 ranks, 33-64, above 64).
+expect = {("alltoall", 16): ("pmpi", "pmpi", "pmpi"),
+          ("alltoall", 128): ("bruck_zerocopy_dt",) * 3,
+          ("alltoall", 1024): ("bruck_zerocopy_dt",) * 3,
+          ("alltoall", 2048): ("bruck_zerocopy_dt", "bruck_radix", "bruck_radix"),
+          ("alltoall", 8192): ("nonblocking", "randomized_sendrecv", "randomized_sendrecv"),
+          ("alltoall", 32768): ("nonblocking", "nonblocking", "pmpi"),
+          ("alltoallv", 16): ("two_phase_bruck",) * 3,
+          ("alltoallv", 256): ("two_phase_bruck",) * 3,
+          ("alltoallv", 512): ("parlogna",) * 3,
+          ("alltoallv", 4096): ("parlogna",) * 3,
+          ("alltoallv", 8192): ("nonblocking", "nonblocking", "pmpi")}
+for (coll, b), wants in expect.items():
+    for p, want in zip((8, 64, 4096), wants):
         got = pick(coll, 1, p, b)
         assert got == want, (coll, p, b, got, want)
-assert sorted(cs["alltoall"]["algorithms"]) == ["bruck_zero_rotation", "node_bruck", "pairwise", "pmpi",
-                                                "randomized_sendrecv"], cs["alltoall"]["algorithms"]
-assert sorted(cs["alltoallv"]["algorithms"]) == ["node_bruck", "pairwise", "parlogna", "pmpi",
+assert sorted(cs["alltoall"]["algorithms"]) == ["bruck_radix", "bruck_zero_rotation", "bruck_zerocopy_dt", "node_bruck",
+                                                "nonblocking", "pairwise", "pmpi", "randomized_sendrecv"], cs["alltoall"]["algorithms"]
+assert sorted(cs["alltoallv"]["algorithms"]) == ["node_bruck", "nonblocking", "pairwise", "parlogna", "pmpi",
                                                  "randomized_sendrecv", "two_phase_bruck"], cs["alltoallv"]["algorithms"]
 # A given grid: sorted, duplicates dropped; ppn 2 at P=64 is 32 nodes of 2.
 s = json.load(open(sys.argv[2]))["collectives"]
 g = s["alltoall"]["ppn"]["2"]
 assert list(s["alltoall"]["ppn"]) == ["2"] and g["P"] == [4, 8, 64] and g["bytes"] == [16, 1024], g
-assert g["pick"][2] == ["bruck_zero_rotation", "randomized_sendrecv"], g["pick"]
-assert s["alltoallv"]["ppn"]["2"]["pick"][2] == ["two_phase_bruck", "pmpi"], s["alltoallv"]
+assert g["pick"][2] == ["pmpi", "bruck_zerocopy_dt"], g["pick"]
+assert s["alltoallv"]["ppn"]["2"]["pick"][2] == ["two_phase_bruck", "parlogna"], s["alltoallv"]
 EOF
 for bad in "--map-ranks 8" "--auto-map --map-sizes 1,x" "--auto-map --map-ppn 0"; do
     if $bench $bad >/dev/null 2>"$tmp/err"; then fail "accepted: $bad"; fi
