@@ -486,22 +486,20 @@ std::vector<Region> solve_group(const std::vector<StatPoint> &points, double agr
         regions.push_back(r);
         return regions;
     }
-    std::vector<unsigned long long> stats;
-    for (const StatPoint &p : points)
-        stats.push_back(p.stat);
     for (const Band &b : bands) {
         std::vector<const Instance *> set = instances_of(points, b.first, b.last);
         const std::string w = pick(set, offset);
         Region r;
-        r.stat = band_range(stats, b.first, b.last);
         r.candidate = w;
         r.measured = measure_band(points, b.first, b.last, w, pick(set, offset, w), offset, candidates);
         regions.push_back(r);
     }
-    // The borders where neighbouring picks cross (band_range's geometric mean otherwise).
+    // The first band open below, the last open above; between them, the borders
+    // where neighbouring picks cross (crossover_border).
     for (std::size_t j = 0; j + 1 < regions.size(); ++j) {
         const unsigned long long border = crossover_border(points[bands[j].last], points[bands[j + 1].first],
                                                            regions[j].candidate, regions[j + 1].candidate, offset);
+        regions[j].stat.has_max = regions[j + 1].stat.has_min = true;
         regions[j].stat.max = border;
         regions[j + 1].stat.min = border + 1;
     }
