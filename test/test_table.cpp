@@ -158,7 +158,7 @@ std::string todays_alltoall(int p, int nodes, unsigned long long block, bool in_
         return block <= 66 ? "pmpi" : block <= 3684 ? "bruck_zerocopy_dt" : "nonblocking";
     if (block <= 69)
         return "pmpi";
-    if (block <= 1402)
+    if (block <= (p <= 64 ? 1402u : 632u))  // above 64 ranks: held back at P=256 (radix 8 wins from ~632 B)
         return "bruck_zerocopy_dt";
     if (block <= 4956)
         return "bruck_radix";
@@ -166,6 +166,10 @@ std::string todays_alltoall(int p, int nodes, unsigned long long block, bool in_
         return "randomized_sendrecv";
     return p <= 64 ? "nonblocking" : "pmpi";
 }
+
+// The radix of today's bruck_radix picks on nodes of 1-3 ranks: 4 as measured at
+// P=64, 8 above 64 ranks (P=256, 2 KiB: 233.0 us against radix 4's 262.3).
+int todays_bruck_radix(int p) { return p <= 64 ? 4 : 8; }
 
 // The group count of today's locality_aware picks: a sixteenth of the node up to
 // 2 KiB blocks, then groups of 16 ranks to 4 KiB (a quarter of a node of 64-127,
@@ -218,11 +222,23 @@ void test_builtin_is_todays_rule()
     for (int p = 1; p <= 4096; p = p < 40 ? p + 1 : p * 2 - 1)
         for (int nodes = 1; nodes <= p; nodes = nodes < 8 ? nodes + 1 : nodes * 3)
             for (unsigned long long b : {0ull, 1ull, 31ull, 32ull, 33ull, 66ull, 67ull, 69ull, 70ull, 128ull, 129ull, 255ull,
-                                         256ull, 257ull, 259ull, 260ull, 365ull, 366ull, 767ull, 768ull, 769ull, 1024ull,
+                                         256ull, 257ull, 259ull, 260ull, 365ull, 366ull, 632ull, 633ull, 767ull, 768ull,
+                                         769ull, 1024ull,
                                          1025ull, 1402ull, 1403ull, 2048ull, 2049ull, 3684ull, 3685ull, 4096ull, 4097ull,
                                          4956ull, 4957ull, 5949ull, 5950ull, 7482ull, 7483ull, 8192ull, 8193ull, 16384ull,
                                          16385ull, 16389ull, 16390ull, 32768ull, 32769ull, 1ull << 20}) {
                 std::string a = mpix::auto_alltoall_rule(p, nodes, b)->name;
+                if (a == "bruck_radix") {  // and its radix
+                    mpix::SelectionFacts f;
+                    mpix::shape_facts(p, nodes, &f);
+                    f.set(mpix::Fact::block_bytes, b);
+                    const mpix::TableRule *rule = mpix::pick_rule(mpix::TableChain(), Collective::alltoall, f);
+                    auto h = rule ? rule->hints.find("radix") : mpix::RuleHints::const_iterator();
+                    const std::string want = std::to_string(todays_bruck_radix(p));
+                    MPIX_EXPECT(rule && h != rule->hints.end() && h->second == want,
+                                "alltoall P=" + std::to_string(p) + " nodes=" + std::to_string(nodes) + " " +
+                                    std::to_string(b) + " B: radix not " + want);
+                }
                 if (a == "locality_aware") {  // and its group count
                     mpix::SelectionFacts f;
                     mpix::shape_facts(p, nodes, &f);
