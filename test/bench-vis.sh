@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 # 1 KiB, randomized_sendrecv up to 8 KiB, pmpi above, alltoallv
 # randomized_sendrecv; from 8, a larger node or nodes of 4+ ranks: node_bruck; on
 # nodes of 1-3 ranks fattree-64x16.json's rules at one rank per node: alltoall
-# pmpi to 66-69 B, bruck_zerocopy_dt, from 33 ranks bruck_radix and
+# pmpi to 66-69 B, bruck_zerocopy_dt (above 64 ranks to 632 B), from 33 ranks bruck_radix and
 # randomized_sendrecv, then nonblocking up to 64 ranks and pmpi above; alltoallv
 # (agreed mean) two_phase_bruck, parlogna, then nonblocking up to 64 ranks and pmpi
 # above.
@@ -58,7 +58,8 @@ for coll, c in cs.items():
 # Nodes of one rank at P = 8, 64 and 4096 (up to 32 ranks, 33-64, above 64).
 expect = {("alltoall", 16): ("pmpi", "pmpi", "pmpi"),
           ("alltoall", 128): ("bruck_zerocopy_dt",) * 3,
-          ("alltoall", 1024): ("bruck_zerocopy_dt",) * 3,
+          ("alltoall", 512): ("bruck_zerocopy_dt",) * 3,
+          ("alltoall", 1024): ("bruck_zerocopy_dt", "bruck_zerocopy_dt", "bruck_radix"),  # above 64: to 632 B
           ("alltoall", 2048): ("bruck_zerocopy_dt", "bruck_radix", "bruck_radix"),
           ("alltoall", 8192): ("nonblocking", "randomized_sendrecv", "randomized_sendrecv"),
           ("alltoall", 32768): ("nonblocking", "nonblocking", "pmpi"),
