@@ -171,6 +171,17 @@ std::string todays_alltoall(int p, int nodes, unsigned long long block, bool in_
 // P=64, 8 above 64 ranks (P=256, 2 KiB: 233.0 us against radix 4's 262.3).
 int todays_bruck_radix(int p) { return p <= 64 ? 4 : 8; }
 
+// The radix hint of today's parlogna picks on nodes of 1-3 ranks ("" for its own,
+// ceil(sqrt(P))): its own up to 32 ranks; from 33 ranks radix 4 to a 1235 B mean as
+// measured at P=64, above 64 ranks to 668 B (P=256: its own 118.4 us at a 1137 B
+// mean, radix 4 140.8).
+std::string todays_parlogna_radix(int p, unsigned long long mean)
+{
+    if (p <= 32)
+        return "";
+    return mean <= (p <= 64 ? 1235u : 668u) ? "4" : "";
+}
+
 // The group count of today's locality_aware picks: a sixteenth of the node up to
 // 2 KiB blocks, then groups of 16 ranks to 4 KiB (a quarter of a node of 64-127,
 // an eighth of one of 128+).
@@ -201,7 +212,7 @@ std::string todays_alltoallv(int p, int nodes, unsigned long long mean, bool in_
     if (mean <= 259)
         return "two_phase_bruck";
     if (mean <= 7482)
-        return "parlogna";
+        return "parlogna";  // radix 4 to 1235 B (above 64 ranks to 668 B), then its own: todays_parlogna_radix
     return p <= 64 ? "nonblocking" : "pmpi";
 }
 
@@ -222,11 +233,26 @@ void test_builtin_is_todays_rule()
     for (int p = 1; p <= 4096; p = p < 40 ? p + 1 : p * 2 - 1)
         for (int nodes = 1; nodes <= p; nodes = nodes < 8 ? nodes + 1 : nodes * 3)
             for (unsigned long long b : {0ull, 1ull, 31ull, 32ull, 33ull, 66ull, 67ull, 69ull, 70ull, 128ull, 129ull, 255ull,
-                                         256ull, 257ull, 259ull, 260ull, 365ull, 366ull, 632ull, 633ull, 767ull, 768ull,
-                                         769ull, 1024ull,
+                                         256ull, 257ull, 259ull, 260ull, 365ull, 366ull, 632ull, 633ull, 668ull, 669ull,
+                                         767ull, 768ull, 769ull, 1024ull, 1235ull, 1236ull,
                                          1025ull, 1402ull, 1403ull, 2048ull, 2049ull, 3684ull, 3685ull, 4096ull, 4097ull,
                                          4956ull, 4957ull, 5949ull, 5950ull, 7482ull, 7483ull, 8192ull, 8193ull, 16384ull,
                                          16385ull, 16389ull, 16390ull, 32768ull, 32769ull, 1ull << 20}) {
+                if (std::string(mpix::auto_alltoallv_rule(p, nodes, b)->name) == "parlogna" && nodes > 1) {
+                    mpix::SelectionFacts f;  // and its radix, as auto_alltoallv_rule sets the facts
+                    mpix::shape_facts(p, nodes, &f);
+                    f.set(mpix::Fact::in_place, 0);
+                    f.set(mpix::Fact::persistent, 0);
+                    f.set(mpix::Fact::mean_block_bytes, b);
+                    f.set(mpix::Fact::max_block_bytes, b);
+                    const mpix::TableRule *rule = mpix::pick_rule(mpix::TableChain(), Collective::alltoallv, f);
+                    auto h = rule ? rule->hints.find("radix") : mpix::RuleHints::const_iterator();
+                    const std::string got = rule && h != rule->hints.end() ? h->second : "";
+                    const std::string want = todays_parlogna_radix(p, b);
+                    MPIX_EXPECT(rule && got == want, "alltoallv P=" + std::to_string(p) + " nodes=" +
+                                                         std::to_string(nodes) + " mean " + std::to_string(b) +
+                                                         " B: parlogna radix '" + got + "', want '" + want + "'");
+                }
                 std::string a = mpix::auto_alltoall_rule(p, nodes, b)->name;
                 if (a == "bruck_radix") {  // and its radix
                     mpix::SelectionFacts f;
