@@ -216,6 +216,29 @@ std::string todays_alltoallv(int p, int nodes, unsigned long long mean, bool in_
     return p <= 64 ? "nonblocking" : "pmpi";
 }
 
+// The hint `key` of the built-in rule that auto picks at P ranks on `nodes` nodes
+// for `bytes` (alltoall's block; alltoallv's agreed mean, and largest block alike),
+// with the facts auto_alltoall_rule and auto_alltoallv_rule set: "" where the rule
+// has no such hint, "(no rule)" where none matched.
+std::string builtin_hint(Collective coll, int p, int nodes, unsigned long long bytes, const char *key)
+{
+    mpix::SelectionFacts f;
+    mpix::shape_facts(p, nodes, &f);
+    f.set(mpix::Fact::in_place, 0);
+    f.set(mpix::Fact::persistent, 0);
+    if (coll == Collective::alltoall) {
+        f.set(mpix::Fact::block_bytes, bytes);
+    } else {
+        f.set(mpix::Fact::mean_block_bytes, bytes);
+        f.set(mpix::Fact::max_block_bytes, bytes);
+    }
+    const mpix::TableRule *rule = mpix::pick_rule(mpix::TableChain(), coll, f);
+    if (!rule)
+        return "(no rule)";
+    auto h = rule->hints.find(key);
+    return h == rule->hints.end() ? "" : h->second;
+}
+
 void test_builtin_is_todays_rule()
 {
     // It parses, and every collective ends with a rule that always matches.
@@ -234,47 +257,26 @@ void test_builtin_is_todays_rule()
         for (int nodes = 1; nodes <= p; nodes = nodes < 8 ? nodes + 1 : nodes * 3)
             for (unsigned long long b : {0ull, 1ull, 31ull, 32ull, 33ull, 66ull, 67ull, 69ull, 70ull, 128ull, 129ull, 255ull,
                                          256ull, 257ull, 259ull, 260ull, 365ull, 366ull, 632ull, 633ull, 668ull, 669ull,
-                                         767ull, 768ull, 769ull, 1024ull, 1235ull, 1236ull,
-                                         1025ull, 1402ull, 1403ull, 2048ull, 2049ull, 3684ull, 3685ull, 4096ull, 4097ull,
+                                         767ull, 768ull, 769ull, 1024ull, 1025ull, 1235ull, 1236ull, 1402ull, 1403ull, 2048ull, 2049ull, 3684ull, 3685ull, 4096ull, 4097ull,
                                          4956ull, 4957ull, 5949ull, 5950ull, 7482ull, 7483ull, 8192ull, 8193ull, 16384ull,
                                          16385ull, 16389ull, 16390ull, 32768ull, 32769ull, 1ull << 20}) {
+                const std::string at = " P=" + std::to_string(p) + " nodes=" + std::to_string(nodes) + " " +
+                                       std::to_string(b) + " B: ";
                 if (std::string(mpix::auto_alltoallv_rule(p, nodes, b)->name) == "parlogna" && nodes > 1) {
-                    mpix::SelectionFacts f;  // and its radix, as auto_alltoallv_rule sets the facts
-                    mpix::shape_facts(p, nodes, &f);
-                    f.set(mpix::Fact::in_place, 0);
-                    f.set(mpix::Fact::persistent, 0);
-                    f.set(mpix::Fact::mean_block_bytes, b);
-                    f.set(mpix::Fact::max_block_bytes, b);
-                    const mpix::TableRule *rule = mpix::pick_rule(mpix::TableChain(), Collective::alltoallv, f);
-                    auto h = rule ? rule->hints.find("radix") : mpix::RuleHints::const_iterator();
-                    const std::string got = rule && h != rule->hints.end() ? h->second : "";
+                    const std::string got = builtin_hint(Collective::alltoallv, p, nodes, b, "radix");
                     const std::string want = todays_parlogna_radix(p, b);
-                    MPIX_EXPECT(rule && got == want, "alltoallv P=" + std::to_string(p) + " nodes=" +
-                                                         std::to_string(nodes) + " mean " + std::to_string(b) +
-                                                         " B: parlogna radix '" + got + "', want '" + want + "'");
+                    MPIX_EXPECT(got == want, "alltoallv" + at + "parlogna radix '" + got + "', want '" + want + "'");
                 }
                 std::string a = mpix::auto_alltoall_rule(p, nodes, b)->name;
                 if (a == "bruck_radix") {  // and its radix
-                    mpix::SelectionFacts f;
-                    mpix::shape_facts(p, nodes, &f);
-                    f.set(mpix::Fact::block_bytes, b);
-                    const mpix::TableRule *rule = mpix::pick_rule(mpix::TableChain(), Collective::alltoall, f);
-                    auto h = rule ? rule->hints.find("radix") : mpix::RuleHints::const_iterator();
                     const std::string want = std::to_string(todays_bruck_radix(p));
-                    MPIX_EXPECT(rule && h != rule->hints.end() && h->second == want,
-                                "alltoall P=" + std::to_string(p) + " nodes=" + std::to_string(nodes) + " " +
-                                    std::to_string(b) + " B: radix not " + want);
+                    MPIX_EXPECT(builtin_hint(Collective::alltoall, p, nodes, b, "radix") == want,
+                                "alltoall" + at + "radix not " + want);
                 }
                 if (a == "locality_aware") {  // and its group count
-                    mpix::SelectionFacts f;
-                    mpix::shape_facts(p, nodes, &f);
-                    f.set(mpix::Fact::block_bytes, b);
-                    const mpix::TableRule *rule = mpix::pick_rule(mpix::TableChain(), Collective::alltoall, f);
-                    auto h = rule ? rule->hints.find("leaders_per_node") : mpix::RuleHints::const_iterator();
                     const std::string want = std::to_string(todays_leaders_per_node(p, nodes, b));
-                    MPIX_EXPECT(rule && h != rule->hints.end() && h->second == want,
-                                "alltoall P=" + std::to_string(p) + " nodes=" + std::to_string(nodes) + " " +
-                                    std::to_string(b) + " B: leaders_per_node not " + want);
+                    MPIX_EXPECT(builtin_hint(Collective::alltoall, p, nodes, b, "leaders_per_node") == want,
+                                "alltoall" + at + "leaders_per_node not " + want);
                 }
                 // Ordinary calls, MPI_IN_PLACE and persistent requests (1 and 2
                 // ranks differ, the rest alike).
