@@ -247,13 +247,13 @@ tune-dragonfly|tune-fattree|tune-flat|tune-dragonfly64)
     # 510.3 us, is the fastest of them).
     ft256="--ranks 256 --radix 2,4,8 --batch 8,32 --platform fattree-256x16,1-rank-per-node --warmup 1 --agreement-us 24
         --check-table src/select/default_table.json --csv $t/fattree-256x16-ppn1-builtin.csv"
-    not_ppn1=linear,nonblocking,scattered,nonempty,pairwise,randomized_scatter,randomized_sendrecv,randomized_segmented,randomized,node_aware,locality_aware,hierarchical,multileader,multileader_locality,node_bruck,node_bruck_adaptive,padded_alltoall,padded_bruck,parlinna_staggered,parlinna_coalesced
+    direct_on_ppn1=node_aware,locality_aware,hierarchical,multileader,multileader_locality,node_bruck,node_bruck_adaptive,padded_alltoall,padded_bruck,parlinna_staggered,parlinna_coalesced
     sim/run fattree-256x16 256 --ppn 1 --prog $tune -- $ft256 --coll alltoall --sizes 32,512,1024,2048 \
-        --exclude $not_ppn1,bruck_basic_dt,bruck_modified_dt
+        --exclude ${direct%,pmpi},$direct_on_ppn1,bruck_basic_dt,bruck_modified_dt
     sim/run fattree-256x16 256 --ppn 1 --prog $tune -- $ft256 --coll alltoallv --sizes 32,512,1024,2048 --dists uniform,normal \
-        --exclude $not_ppn1,pmpi
+        --exclude $direct,$direct_on_ppn1
     sim/run fattree-256x16 256 --ppn 1 --prog $tune -- $ft256 --coll alltoall --sizes 8192 \
-        --exclude linear,pairwise,randomized_scatter,randomized_segmented,nonempty,randomized,node_aware,locality_aware,hierarchical,multileader,multileader_locality,node_bruck,node_bruck_adaptive,padded_alltoall,padded_bruck,parlinna_staggered,parlinna_coalesced,bruck_basic,bruck_basic_dt,bruck_modified,bruck_modified_dt
+        --exclude linear,pairwise,randomized_scatter,randomized_segmented,nonempty,randomized,$direct_on_ppn1,bruck_basic,bruck_basic_dt,bruck_modified,bruck_modified_dt
     # P=256 checks up to 4 KiB: at 16 KiB every row takes minutes to simulate (5-34 ms
     # simulated; 2026-12-01, 10 rows in 25 minutes without the Bruck rows), hours for
     # the point's 84 rows. The 2026-11-26 check had them (copies free).
