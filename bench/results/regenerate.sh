@@ -116,7 +116,19 @@ smpi|charged|skew|overlap)
     if [ "$part" = smpi ]; then
         bench/plot -o "$out" --prefix smpi "$out"/smpi-*.csv
     elif [ "$part" = skew ]; then
-        :  # tables in sim/README.md, "The bound of an exchange"
+        # Tables in sim/README.md, "The bound of an exchange". Then the terms of
+        # node_bruck's time at P=4096 (its section "Where node_bruck's time goes at
+        # P = 4096"): the runs file's call with the copies free, and with the
+        # per-message overhead measured on a real 16-core node (0.44 us, device-16).
+        # About 4 min wall each.
+        if [ -z "${RUNS:-}" ] || [ "${RUNS#*terms-P4096}" != "$RUNS" ]; then
+            terms="--coll alltoallv --algo node_bruck --size 16 --iters 1 --warmup 0 --baseline none"
+            rm -f "$out/skew/terms-copies-free-P4096.csv" "$out/skew/terms-o044-P4096.csv"
+            # shellcheck disable=SC2086
+            sim/run dragonfly-256x64 4096 --copy-bw 0 -- $terms --csv "$out/skew/terms-copies-free-P4096.csv" </dev/null
+            # shellcheck disable=SC2086
+            SIM_O=4.4e-7 sim/run dragonfly-256x64 4096 -- $terms --csv "$out/skew/terms-o044-P4096.csv" </dev/null
+        fi
     elif [ "$part" = overlap ]; then
         :  # the table in docs/persistent-neighbour.md, "Every row"
     else
