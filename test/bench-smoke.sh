@@ -20,6 +20,27 @@ for dist in normal powerlaw hotspot:1 moe:3,2 moe-combine:3,2,0.5 fft1 fft2 matr
     printf '0 1 2 3\n4 0 6 7\n8 9 0 11\n0 0 0 0\n' >"$tmp/traffic"
     $run --dist "$dist" --algo pairwise,scattered --iters 1 --warmup 0 --ppn 2 --csv "$tmp/out.csv" >/dev/null 2>&1
 done
+# bench/cpu-per-call's categories, on lines as callgrind_annotate prints them: it
+# adds " [object]" to some lines only, and the library is linked into mpix-bench.
+top=$(cd "${srcdir:-.}" && pwd)
+cat >"$tmp/lines" <<EOF
+mpix	$top/src/alltoallv/node_bruck.cpp:mpix::node_bruck(mpix::Exchange const&) [$top/bench/mpix-bench]
+mpix	$top/src/alltoallv/bundle_bruck.cpp:mpix::encode_sizes(std::vector<unsigned long, std::allocator<unsigned long> > const&, std::vector<unsigned char, std::allocator<unsigned char> >*) [$top/bench/mpix-bench]
+mpix	/usr/include/c++/12/bits/stl_vector.h:mpix::node_bruck(mpix::Exchange const&)
+mpix	$top/src/core/p2p.cpp:mpix::(anonymous namespace)::nonzero_ranges(std::vector<char*, std::allocator<char*> > const&, unsigned long) [$top/bench/mpix-bench]
+mpix	$top/src/api/comm.cpp:comm_init_unguarded(MPIX_Comm**, int) [$top/bench/mpix-bench]
+mpix	/usr/include/c++/12/bits/new_allocator.h:MPIX_Info_set
+c++	/usr/include/c++/12/bits/vector.tcc:void std::vector<mpix::Piece, std::allocator<mpix::Piece> >::_M_realloc_insert<mpix::Piece>(__gnu_cxx::__normal_iterator<mpix::Piece*, std::vector<mpix::Piece, std::allocator<mpix::Piece> > >, mpix::Piece&&) [$top/bench/mpix-bench]
+c++	???:operator new(unsigned long) [/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30]
+allocator	./malloc/./malloc/malloc.c:_int_free [/usr/lib/x86_64-linux-gnu/libc.so.6]
+allocator	./malloc/./malloc/malloc.c:malloc
+-	$top/bench/runner.cpp:mpixbench::Runner::State::call(bool) [$top/bench/mpix-bench]
+-	/usr/include/c++/12/bits/stl_algo.h:mpixbench::(anonymous namespace)::median(std::vector<double, std::allocator<double> >)
+-	$top/bench/options.cpp:std::_Function_handler<void (), mpixbench::(anonymous namespace)::add_bench_options(CLI::App&)::{lambda()#1}>::_M_invoke(std::_Any_data const&)
+-	???:PMPI_Mprobe [/usr/lib/x86_64-linux-gnu/libmpich.so.12.2.2]
+EOF
+cut -f2 "$tmp/lines" | "${srcdir:-.}/bench/cpu-per-call" --classify >"$tmp/classified"
+diff "$tmp/lines" "$tmp/classified" || { echo "cpu-per-call --classify: categories differ (expected <, got >)"; exit 1; }
 # bench/cpu-per-call (callgrind) counts the library's instructions per call: the
 # bundle row node_bruck executes several times the direct row pairwise's. Not in a
 # sanitized build (configure --enable-sanitizers), whose programs valgrind cannot run.
