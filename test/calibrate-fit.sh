@@ -3,7 +3,8 @@
 # the memcpy sweep's slope from 64 KiB while copies still run from the cache (at
 # half the 64 KiB copy's rate or more), and the cost per copy comes from the
 # copies of 64 B or less; the counted CPU term (--instructions) is one fitted ns per
-# instruction. Synthetic sweeps and rows with known values; no MPI, no SimGrid.
+# instruction, and --from-compare writes a report again from its compare.csv.
+# Synthetic sweeps and rows with known values; no MPI, no SimGrid.
 top="${srcdir:-.}"
 exec python3 - "$top/sim/calibrate" <<'PY'
 import importlib.machinery, importlib.util, sys
@@ -55,6 +56,39 @@ for r in rows:
             failed.append("a row without a count was charged")
     else:
         expect("%s with the CPU" % r["algorithm"], r["with_cpu_us"], r["native_us"], rel=1e-6)
+# --from-compare: a report written from these rows, read back and written again
+# with the counts, gives the same rows and the term fitted above.
+import argparse, csv, os, tempfile
+with tempfile.TemporaryDirectory() as d:
+    args = argparse.Namespace(np=2, runs=5, iters=50, name="synthetic", machine="no machine", fit="latency",
+                              write_send=False, instructions=None)
+    plain = [{k: v for k, v in r.items() if k not in ("instructions", "with_cpu_us")} for r in rows]
+    cal.report(plain, d, args)
+    back = cal.load_compare(os.path.join(d, "compare.csv"))
+    if len(back) != len(plain):
+        failed.append("--from-compare read %d rows of %d" % (len(back), len(plain)))
+    for a, b in zip(plain, back):
+        for k in ("collective", "algorithm", "params", "size"):
+            if a[k] != b[k]:
+                failed.append("--from-compare: %s %r read back as %r" % (k, a[k], b[k]))
+        expect("native read back", b["native_us"], a["native_us"], rel=1e-3)
+        expect("simulated read back", b["simulated_us"], a["simulated_us"], rel=1e-3)
+    with open(os.path.join(d, "counts.csv"), "w") as f:
+        f.write("collective,algorithm,size,np,mpix,cpp,allocator,total\n")
+        for (coll, algo, size), n in counts.items():
+            f.write("%s,%s,%d,2,%d,0,0,%d\n" % (coll, algo, size, n, n))
+    args.instructions = os.path.join(d, "counts.csv")
+    cal.report(back, d, args)
+    with open(os.path.join(d, "compare.csv")) as f:
+        charged = [r for r in csv.DictReader(f) if r["with_cpu_us"]]
+    if len(charged) != 8:
+        failed.append("--from-compare with counts: %d rows charged, expected 8" % len(charged))
+    for r in charged:
+        expect("%s with the CPU, rewritten" % r["algorithm"], float(r["with_cpu_us"]), float(r["native_us"]),
+               rel=2e-3)
+    with open(os.path.join(d, "compare.md")) as f:
+        if "0.1000 ns per instruction" not in f.read():
+            failed.append("--from-compare: compare.md does not give the fitted 0.1000 ns")
 if failed:
     print("FAIL: " + "; ".join(failed))
     sys.exit(1)
