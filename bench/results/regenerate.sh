@@ -352,10 +352,14 @@ calibration-instructions|calibration-instructions-P16)
     # (bench/cpu-per-call under callgrind; counts, so the machine need not be idle
     # nor have a core per rank): at 2 ranks 16 B to 4 KiB (about 30 minutes), read
     # by the calibration part; at 16 ranks on one node, 16 B, every row but pmpi
-    # and auto (about 45 minutes), read by calibration-P16.
+    # and auto (about 45 minutes), read by calibration-P16. Then the calibration's
+    # report again with the new counts (sim/calibrate --from-compare: nothing
+    # measured or simulated again).
     case $part in
-    *-P16) file="$out/calibration-P16/instructions-P16.csv" ranks=16 counted_sizes=16 extra= ;;
-    *) file="$out/calibration/instructions-P2.csv" ranks=2 counted_sizes="16 64 256 1024 4096" extra=auto ;;
+    *-P16) file="$out/calibration-P16/instructions-P16.csv" ranks=16 counted_sizes=16 extra=
+           report="--np 16 --runs 5 --name device-16 --from-compare $out/calibration-P16" ;;
+    *) file="$out/calibration/instructions-P2.csv" ranks=2 counted_sizes="16 64 256 1024 4096" extra=auto
+       report="--runs 5 --from-compare $out/calibration" ;;
     esac
     rm -f "$file"
     for coll in alltoall alltoallv; do
@@ -367,6 +371,12 @@ calibration-instructions|calibration-instructions-P16)
             done
         done
     done
+    # shellcheck disable=SC2086
+    case $part in
+    *-P16) sim/calibrate $report --instructions "$file" \
+               --machine "the device machine's 16 cores (Xeon family 6 model 207, Emerald Rapids, under KVM)" ;;
+    *) sim/calibrate $report --instructions "$file" ;;
+    esac
     ;;
 calibration-P16)
     # The same at 16 ranks on one 16-core node. Its native half was measured on
