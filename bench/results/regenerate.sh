@@ -16,6 +16,8 @@ out=bench/results
 parts="${*:-native charged}"
 parts=$(echo " $parts " | sed "s/ tune / tune-dragonfly tune-fattree tune-flat tune-dragonfly64 /")
 np="${NP:-8}"
+# The 16-core machine lent for the calibrations at 8-16 ranks, in their reports' words.
+device_machine="the device machine's 16 cores (Xeon family 6 model 207, Emerald Rapids, under KVM)"
 sizes=16,64,256,1024,4096,16384,65536
 
 # The native, smpi and charged parts end in bench/plot: refuse before hours of
@@ -374,7 +376,7 @@ calibration-instructions|calibration-instructions-P16)
     # shellcheck disable=SC2086
     case $part in
     *-P16) sim/calibrate $report --instructions "$file" \
-               --machine "the device machine's 16 cores (Xeon family 6 model 207, Emerald Rapids, under KVM)" ;;
+               --machine "$device_machine" ;;
     *) sim/calibrate $report --instructions "$file" ;;
     esac
     ;;
@@ -389,7 +391,7 @@ calibration-P16)
     [ -f "$out/calibration-P16/instructions-P16.csv" ] && counted="--instructions $out/calibration-P16/instructions-P16.csv"
     # shellcheck disable=SC2086
     sim/calibrate --np 16 --from-native "$out/calibration-P16/raw" --name device-16 $counted \
-        --machine "the device machine's 16 cores (Xeon family 6 model 207, Emerald Rapids, under KVM)" --out "$out/calibration-P16"
+        --machine "$device_machine" --out "$out/calibration-P16"
     ;;
 calibration-P8|calibration-P12)
     # The same at 8 and 12 ranks on the same 16-core machine (a second session,
@@ -397,7 +399,7 @@ calibration-P8|calibration-P12)
     # --native-only DIR); the native rows are kept in calibration-PN/raw.
     ranks=${part#calibration-P}
     sim/calibrate --np "$ranks" --from-native "$out/$part/raw" --name "device-$ranks" \
-        --machine "the device machine's 16 cores (Xeon family 6 model 207, Emerald Rapids, under KVM), $ranks ranks" \
+        --machine "$device_machine, $ranks ranks" \
         --out "$out/$part"
     ;;
 *) echo "regenerate: unknown part $part (native, smpi, charged, agreement, tune, tune-dragonfly, tune-fattree, tune-flat, tune-dragonfly64, calibration, calibration-P16, calibration-P8, calibration-P12, calibration-instructions, calibration-instructions-P16, overlap)" >&2; exit 2 ;;
