@@ -28,6 +28,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -846,6 +847,33 @@ int node_bruck(const Exchange &x)
         !uniform && node_bruck_bypasses(received, x.hints->direct_above) &&
         received / static_cast<std::uint64_t>(std::max(1, N - 1)) >= kUnpackedChunk;
     const bool partner_asked = gp->partner_own_apart.size() == handled.size();
+    // Receives: from v's handler of (u, q), the blocks of all of v for u's part q.
+    // Posted before and between the sends (sizes known: all at once; else each
+    // as its message is found), so that a peer's message moves while this rank
+    // still packs its own (UnknownSizeReceives says why).
+    for (const Handled &hd : handled)
+        peers.push_back(R.member(hd.node, node_bruck_handler(hd.node, u, hd.part, k, N, R.size_of(hd.node))));
+    std::vector<char *> &in_data = lists->in_data;
+    std::vector<std::size_t> &in_bytes = lists->in_bytes;
+    std::vector<MPI_Request> &recv_reqs = lists->recv_reqs;
+    std::optional<UnknownSizeReceives> sized_receives;
+    if (uniform) {
+        in_data.assign(handled.size(), nullptr);
+        in_bytes.assign(handled.size(), 0);
+        recv_reqs.assign(handled.size(), MPI_REQUEST_NULL);
+        for (std::size_t h = 0; h < handled.size(); ++h) {
+            in_bytes[h] = B * static_cast<std::size_t>(part_size(n, handled[h].part, k)) * R.size_of(handled[h].node);
+            if (in_bytes[h] == 0)
+                continue;
+            store.emplace_back();
+            if (!store.back().resize(in_bytes[h]))
+                return MPI_ERR_NO_MEM;
+            in_data[h] = store.back().data();
+            MPIX_CHECK(irecv_bytes(in_data[h], in_bytes[h], peers[h], tag_b, x.comm, &recv_reqs[h]));
+        }
+    } else {
+        sized_receives.emplace(peers, tag_b, x.comm, true, &store, &in_data, &in_bytes, &recv_reqs);
+    }
     std::vector<MPI_Request> &apart_sends = lists->apart_sends;
     apart_sends.clear();
     {
@@ -855,8 +883,7 @@ int node_bruck(const Exchange &x)
         std::size_t first = 0;  // the part's ranks start at mine[first]
         for (std::size_t h = 0; h < handled.size(); ++h) {
             const int v = handled[h].node, q = handled[h].part, nv = part_size(R.size_of(v), q, k);
-            const int peer = R.member(v, node_bruck_handler(v, u, q, k, N, R.size_of(v)));
-            peers.push_back(peer);
+            const int peer = peers[h];
             addrs.clear();
             lens.clear();
             ids.clear();
@@ -937,6 +964,8 @@ int node_bruck(const Exchange &x)
                     x.trace->round(round_b, peer, -1, ids, bytes, 0);
             }
             first += nv;
+            if (sized_receives)
+                MPIX_CHECK(sized_receives->poll());
         }
         if (x.trace)
             for_each_extra([&](const Handled &hd, int peer) {
@@ -950,27 +979,8 @@ int node_bruck(const Exchange &x)
                     x.trace->round(round_b, peer, -1, ids, bytes, 0);
             });
     }
-    // Receives: from v's handler of (u, q), the blocks of all of v for u's part q.
-    std::vector<char *> &in_data = lists->in_data;
-    std::vector<std::size_t> &in_bytes = lists->in_bytes;
-    std::vector<MPI_Request> &recv_reqs = lists->recv_reqs;
-    in_data.assign(handled.size(), nullptr);
-    in_bytes.assign(handled.size(), 0);
-    recv_reqs.assign(handled.size(), MPI_REQUEST_NULL);
-    if (uniform) {
-        for (std::size_t h = 0; h < handled.size(); ++h) {
-            in_bytes[h] = B * static_cast<std::size_t>(part_size(n, handled[h].part, k)) * R.size_of(handled[h].node);
-            if (in_bytes[h] == 0)
-                continue;
-            store.emplace_back();
-            if (!store.back().resize(in_bytes[h]))
-                return MPI_ERR_NO_MEM;
-            in_data[h] = store.back().data();
-            MPIX_CHECK(irecv_bytes(in_data[h], in_bytes[h], peers[h], tag_b, x.comm, &recv_reqs[h]));
-        }
-    } else {
-        MPIX_CHECK(irecv_unknown_sizes(peers, tag_b, x.comm, true, &store, &in_data, &in_bytes, &recv_reqs));
-    }
+    if (sized_receives)
+        MPIX_CHECK(sized_receives->finish());
     // chunk[h][d]: the data of all of node handled[h] for my local index d (in
     // its part; empty for the others).
     // Several pieces, in source order, where v's handler was bypassed.

@@ -462,67 +462,81 @@ int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, b
                         std::vector<ScratchBytes> *store, std::vector<char *> *data, std::vector<std::size_t> *bytes,
                         std::vector<MPI_Request> *reqs)
 {
+    UnknownSizeReceives receives(peers, tag, comm, exclusive, store, data, bytes, reqs);
+    return receives.finish();
+}
+
+UnknownSizeReceives::UnknownSizeReceives(const std::vector<int> &peers, int tag, MPI_Comm comm, bool exclusive,
+                                         std::vector<ScratchBytes> *store, std::vector<char *> *data,
+                                         std::vector<std::size_t> *bytes, std::vector<MPI_Request> *reqs)
+    : peers_(peers), tag_(tag), comm_(comm), exclusive_(exclusive), store_(store), data_(data), bytes_(bytes),
+      reqs_(reqs), left_(peers.size())
+{
     const std::size_t n = peers.size();
     data->assign(n, nullptr);
     bytes->assign(n, 0);
     reqs->assign(n, MPI_REQUEST_NULL);
-    // Bookkeeping on the stack up to kInline peers (a digit's rounds, mostly),
-    // else in two allocations: a per-peer map cost one per peer, which node_bruck,
-    // bundle_bruck and parlogna paid on every digit of every call.
-    constexpr std::size_t kInline = 16;
-    char posted_inline[kInline] = {};
-    std::pair<int, std::size_t> index_inline[kInline];
-    std::vector<char> posted_heap;
-    std::vector<std::pair<int, std::size_t>> index_heap;
     if (n > kInline) {
-        posted_heap.assign(n, 0);
+        posted_heap_.assign(n, 0);
         if (exclusive)
-            index_heap.resize(n);
+            index_heap_.resize(n);
     }
-    char *const posted = n > kInline ? posted_heap.data() : posted_inline;
-    std::pair<int, std::size_t> *const index = n > kInline ? index_heap.data() : index_inline;  // (peer, k), by peer
+    posted_ = n > kInline ? posted_heap_.data() : posted_inline_;
+    index_ = n > kInline ? index_heap_.data() : index_inline_;
     if (exclusive) {
         for (std::size_t k = 0; k < n; ++k)
-            index[k] = std::make_pair(peers[k], k);
-        std::sort(index, index + n);
+            index_[k] = std::make_pair(peers[k], k);
+        std::sort(index_, index_ + n);
     }
     if (store->capacity() < store->size() + n)  // one regrowth for the n buffers, geometric across calls
         store->reserve(std::max(store->size() + n, 2 * store->capacity()));
-    auto receive = [&](std::size_t k, ProbedMessage *m) -> int {
-        store->emplace_back();
-        if (!store->back().resize(m->bytes))
-            return MPI_ERR_NO_MEM;
-        (*data)[k] = store->back().data();
-        (*bytes)[k] = m->bytes;
-        posted[k] = 1;
-        return irecv_probed(m, (*data)[k], tag, comm, &(*reqs)[k]);
-    };
-    for (std::size_t left = n, pass_start = n + 1; left > 0;) {
-        if (!exclusive && left == pass_start && wait_context())
+}
+
+int UnknownSizeReceives::receive(std::size_t k, ProbedMessage *m)
+{
+    store_->emplace_back();
+    if (!store_->back().resize(m->bytes))
+        return MPI_ERR_NO_MEM;
+    (*data_)[k] = store_->back().data();
+    (*bytes_)[k] = m->bytes;
+    posted_[k] = 1;
+    --left_;
+    return irecv_probed(m, (*data_)[k], tag_, comm_, &(*reqs_)[k]);
+}
+
+int UnknownSizeReceives::take(bool block)
+{
+    const std::size_t n = peers_.size();
+    for (std::size_t pass_start = left_ + 1; left_ > 0;) {
+        if (block && !exclusive_ && left_ == pass_start && wait_context())
             yield_now();  // the last pass found nothing: in a task, let other work run
-        pass_start = left;
-        if (exclusive) {
+        pass_start = left_;
+        if (exclusive_) {
             ProbedMessage m;
             bool found = false;
-            MPIX_CHECK(probe_message(MPI_ANY_SOURCE, tag, comm, true, &m, &found));
-            const auto *it = std::lower_bound(index, index + n, std::make_pair(m.source, std::size_t(0)));
-            if (it == index + n || it->first != m.source || posted[it->second])
+            MPIX_CHECK(probe_message(MPI_ANY_SOURCE, tag_, comm_, block, &m, &found));
+            if (!found) {
+                if (block)
+                    return MPI_ERR_INTERN;
+                return MPI_SUCCESS;
+            }
+            const auto *it = std::lower_bound(index_, index_ + n, std::make_pair(m.source, std::size_t(0)));
+            if (it == index_ + n || it->first != m.source || posted_[it->second])
                 return MPI_ERR_INTERN;  // a message this rank expects from no one
             MPIX_CHECK(receive(it->second, &m));
-            --left;
             continue;
         }
         for (std::size_t k = 0; k < n; ++k) {
-            if (posted[k])
+            if (posted_[k])
                 continue;
             ProbedMessage m;
             bool found = false;
-            MPIX_CHECK(probe_message(peers[k], tag, comm, left == 1, &m, &found));
-            if (!found)
-                continue;
-            MPIX_CHECK(receive(k, &m));
-            --left;
+            MPIX_CHECK(probe_message(peers_[k], tag_, comm_, block && left_ == 1, &m, &found));
+            if (found)
+                MPIX_CHECK(receive(k, &m));
         }
+        if (!block)
+            return MPI_SUCCESS;
     }
     return MPI_SUCCESS;
 }

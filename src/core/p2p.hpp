@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/local_work.hpp"
@@ -151,6 +152,50 @@ int irecv_probed(ProbedMessage *m, void *buf, int tag, MPI_Comm comm, MPI_Reques
 int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, bool exclusive,
                         std::vector<ScratchBytes> *store, std::vector<char *> *data, std::vector<std::size_t> *bytes,
                         std::vector<MPI_Request> *reqs);
+
+// The same receives, posted in steps: poll() between a caller's own sends posts
+// those whose messages are already there, finish() the rest (blocking), with
+// the arguments and outputs of irecv_unknown_sizes (the constructor empties the
+// outputs; `peers` must outlive the object). A receive posted early lets the
+// transfer start: a rendezvous protocol, and SimGrid for every message, move
+// no data until the receive is matched, so a rank that packs several messages
+// before it receives would hold its peers' messages back by its own packing.
+class UnknownSizeReceives {
+public:
+    UnknownSizeReceives(const std::vector<int> &peers, int tag, MPI_Comm comm, bool exclusive,
+                        std::vector<ScratchBytes> *store, std::vector<char *> *data, std::vector<std::size_t> *bytes,
+                        std::vector<MPI_Request> *reqs);
+    UnknownSizeReceives(const UnknownSizeReceives &) = delete;
+    UnknownSizeReceives &operator=(const UnknownSizeReceives &) = delete;
+    // Never blocks: one probe for any source while they find messages
+    // (exclusive), else one pass of a probe per missing peer.
+    int poll() { return take(false); }
+    int finish() { return take(true); }
+
+private:
+    int take(bool block);
+    int receive(std::size_t k, ProbedMessage *m);
+
+    // Bookkeeping inline up to kInline peers (a digit's rounds, mostly), else in
+    // two allocations: a per-peer map cost one per peer, which node_bruck,
+    // bundle_bruck and parlogna paid on every digit of every call.
+    static constexpr std::size_t kInline = 16;
+    const std::vector<int> &peers_;
+    int tag_;
+    MPI_Comm comm_;
+    bool exclusive_;
+    std::vector<ScratchBytes> *store_;
+    std::vector<char *> *data_;
+    std::vector<std::size_t> *bytes_;
+    std::vector<MPI_Request> *reqs_;
+    std::size_t left_;
+    char posted_inline_[kInline] = {};
+    std::pair<int, std::size_t> index_inline_[kInline];
+    std::vector<char> posted_heap_;
+    std::vector<std::pair<int, std::size_t>> index_heap_;
+    char *posted_;
+    std::pair<int, std::size_t> *index_;  // (peer, k), by peer
+};
 
 // Waits for requests one at a time (same result as MPI_Waitall, which is
 // quadratic inside SimGrid SMPI); returns the first error.
