@@ -8,6 +8,7 @@
 
 #include "exchange_cases.hpp"
 #include "core/comm.hpp"
+#include "core/p2p.hpp"
 #include "harness.hpp"
 #include "select/registry.hpp"
 
@@ -265,6 +266,64 @@ void test_node_bruck_large_chunks()
     MPIX_Comm_free(&xcomm);
 }
 
+// UnknownSizeReceives, under node_bruck's phase B and node_aware's hops:
+// receives of unknown sizes posted between a rank's own sends (poll, which
+// must never block: every rank polls before any rank has sent, which would
+// hang if it waited) and the rest after them (finish). Every rank sends every
+// rank, itself included, one message of a size that differs per pair (zero
+// for some), both as one probe for any source (exclusive) and as a probe per
+// peer; each message must land whole, at its exact size, under its sender's
+// index.
+void test_unknown_size_receives()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    auto bytes_of = [](int s, int d) { return static_cast<std::size_t>((7 * s + 3 * d) % 5 == 0 ? 0 : 1 + 37 * s + 11 * d); };
+    auto byte_at = [](int s, int d, std::size_t k) { return static_cast<char>((s * 31 + d * 17 + static_cast<int>(k)) & 0x7f); };
+    for (int exclusive = 0; exclusive <= 1; ++exclusive) {
+        const int tag = 4242 + exclusive;
+        std::vector<int> peers;
+        for (int k = 0; k < p; ++k)
+            peers.push_back((me + p - k) % p);  // an order unlike the senders'
+        std::vector<mpix::ScratchBytes> store;
+        std::vector<char *> data;
+        std::vector<std::size_t> bytes;
+        std::vector<MPI_Request> reqs;
+        mpix::UnknownSizeReceives receives(peers, tag, MPI_COMM_WORLD, exclusive != 0, &store, &data, &bytes, &reqs);
+        const std::string what = std::string(exclusive ? "exclusive" : "per-peer") + " probes, rank " + std::to_string(me);
+        MPIX_EXPECT(receives.poll() == MPI_SUCCESS, what + ": poll before any send failed");
+        std::vector<std::vector<char>> out(static_cast<std::size_t>(p));
+        std::vector<MPI_Request> sends(static_cast<std::size_t>(p), MPI_REQUEST_NULL);
+        for (int k = 0; k < p; ++k) {
+            const int d = (me + k) % p;
+            std::vector<char> &msg = out[static_cast<std::size_t>(d)];
+            for (std::size_t b = 0; b < bytes_of(me, d); ++b)
+                msg.push_back(byte_at(me, d, b));
+            MPIX_EXPECT(mpix::isend_bytes(msg.data(), msg.size(), d, tag, MPI_COMM_WORLD, &sends[static_cast<std::size_t>(d)]) ==
+                            MPI_SUCCESS,
+                        what + ": send failed");
+            MPIX_EXPECT(receives.poll() == MPI_SUCCESS, what + ": poll failed");
+        }
+        MPIX_EXPECT(receives.finish() == MPI_SUCCESS, what + ": finish failed");
+        MPIX_EXPECT(mpix::wait_all(p, reqs.data()) == MPI_SUCCESS, what + ": receives failed");
+        MPIX_EXPECT(mpix::wait_all(p, sends.data()) == MPI_SUCCESS, what + ": sends failed");
+        for (int k = 0; k < p; ++k) {
+            const int s = peers[static_cast<std::size_t>(k)];
+            const std::string from = what + ", message from " + std::to_string(s);
+            MPIX_EXPECT(bytes[static_cast<std::size_t>(k)] == bytes_of(s, me),
+                        from + ": " + std::to_string(bytes[static_cast<std::size_t>(k)]) + " bytes, expected " +
+                            std::to_string(bytes_of(s, me)));
+            if (bytes[static_cast<std::size_t>(k)] != bytes_of(s, me))
+                continue;
+            for (std::size_t b = 0; b < bytes_of(s, me); ++b)
+                if (data[static_cast<std::size_t>(k)][b] != byte_at(s, me, b)) {
+                    MPIX_EXPECT(false, from + ": byte " + std::to_string(b) + " differs");
+                    break;
+                }
+        }
+        MPIX_CHECK_ALL(what.c_str());
+    }
+}
+
 const mpixtest::TestCase kTests[] = {
     {"MPIX_Alltoall: every algorithm, every case", test_alltoall_every_algorithm},
     {"MPIX_Alltoallv: every algorithm, every case", test_alltoallv_every_algorithm},
@@ -273,6 +332,7 @@ const mpixtest::TestCase kTests[] = {
     {"MPI_IN_PLACE: the own block is neither staged nor copied (MPIX_Alltoallv; MPIX_Alltoall on direct rows)",
      test_in_place_keeps_own_block},
     {"node_bruck: chunks of 32 KiB or more go apart, into the receive blocks", test_node_bruck_large_chunks},
+    {"receives of unknown sizes posted between the sends (UnknownSizeReceives)", test_unknown_size_receives},
 };
 
 }  // namespace
