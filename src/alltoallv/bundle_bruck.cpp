@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 #include "alltoall/bruck.hpp"
 #include "alltoallv/parlogna.hpp"
@@ -273,6 +274,21 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             MPIX_CHECK(irecv_bytes(rd.in, rd.in_bytes, g.ranks[rd.from], tag, g.comm, &rd.recv_req));
         }
 
+        // Receives of unknown size: one message from each remaining peer, probed
+        // in arrival order (this digit's tag carries nothing else), posted
+        // between the sends as they are found and the rest after them
+        // (UnknownSizeReceives says why).
+        peers.clear();
+        of_peer.clear();
+        for (Round &rd : rounds)
+            if (!rd.posted) {
+                peers.push_back(g.ranks[rd.from]);
+                of_peer.push_back(&rd);
+            }
+        std::optional<UnknownSizeReceives> probed_receives;
+        if (!peers.empty())
+            probed_receives.emplace(peers, tag, g.comm, true, store, &data, &bytes, &reqs);
+
         // Sends: [header] then every position's pieces, in position order.
         for (Round &rd : rounds) {
             addrs.clear();
@@ -316,20 +332,11 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             }
             if (g.trace && !sizes_only)
                 trace_message(g, round_id + static_cast<int>(&rd - rounds.data()), true, rd.to, rd.positions, leaving_from, payload);
+            if (probed_receives)
+                MPIX_CHECK(probed_receives->packed(payload));
         }
-
-        // Receives of unknown size: one message from each remaining peer, probed
-        // in arrival order (this digit's tag carries nothing else).
-        {
-            peers.clear();
-            of_peer.clear();
-            for (Round &rd : rounds)
-                if (!rd.posted) {
-                    peers.push_back(g.ranks[rd.from]);
-                    of_peer.push_back(&rd);
-                }
-            if (!peers.empty())
-                MPIX_CHECK(irecv_unknown_sizes(peers, tag, g.comm, true, store, &data, &bytes, &reqs));
+        if (probed_receives) {
+            MPIX_CHECK(probed_receives->finish());
             for (std::size_t k = 0; k < peers.size(); ++k) {
                 of_peer[k]->in = data[k];
                 of_peer[k]->in_bytes = bytes[k];

@@ -114,15 +114,6 @@ static_assert(kGatherTag + kBinomialSteps <= kScatterTag && kScatterTag + kBinom
 // A member's send buffer up to which the leaders gather and scatter binomially.
 constexpr std::uint64_t kBinomialBytes = 16384;
 
-// The bytes a hop's step packs between two looks for its probed messages. A
-// look posts the receives of those found (a receive overhead each, which
-// then delays this rank's next sends): worth it once the packing it lets a
-// peer's message overlap costs more than that (a 1 us overhead is about a
-// 4 KiB copy at the platforms' 2-4 GB/s). Measured at P=256 (dragonfly-64x16):
-// a look after every send cost 5.7 % at 16 B blocks and saved 6 % at 1 and
-// 16 KiB; with this threshold 16 B is as before and 1 KiB saves 6.5 %.
-constexpr std::size_t kPackedBetweenLooks = 8192;
-
 // One message of a hop: its peer, the pairing step (pairwise inner) and its
 // blocks in (s, d) order, the order both sides enumerate them in.
 struct Message {
@@ -308,7 +299,6 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const Next &next, s
         // messages are found, and the rest after the last send (a blocking probe
         // waits for the peers' sends, so it must follow this rank's own).
         auto post_sends = [&](UnknownSizeReceives *receives) -> int {
-            std::size_t packed_since_look = 0;
             for (std::size_t i = 0; i < n_out; ++i) {
                 const Message &m = outgoing_lists[i];
                 if (!in_step(m))
@@ -340,11 +330,8 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const Next &next, s
                     MPIX_CHECK(isend_ranges(addrs, lens, m.peer, tag, x.comm, x.work, &packed, &reqs.back(),
                                             exact ? &io->relayed_wrong : nullptr));
                 trace_message(x, trace_round, m.peer, -1, m.items, total);
-                packed_since_look += total;
-                if (receives && packed_since_look >= kPackedBetweenLooks) {
-                    MPIX_CHECK(receives->poll());
-                    packed_since_look = 0;
-                }
+                if (receives)
+                    MPIX_CHECK(receives->packed(total));
             }
             return MPI_SUCCESS;
         };

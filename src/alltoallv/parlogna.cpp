@@ -25,6 +25,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <optional>
 #include <vector>
 
 #include "alltoall/bruck.hpp"
@@ -262,6 +263,16 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
             stats_reqs.assign(stats_apart ? 2 * rounds.size() : 0, MPI_REQUEST_NULL);
             for (std::size_t k = 0; stats_apart && k < rounds.size(); ++k)
                 MPIX_CHECK(irecv_bytes(&stats_in[2 * k], kCarryBytes, rounds[k].from, tag, x.comm, &stats_reqs[k]));
+            // Receives, probed: each round's message into its own staging
+            // buffer, posted between the sends as the messages are found and
+            // the rest after them (UnknownSizeReceives says why).
+            std::optional<UnknownSizeReceives> probed_receives;
+            if (!planned && !home_digit) {
+                peers.clear();
+                for (const RoundState &rs : rounds)
+                    peers.push_back(rs.from);
+                probed_receives.emplace(peers, tag, x.comm, exclusive, &stage, &in_data, &in_bytes, &recv_reqs);
+            }
             // Sends: [sizes of the blocks the receiver forwards] + every block.
             send_reqs.assign(rounds.size(), MPI_REQUEST_NULL);
             std::vector<ScratchBytes> packed;  // the batch's packed sends, until they complete
@@ -294,6 +305,8 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                 }
                 if (stats_apart)  // unchanged until every send of the batch completes
                     MPIX_CHECK(isend_bytes(carry, kCarryBytes, rs.to, tag, x.comm, &stats_reqs[rounds.size() + k]));
+                if (probed_receives)
+                    MPIX_CHECK(probed_receives->packed(sent));
                 if (trace) {
                     for (int t : rs.pending) {
                         int src = mod(static_cast<long long>(me) - t % w, p);
@@ -324,11 +337,7 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                     }
                 }
             } else {
-                // Receives, probed: each round's message into its own staging buffer.
-                peers.clear();
-                for (const RoundState &rs : rounds)
-                    peers.push_back(rs.from);
-                MPIX_CHECK(irecv_unknown_sizes(peers, tag, x.comm, exclusive, &stage, &in_data, &in_bytes, &recv_reqs));
+                MPIX_CHECK(probed_receives->finish());
                 MPIX_CHECK(wait_all(static_cast<int>(recv_reqs.size()), recv_reqs.data()));
             }
             MPIX_CHECK(wait_all(static_cast<int>(send_reqs.size()), send_reqs.data()));
