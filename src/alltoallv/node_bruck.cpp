@@ -856,7 +856,7 @@ int node_bruck(const Exchange &x)
     std::vector<char *> &in_data = lists->in_data;
     std::vector<std::size_t> &in_bytes = lists->in_bytes;
     std::vector<MPI_Request> &recv_reqs = lists->recv_reqs;
-    std::optional<UnknownSizeReceives> sized_receives;
+    std::optional<UnknownSizeReceives> probed_receives;
     if (uniform) {
         in_data.assign(handled.size(), nullptr);
         in_bytes.assign(handled.size(), 0);
@@ -872,7 +872,7 @@ int node_bruck(const Exchange &x)
             MPIX_CHECK(irecv_bytes(in_data[h], in_bytes[h], peers[h], tag_b, x.comm, &recv_reqs[h]));
         }
     } else {
-        sized_receives.emplace(peers, tag_b, x.comm, true, &store, &in_data, &in_bytes, &recv_reqs);
+        probed_receives.emplace(peers, tag_b, x.comm, true, &store, &in_data, &in_bytes, &recv_reqs);
     }
     std::vector<MPI_Request> &apart_sends = lists->apart_sends;
     apart_sends.clear();
@@ -964,8 +964,8 @@ int node_bruck(const Exchange &x)
                     x.trace->round(round_b, peer, -1, ids, bytes, 0);
             }
             first += nv;
-            if (sized_receives)
-                MPIX_CHECK(sized_receives->poll());
+            if (probed_receives)
+                MPIX_CHECK(probed_receives->poll());
         }
         if (x.trace)
             for_each_extra([&](const Handled &hd, int peer) {
@@ -979,8 +979,8 @@ int node_bruck(const Exchange &x)
                     x.trace->round(round_b, peer, -1, ids, bytes, 0);
             });
     }
-    if (sized_receives)
-        MPIX_CHECK(sized_receives->finish());
+    if (probed_receives)
+        MPIX_CHECK(probed_receives->finish());
     // chunk[h][d]: the data of all of node handled[h] for my local index d (in
     // its part; empty for the others).
     // Several pieces, in source order, where v's handler was bypassed.
