@@ -323,10 +323,10 @@ agreement)
     # messages of two_phase_bruck and parlogna (src/select/registry.cpp,
     # hand_over_agreement; sim/README.md, "auto's agreement in the simulation"):
     # auto with the built-in table on nodes of one rank (fattree-64x16, P = 16
-    # and 64: two_phase_bruck to a 32 B mean block, parlogna to 768 B, both
-    # carrying it; pmpi above, which leaves it to a blocking allreduce at the
-    # next call) beside the rows it picks between; 2 warm-up calls (the first
-    # call agrees by a blocking allreduce), 3 timed. About 10 minutes.
+    # and 64; its rules there in docs/tuning.md: two_phase_bruck and parlogna
+    # carry it, a direct row leaves it to a blocking allreduce) beside the rows
+    # it picks between; 2 warm-up calls (the first call agrees by a blocking
+    # allreduce), 3 timed. About 3 minutes (2026-12-04, beside two simulations).
     mkdir -p "$out/agreement"
     f=$out/agreement/carried-fattree-ppn1.csv
     rm -f "$f"
