@@ -665,7 +665,7 @@ int main(int argc, char **argv)
         // New rows go under the current header only (older files: a later --csv).
         std::ifstream first(o.csv[0]);
         std::string header;
-        if (readable && first && std::getline(first, header) && header != mpixbench::csv_header()) {
+        if (readable && first && std::getline(first, header) && !mpixbench::is_csv_header(header)) {
             std::fprintf(stderr, "mpix-tune: %s has another header (an older mpix-bench's?): new rows need a new "
                                  "file; give it after one (--csv new.csv,%s) to use its rows\n",
                          o.csv[0].c_str(), o.csv[0].c_str());

@@ -135,6 +135,13 @@ std::string csv_header(bool overlap)
            (overlap ? ",overall_us,compute_us,init_us,test_us,wait_us,pure_us,overlap_pct,overlap_slices" : "");
 }
 
+bool is_csv_header(std::string line, bool overlap)
+{
+    if (!line.empty() && line.back() == '\r')
+        line.pop_back();
+    return line == csv_header(overlap);
+}
+
 std::string csv_line(const RunDescription &run, const ResultRow &r)
 {
     const Measurement &m = r.measured;
@@ -178,7 +185,7 @@ std::string append_csv(const std::string &path, const RunDescription &run, const
             fresh = false;
     }
     // Rows under another header would be misread column by column.
-    if (!fresh && first_line != csv_header(run.overlap))
+    if (!fresh && !is_csv_header(first_line, run.overlap))
         return path + " has another header (an older mpix-bench's, or " +
                (run.overlap ? "one without" : "one with") + " --overlap's columns?): rows not appended; write to a new file";
     std::FILE *f = std::fopen(path.c_str(), "a");

@@ -55,6 +55,10 @@ void print_table(std::FILE *out, const RunDescription &run, const TableNotes &no
 // With --overlap (run.overlap) the header ends in the overlap columns
 // (overall_us,compute_us,init_us,test_us,wait_us,pure_us,overlap_pct,overlap_slices).
 std::string csv_header(bool overlap = false);
+// Whether `line`, a CSV file's first line, is that header. A trailing carriage
+// return is ignored: a file saved with CRLF line ends (Python's csv module, an
+// editor) is the same file, and the readers take both line ends.
+bool is_csv_header(std::string line, bool overlap = false);
 std::string csv_line(const RunDescription &run, const ResultRow &row);
 // Appends rows to path, writing the header first into an empty or new file;
 // refuses a file whose header differs. Returns an error text, empty on success.

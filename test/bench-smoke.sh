@@ -15,11 +15,16 @@ for coll in alltoall alltoallv; do
         --csv "$tmp/out.csv" --json "$tmp/out.json" >"$tmp/table" 2>/dev/null
     grep -q '^auto .*picked=' "$tmp/table"
 done
+# Saved with CRLF line ends (Python's csv module writes them): still appended to.
+sed 's/$/\r/' "$tmp/out.csv" >"$tmp/crlf.csv" && mv "$tmp/crlf.csv" "$tmp/out.csv"
 for dist in normal powerlaw hotspot:1 moe:3,2 moe-combine:3,2,0.5 fft1 fft2 matrix:"${MPIX_MATRIX:-}" traffic:"$tmp/traffic"; do
     case $dist in matrix:*) test -r "${dist#matrix:}" || continue ;; esac
     printf '0 1 2 3\n4 0 6 7\n8 9 0 11\n0 0 0 0\n' >"$tmp/traffic"
     $run --dist "$dist" --algo pairwise,scattered --iters 1 --warmup 0 --ppn 2 --csv "$tmp/out.csv" >/dev/null 2>&1
 done
+grep -q '^alltoallv,scattered,[^,]*,4,2,2,[^,]*,powerlaw,' "$tmp/out.csv" ||
+    { echo "rows not appended to a CRLF CSV"; exit 1; }
+sed 's/\r$//' "$tmp/out.csv" >"$tmp/lf.csv" && mv "$tmp/lf.csv" "$tmp/out.csv"  # the checks below read LF lines
 # bench/cpu-per-call's categories, on lines as callgrind_annotate prints them: it
 # adds " [object]" to some lines only, and the library is linked into mpix-bench.
 top=$(cd "${srcdir:-.}" && pwd)
