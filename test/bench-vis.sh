@@ -12,9 +12,9 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/mpix-bench-vis.XXXXXX")" || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 
 # (a) --auto-map: one process, no mpiexec; picks against the documented rule:
-# 2 ranks pairwise (alltoall up to 32 KiB blocks), else below 8 ranks pmpi; one node of 8-16 ranks: alltoall bruck_zero_rotation up to
-# 1 KiB, randomized_sendrecv up to 8 KiB, pmpi above, alltoallv
-# randomized_sendrecv; from 8, a larger node or nodes of 4+ ranks: node_bruck; on
+# 2 ranks pairwise (alltoall up to 32 KiB blocks), else below 8 ranks pmpi; one node of 8-16 ranks: alltoall pmpi up to 64 B
+# on 8 ranks, bruck_zero_rotation up to 1 KiB, randomized_sendrecv up to 8 KiB, pmpi above, alltoallv
+# pmpi to a 96 B mean, randomized_sendrecv above; from 8, a larger node or nodes of 4+ ranks: node_bruck; on
 # nodes of 1-3 ranks fattree-64x16.json's rules at one rank per node: alltoall
 # pmpi to 66-69 B, bruck_zerocopy_dt (above 64 ranks to 632 B), from 33 ranks bruck_radix and
 # randomized_sendrecv, then nonblocking up to 64 ranks and pmpi above; alltoallv
@@ -48,9 +48,10 @@ for coll, c in cs.items():
             want = "pairwise" if coll == "alltoallv" or b <= 32768 else "pmpi"
             assert pick(coll, ppn, 2, b) == want, (coll, ppn, 2, b, pick(coll, ppn, 2, b), want)
     for b in (1, 256, 1024, 2048, 8192, 16384, 1048576):  # one node of 8-16 ranks
-        want = ("randomized_sendrecv" if coll == "alltoallv" else
-                "bruck_zero_rotation" if b <= 1024 else "randomized_sendrecv" if b <= 8192 else "pmpi")
         for p in (8, 16):
+            want = (("pmpi" if b <= 96 else "randomized_sendrecv") if coll == "alltoallv" else
+                    "pmpi" if p == 8 and b <= 64 else
+                    "bruck_zero_rotation" if b <= 1024 else "randomized_sendrecv" if b <= 8192 else "pmpi")
             assert pick(coll, 16, p, b) == want, (coll, p, b, pick(coll, 16, p, b), want)
     for ppn, p in ((4, 64), (16, 4096)):  # nodes of 4+ ranks
         for b in (1, 256, 4096, 1048576):
