@@ -390,7 +390,9 @@ calibration-P16)
     counted=
     [ -f "$out/calibration-P16/instructions-P16.csv" ] && counted="--instructions $out/calibration-P16/instructions-P16.csv"
     # shellcheck disable=SC2086
-    sim/calibrate --np 16 --from-native "$out/calibration-P16/raw" --name device-16 $counted \
+    # raw: the first device session (2026-11-26, 4 runs); raw-2: the second (5 runs);
+    # raw-3: the third (2026-12-04, today's library: 3 alltoall runs, 2 alltoallv).
+    sim/calibrate --np 16 --from-native "$out/calibration-P16/raw-3" --name device-16 $counted \
         --machine "$device_machine" --out "$out/calibration-P16"
     ;;
 calibration-P8|calibration-P12)
@@ -398,7 +400,11 @@ calibration-P8|calibration-P12)
     # with MPIEXEC="mpiexec -bind-to core" sim/calibrate --np N --runs 2 --iters 50
     # --native-only DIR); the native rows are kept in calibration-PN/raw.
     ranks=${part#calibration-P}
-    sim/calibrate --np "$ranks" --from-native "$out/$part/raw" --name "device-$ranks" \
+    # calibration-P8/raw-2: the third device session's 3 runs (2026-12-04, today's
+    # library); calibration-P8/raw and calibration-P12/raw: the second's (2026-11-29).
+    raw="$out/$part/raw"
+    [ -d "$out/$part/raw-2" ] && raw="$out/$part/raw-2"
+    sim/calibrate --np "$ranks" --from-native "$raw" --name "device-$ranks" \
         --machine "$device_machine, $ranks ranks" \
         --out "$out/$part"
     ;;
