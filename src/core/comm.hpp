@@ -33,6 +33,7 @@ struct CacheEntry {
 struct MPIX_Request;  // core/request.hpp
 namespace mpix {
 class SelectionTable;  // select/table.hpp
+struct TableRule;      // select/table.hpp
 }
 
 struct MPIX_Comm {
@@ -78,6 +79,15 @@ struct MPIX_Comm {
         bool in_place = false;
         const mpix::Algorithm *row = nullptr;
         const std::map<std::string, std::string> *rule_hints = nullptr;
+        // Picks on agreed values (MPIX_Alltoallv), which run every call: whether
+        // a call without and with MPI_IN_PLACE needs them ([in_place]: 0 not yet
+        // known, 1 no, 2 yes), and the rule the last agreed values picked, so
+        // that a steady exchange walks the tables' rules only when they change.
+        unsigned char needs_agreed[2] = {0, 0};
+        bool agreed_rule_kept = false;
+        bool agreed_in_place = false;
+        unsigned long long agreed_values[2] = {0, 0};
+        const mpix::TableRule *agreed_rule = nullptr;
     };
     AutoMemo auto_memo[mpix::kCollectives];
     // `auto` took an agreed MPIX_Alltoallv statistic in this call and left the

@@ -520,9 +520,15 @@ const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send,
     facts.set(Fact::in_place, in_place ? 1 : 0);
     facts.set(Fact::persistent, exact ? 1 : 0);
     const TableChain chain = chain_of(xcomm);
+    // What the agreed path keeps (MPIX_Comm::AutoMemo): only where the facts are
+    // the nodes' own and the pick is not a persistent request's.
+    const bool keep = have_nodes && !exact;
+    unsigned char &needs_kept = memo.needs_agreed[in_place ? 1 : 0];
+    if (c != Collective::alltoall && keep && needs_kept == 0)
+        needs_kept = chain_needs_agreed(chain, c, facts) ? 2 : 1;
     if (c == Collective::alltoall) {
         facts.set(Fact::block_bytes, block);
-    } else if (chain_needs_agreed(chain, c, facts)) {
+    } else if (keep ? needs_kept == 2 : chain_needs_agreed(chain, c, facts)) {
         unsigned long long mine[2], agreed[2] = {0, 0};
         local_blocks(xcomm->size, xcomm->rank, send, mine);
         if (exact)
@@ -535,7 +541,20 @@ const Algorithm *auto_pick(Collective c, MPIX_Comm *xcomm, const UserSide &send,
             return row_of(nullptr, Collective::alltoallv, rule_hints);
         facts.set(Fact::mean_block_bytes, agreed[0]);
         facts.set(Fact::max_block_bytes, agreed[1]);
-        const TableRule *rule = pick_rule(chain, c, facts);
+        const TableRule *rule;
+        if (keep && memo.agreed_rule_kept && memo.agreed_in_place == in_place &&
+            memo.agreed_values[0] == agreed[0] && memo.agreed_values[1] == agreed[1]) {
+            rule = memo.agreed_rule;  // the same values as the last pick: the same rule
+        } else {
+            rule = pick_rule(chain, c, facts);
+            if (keep) {
+                memo.agreed_rule_kept = true;
+                memo.agreed_in_place = in_place;
+                memo.agreed_values[0] = agreed[0];
+                memo.agreed_values[1] = agreed[1];
+                memo.agreed_rule = rule;
+            }
+        }
         if (!exact)
             agreement_schedule(xcomm, entry, rule, fresh, mine);
         return row_of(rule, c, rule_hints);
