@@ -97,7 +97,7 @@ std::string finish(CommandLine &cl)
         // communicators are set up before timing), one for the sparse ones (the
         // rma backend creates its window on first use).
         if (!cl.warmup_given)
-            o.warmup = MPIX_SMPI ? (crs ? 1 : 0) : 3;
+            o.warmup = MPIX_SMPI ? (crs ? 1 : 0) : -1;  // natively by size (kTableWarmup)
     }
     // --workload-out describes one exchange: exactly one size.
     if (!o.workload_out.empty() && o.sizes.size() != 1)

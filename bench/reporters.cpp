@@ -63,9 +63,12 @@ std::string write_file(const std::string &path, const std::string &text)
 void print_table(std::FILE *out, const RunDescription &run, const TableNotes &notes,
                  const std::vector<ResultRow> &rows)
 {
-    std::fprintf(out, "# mpix-bench %s  P=%d  nodes=%d  ppn=%d  dist=%s  iters=%d  warmup=%d  seed=%llu%s\n",
+    const std::string warmup = run.warmup >= 0 ? std::to_string(run.warmup)
+                                               : std::to_string(kTableWarmup) + " (" + std::to_string(kTableWarmup / 10) +
+                                                     " above " + std::to_string(kTableWarmupAbove) + " B)";
+    std::fprintf(out, "# mpix-bench %s  P=%d  nodes=%d  ppn=%d  dist=%s  iters=%d  warmup=%s  seed=%llu%s\n",
                  mpix::collective_name(run.coll), run.ranks, run.nodes, run.ppn, run.dist.c_str(), run.iters,
-                 run.warmup, run.seed, MPIX_SMPI ? "  (SimGrid SMPI)" : "");
+                 warmup.c_str(), run.seed, MPIX_SMPI ? "  (SimGrid SMPI)" : "");
     if (notes.mpi_row_unavailable)
         std::fprintf(out, "# no %s row: SimGrid SMPI does not implement it (no speedup column)\n",
                      mpi_collective_name(run.coll));

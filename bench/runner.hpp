@@ -100,6 +100,19 @@ struct RunnerOptions {
     bool write_send = false;
 };
 
+// The table's untimed calls per parameter set natively, without --warmup: up to
+// kTableWarmupAbove bytes kTableWarmup, above a tenth of it. MPICH 4.0.2 on
+// this project's machine (2 ranks) ran its first 60-100 calls at a new size
+// 5-20x slower (12-35 us at 1-16 KiB instead of 1-2 and 9); with 3 warm-up
+// calls the row that ran first at a size, the MPI library's own, paid for it,
+// and the speedup column said 8x at 1 KiB where the rows were even (the same
+// MPI call through the `pmpi` row, right after it: 1.6 us against 14.4).
+// With 200 every row, the baseline included, agreed with `pmpi` within 10 %
+// at 16 B-64 KiB in 6 runs of 3-5 sizes. Above 64 KiB a call takes 13 us or
+// more and no such gap was seen with 5 warm-up calls.
+constexpr int kTableWarmup = 200;
+constexpr long long kTableWarmupAbove = 65536;
+
 // How the candidate is called: one blocking call per timed call, a persistent
 // request made once outside the timing and started (Start + Wait) per call, or
 // a nonblocking call (MPIX_Ialltoall(v), the MPI library's MPI_Ialltoall(v)) and

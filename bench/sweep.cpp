@@ -119,6 +119,12 @@ private:
     // Timed and untimed calls per parameter set: the options, or OSU's defaults by size.
     int iters_for(long long s) const { return o_.iters >= 0 ? o_.iters : s > 8192 ? 100 : 1000; }
     int warmup_for(long long s) const { return o_.warmup >= 0 ? o_.warmup : s > 8192 ? 10 : 100; }
+    // The table's untimed calls (BenchOptions::warmup): the option, or natively
+    // kTableWarmup up to kTableWarmupAbove bytes and a tenth of it above.
+    int table_warmup_for(long long s) const
+    {
+        return o_.warmup >= 0 ? o_.warmup : s > kTableWarmupAbove ? kTableWarmup / 10 : kTableWarmup;
+    }
     RunDescription description() const
     {
         RunDescription d;
@@ -253,6 +259,7 @@ int Bench::run_table()
     for (long long s : o_.sizes) {
         if (prepare(s))
             return 2;
+        runner_.set_iterations(o_.iters, table_warmup_for(s));
         mpix::sim::Bound bound;
         const bool have_bound = runner_.lower_bound(&bound);
         if (have_bound)

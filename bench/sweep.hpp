@@ -32,7 +32,8 @@ struct BenchOptions {
     unsigned long long seed = 1;
     std::vector<int> radix, batch;  // empty: the algorithm's default; {kSweepValues}: a sweep
     HintList hints;                 // --hint KEY=VALUE, for every algorithm
-    int iters = 20, warmup = 3;     // -1 with --format osu: OSU's defaults by size
+    int iters = 20, warmup = 3;     // -1 with --format osu: OSU's defaults by size; natively
+                                    // in the table: kTableWarmup by size (runner.hpp)
     bool verify = true;
     bool start_clock = false;  // --start clock: every rank starts a call at one agreed MPI_Wtime
     bool write_send = false;   // --write-send: the send buffer written again before every call
