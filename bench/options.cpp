@@ -589,7 +589,8 @@ void add_tune_options(CLI::App &app, TuneOptions &o)
                 refuse("bad --warmup " + v);
             o.warmup = (int)n;
         },
-        "untimed calls before them (3; SimGrid 0)");
+        "untimed calls before them (200; SimGrid 0): natively the MPI library's first calls at a new size can be "
+        "several times slower, and the first row measured there would pay for them");
     integer("--seed", &o.seed, 0, 1LL << 62, "workload seed (1)");
     names("--csv", &o.csv, {}, "CSV files: rows are appended to the first, which a new run resumes from; the "
                                "table is built from all (mpix-tune.csv)");

@@ -43,7 +43,7 @@ struct TuneOptions {
     std::vector<std::string> inner{"pairwise", "nonblocking"};
     std::vector<std::string> algos{"all"}, exclude;
     int iters = MPIX_SMPI ? 1 : 20;  // simulated time is deterministic
-    int warmup = MPIX_SMPI ? 0 : 3;
+    int warmup = MPIX_SMPI ? 0 : kTableWarmup;  // natively as mpix-bench's table (runner.hpp)
     long long seed = 1;
     std::vector<std::string> csv;  // the first is appended to
     std::string out = "mpix-tune.json";
