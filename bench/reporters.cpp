@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "select/registry.hpp"
+#include "text_fields.hpp"  // drop_carriage_return
 
 namespace mpixbench {
 
@@ -140,8 +141,7 @@ std::string csv_header(bool overlap)
 
 bool is_csv_header(std::string line, bool overlap)
 {
-    if (!line.empty() && line.back() == '\r')
-        line.pop_back();
+    drop_carriage_return(&line);
     return line == csv_header(overlap);
 }
 

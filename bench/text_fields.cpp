@@ -66,4 +66,10 @@ bool list_holds(const std::string &list, const std::string &name)
     return false;
 }
 
+void drop_carriage_return(std::string *line)
+{
+    if (!line->empty() && line->back() == '\r')
+        line->pop_back();
+}
+
 }  // namespace mpixbench

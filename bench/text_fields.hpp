@@ -19,6 +19,9 @@ bool parse_real(const std::string &text, double *value);
 bool parse_integer_list(const std::string &text, long long min, long long max, std::vector<long long> *out);
 // Whether `name` is one of the comma-separated `list` (an empty list holds every name).
 bool list_holds(const std::string &list, const std::string &name);
+// Drops a trailing '\r': a line of a CSV written with CRLF line ends (Python's
+// csv.writer by default) read by std::getline.
+void drop_carriage_return(std::string *line);
 
 }  // namespace mpixbench
 

@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sweep.hpp"        // params_text
-#include "text_fields.hpp"  // parse_integer, parse_real
+#include "text_fields.hpp"  // parse_integer, parse_real, drop_carriage_return
 #include "workloads.hpp"
 
 namespace mpixbench {
@@ -570,8 +570,7 @@ std::vector<TuneRow> read_tune_csv(const std::string &path, std::string *why, st
             warnings->push_back(path + ":" + std::to_string(line_no) + ": " + what);
     };
     for (long long line_no = 1; std::getline(in, line); ++line_no) {
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
+        drop_carriage_return(&line);
         if (line.empty())
             continue;
         if (!split_csv(line, &f)) {
