@@ -339,7 +339,7 @@ void add_bench_options(CLI::App &app, BenchCommandLine &cl)
                o.warmup = (int)n;
                cl.warmup_given = true;
            },
-"untimed calls per parameter set (200 up to 64 KiB, 20 above; SimGrid SMPI: 0, crs collectives 1)")
+           "untimed calls per parameter set (200 up to 64 KiB, 20 above; SimGrid SMPI: 0, crs collectives 1)")
         ->type_name("N")
         ->group(timing);
     app.add_flag_callback("--no-verify", [&o] { o.verify = false; }, "skip the check against the expected bytes")

@@ -64,9 +64,10 @@ std::string write_file(const std::string &path, const std::string &text)
 void print_table(std::FILE *out, const RunDescription &run, const TableNotes &notes,
                  const std::vector<ResultRow> &rows)
 {
-    const std::string warmup = run.warmup >= 0 ? std::to_string(run.warmup)
-                                               : std::to_string(kTableWarmup) + " (" + std::to_string(kTableWarmup / 10) +
-                                                     " above " + std::to_string(kTableWarmupAbove) + " B)";
+    // A negative warm-up: the native default by size (runner.hpp, kTableWarmup).
+    const std::string by_size = std::to_string(kTableWarmup) + " (" + std::to_string(kTableWarmupLarge) + " above " +
+                                std::to_string(kTableWarmupAbove) + " B)";
+    const std::string warmup = run.warmup >= 0 ? std::to_string(run.warmup) : by_size;
     std::fprintf(out, "# mpix-bench %s  P=%d  nodes=%d  ppn=%d  dist=%s  iters=%d  warmup=%s  seed=%llu%s\n",
                  mpix::collective_name(run.coll), run.ranks, run.nodes, run.ppn, run.dist.c_str(), run.iters,
                  warmup.c_str(), run.seed, MPIX_SMPI ? "  (SimGrid SMPI)" : "");

@@ -120,10 +120,10 @@ private:
     int iters_for(long long s) const { return o_.iters >= 0 ? o_.iters : s > 8192 ? 100 : 1000; }
     int warmup_for(long long s) const { return o_.warmup >= 0 ? o_.warmup : s > 8192 ? 10 : 100; }
     // The table's untimed calls (BenchOptions::warmup): the option, or natively
-    // kTableWarmup up to kTableWarmupAbove bytes and a tenth of it above.
+    // kTableWarmup up to kTableWarmupAbove bytes and kTableWarmupLarge above.
     int table_warmup_for(long long s) const
     {
-        return o_.warmup >= 0 ? o_.warmup : s > kTableWarmupAbove ? kTableWarmup / 10 : kTableWarmup;
+        return o_.warmup >= 0 ? o_.warmup : s > kTableWarmupAbove ? kTableWarmupLarge : kTableWarmup;
     }
     RunDescription description() const
     {
