@@ -250,13 +250,14 @@ struct Runner::State {
     // The median over the timed calls of the ranks' start spread (the latest
     // rank's start minus the earliest's), in us; -1 where the clocks do not compare.
     double start_spread_us(const std::vector<double> &starts);
-    // Under SMPI, the MPI library's copy of this rank's own block, charged at
-    // the library's copy model as mpix's pmpi row charges it (core/local_work.hpp).
-    void charge_mpi_self_copy(std::size_t bytes)
+    // Under SMPI, what the MPI library does with this rank's own block (a copy,
+    // or a message to itself), charged at the library's model as mpix's pmpi
+    // row charges it (core/local_work.hpp).
+    void charge_mpi_own_block(std::size_t bytes, bool vector, bool nonblocking)
     {
         mpix::LocalWork &work = xcomm->work;
         work.set_working_set(layout.send_bytes + layout.recv_bytes);
-        work.charge_mpi_self_copy(bytes);
+        work.charge_mpi_own_block(bytes, mpix::mpi_library_sends_own_block(vector, nonblocking, false, bytes, ranks));
     }
     int init_persistent(bool mpi, MPIX_Request **xreq, MPI_Request *mreq);
     void fill();
@@ -429,13 +430,13 @@ int Runner::State::call(bool mpi)
                                        xcomm);
     case Collective::alltoall:
         if (mpi) {
-            charge_mpi_self_copy((std::size_t)scale);
+            charge_mpi_own_block((std::size_t)scale, false, false);
             return MPI_Alltoall(sb, scale, MPI_BYTE, rb, scale, MPI_BYTE, comm);
         }
         return MPIX_Alltoall(sb, scale, MPI_BYTE, rb, scale, MPI_BYTE, xcomm);
     case Collective::alltoallv:
         if (mpi) {
-            charge_mpi_self_copy((std::size_t)l.recv_counts[me]);
+            charge_mpi_own_block((std::size_t)l.recv_counts[me], true, false);
             return MPI_Alltoallv(sb, l.send_counts.data(), l.send_displs.data(), MPI_BYTE, rb, l.recv_counts.data(),
                                  l.recv_displs.data(), MPI_BYTE, comm);
         }
@@ -469,13 +470,13 @@ int Runner::State::start(bool mpi, MPIX_Request **xreq, MPI_Request *mreq)
     switch (coll()) {
     case Collective::alltoall:
         if (mpi) {
-            charge_mpi_self_copy((std::size_t)scale);
+            charge_mpi_own_block((std::size_t)scale, false, true);
             return MPI_Ialltoall(sb, scale, MPI_BYTE, rb, scale, MPI_BYTE, comm, mreq);
         }
         return MPIX_Ialltoall(sb, scale, MPI_BYTE, rb, scale, MPI_BYTE, xcomm, xreq);
     case Collective::alltoallv:
         if (mpi) {
-            charge_mpi_self_copy((std::size_t)l.recv_counts[me]);
+            charge_mpi_own_block((std::size_t)l.recv_counts[me], true, true);
             return MPI_Ialltoallv(sb, l.send_counts.data(), l.send_displs.data(), MPI_BYTE, rb, l.recv_counts.data(),
                                   l.recv_displs.data(), MPI_BYTE, comm, mreq);
         }

@@ -10,6 +10,9 @@
 //    and copy bandwidth come.
 //  - every rank copying at once between buffers of 1-64 MiB, alternating halves
 //    (the copy rate out of the cache: the model's memory rate; `memcpy_both`);
+//  - every rank sending n bytes to itself at once (`self_all`), as MPICH's
+//    scattered MPI_Alltoall(v) moves a rank's own block: the model charges the
+//    MPI library's collective that message (mpi_self) where it sends one;
 //  - MPI_Pack of a datatype of several byte ranges (the MPI library's packing
 //    of a message the library describes by ranges), per range.
 //  - what sending such a datatype adds to an exchange between ranks 0 and 1
@@ -99,6 +102,30 @@ double message_rate(int me, int window, int reps)
 
 // One memcpy of n bytes between two warm buffers, as the library copies blocks
 // between its buffers: median over repeated timed groups.
+// Every rank sends n bytes to itself at once, a receive posted first and then the
+// send, as MPICH's scattered MPI_Alltoall(v) moves a rank's own block; the
+// slowest rank's time per message, median of `reps` groups of `inner`.
+double self_message(int me, std::size_t n, int reps, int inner, std::vector<char> &a, std::vector<char> &b)
+{
+    std::vector<double> t;
+    const int count = static_cast<int>(n);
+    for (int r = 0; r < reps + 2; ++r) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < inner; ++i) {
+            MPI_Request q[2];
+            MPI_Irecv(b.data(), count, MPI_BYTE, me, 7, MPI_COMM_WORLD, &q[0]);
+            MPI_Isend(a.data(), count, MPI_BYTE, me, 7, MPI_COMM_WORLD, &q[1]);
+            MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+        }
+        double dt = (MPI_Wtime() - t0) / inner, slowest = 0;
+        MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (r >= 2)
+            t.push_back(slowest);
+    }
+    return median(t);
+}
+
 double copy_time(std::size_t n, std::vector<char> &a, std::vector<char> &b)
 {
     using clock = std::chrono::steady_clock;
@@ -288,6 +315,20 @@ int main(int argc, char **argv)
             std::printf("memcpy_both %zu %.9e\n", n, median(t));
     }
     loaded_node_costs(me, np);
+    // The MPI library's message from each rank to itself (`self_all`): where it
+    // leaves the eager path, and its cost above (sim/calibrate: mpi_self).
+    {
+        std::vector<char> a(std::size_t(1) << 20, 4), b(std::size_t(1) << 20, 0);
+        std::vector<std::size_t> self_sizes = {1024, 4096, 16384, 65536, 262144, std::size_t(1) << 20};
+        for (std::size_t n = 5120; n < 16384; n += 1024)
+            self_sizes.push_back(n);
+        std::sort(self_sizes.begin(), self_sizes.end());
+        for (std::size_t n : self_sizes) {
+            double t = self_message(me, n, 15, n <= 65536 ? 100 : 10, a, b);
+            if (me == 0)
+                std::printf("self_all %zu %.9e\n", n, t);
+        }
+    }
     {
         std::vector<char> src(std::size_t(2) * 256 * 1024, 5), dst(std::size_t(256) * 1024);
         for (int piece : {8, 64, 1024})

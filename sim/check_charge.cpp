@@ -1,9 +1,10 @@
 // sim/check_charge: what test/sim-charge.sh runs under SimGrid SMPI (sim/run) to
 // check that the simulation charges the library's own copies. Times MPIX_Alltoall
 // (blocks of argv[1] bytes, default 4096) with a copy-heavy row (bruck_basic:
-// rotation, packing and unpacking in every round, inverse rotation) and a direct
-// row (linear: only the rank's own block is copied), each once after one
-// warm-up call, verified; rank 0 prints `ROW simulated_us copied_bytes` per row,
+// rotation, packing and unpacking in every round, inverse rotation), a direct
+// row (linear: only the rank's own block is copied) and the MPI library's own
+// (pmpi: charged what the MPI library does with the own block, mpix copies
+// nothing), each once after one warm-up call, verified; rank 0 prints `ROW simulated_us copied_bytes` per row,
 // the slowest rank's time and this rank's copies (core/local_work.hpp) of the
 // timed call. Exit status 1 on a wrong byte or an error.
 #include <mpi.h>
@@ -29,7 +30,7 @@ int main(int argc, char **argv)
     }
     std::vector<unsigned char> send(static_cast<std::size_t>(p) * b), recv(send.size());
     int bad = 0;
-    for (const char *row : {"bruck_basic", "linear"}) {
+    for (const char *row : {"bruck_basic", "linear", "pmpi"}) {
         MPIX_Info *info = nullptr;
         MPIX_Info_init(&info);
         MPIX_Info_set(info, "alltoall_algorithm", row);

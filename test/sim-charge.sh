@@ -8,19 +8,25 @@
 #  - linear copies only its own block: it slows by no more than that block's
 #    copy time (plus 1 %), and its copied bytes are that block;
 #  - --copy-bw 0 is today's free model: the copies are counted, not charged.
+#  - the MPI library's own (pmpi) copies nothing of mpix's; with --mpi-self
+#    (MPICH sends the own block of 4 KiB blocks on 16 ranks to itself) it pays
+#    that message at the given rate instead of a copy, and the other rows pay
+#    exactly as before.
 # Builds the SMPI library and sim/check_charge first (make sim-charge). Needs
 # SimGrid (libsimgrid-dev, which .ci/install-deps installs); without smpicxx it
 # fails and says so.
 sim_prog=check_charge
 . "${srcdir:-.}/test/sim-build.sh"
-run() {  # $1: copy bandwidth in GB/s -> "row us copied" lines
-    "$top/sim/run" flat-16x16 16 --copy-bw "$1" --copy-mem-bw 0 --copy-overhead 3.6 --prog "$prog" -- 4096 ||
-        fail "check_charge at --copy-bw $1"
+run() {  # $1: copy bandwidth in GB/s, $2: --mpi-self -> "row us copied" lines
+    "$top/sim/run" flat-16x16 16 --copy-bw "$1" --copy-mem-bw 0 --copy-overhead 3.6 --mpi-self "${2:-0}" \
+        --prog "$prog" -- 4096 || fail "check_charge at --copy-bw $1 --mpi-self ${2:-0}"
 }
 free=$(run 0) || exit 1
 mid=$(run 30) || exit 1
 slow=$(run 3) || exit 1
+self=$(run 30 1024:5000:1) || exit 1
 echo "free copies:"; echo "$free"; echo "30 GB/s:"; echo "$mid"; echo "3 GB/s:"; echo "$slow"
+echo "30 GB/s, the MPI library's message to itself 5 us + 1 GB/s:"; echo "$self"
 field() { echo "$1" | awk -v r="$2" -v f="$3" '$1 == r {print $f}'; }
 b=4096
 # Copied bytes, counted alike in every model: bruck_basic rotates (16 blocks),
@@ -28,7 +34,16 @@ b=4096
 for m in "$free" "$mid" "$slow"; do
     [ "$(field "$m" bruck_basic 3)" = $((96 * b)) ] || fail "bruck_basic copied $(field "$m" bruck_basic 3), not $((96 * b))"
     [ "$(field "$m" linear 3)" = "$b" ] || fail "linear copied $(field "$m" linear 3), not its own block ($b)"
+    [ "$(field "$m" pmpi 3)" = 0 ] || fail "pmpi counted $(field "$m" pmpi 3) copied bytes of mpix's, not 0"
 done
+awk -v m="$(field "$mid" pmpi 2)" -v s="$(field "$self" pmpi 2)" -v b=$b \
+    -v bm="$(field "$mid" bruck_basic 2)" -v bs="$(field "$self" bruck_basic 2)" \
+    -v lm="$(field "$mid" linear 2)" -v ls="$(field "$self" linear 2)" 'BEGIN {
+    extra = (5e-6 + b / 1e9 - (3.6e-9 + b / 30e9)) * 1e6   # the message in place of the copy, us
+    if (s - m < 0.95 * extra || s - m > 1.05 * extra) { print "FAIL: pmpi took " m " -> " s " us with --mpi-self, expected +" extra; exit 1 }
+    if (bs != bm || ls != lm) { print "FAIL: --mpi-self moved mpix rows: bruck_basic " bm " -> " bs ", linear " lm " -> " ls; exit 1 }
+    printf "PASS: pmpi %.2f -> %.2f us with the MPI library'"'"'s own block sent to itself (+%.2f expected)\n", m, s, extra
+}' || exit 1
 awk -v f="$(field "$free" bruck_basic 2)" -v m="$(field "$mid" bruck_basic 2)" -v s="$(field "$slow" bruck_basic 2)" \
     -v fl="$(field "$free" linear 2)" -v sl="$(field "$slow" linear 2)" -v b=$b 'BEGIN {
     floor_bruck = (96 * 3.6e-9 + 96 * b / 3e9) * 1e6      # its copies at 3 GB/s, us

@@ -206,7 +206,10 @@ static void trace_opaque(const Exchange &x, const char *mpi_function)
 int direct_pmpi(const Exchange &x)
 {
     int p = x.size;
-    x.work->charge_mpi_self_copy(std::min(x.sendbytes[x.rank], x.recvbytes[x.rank]));
+    const std::size_t own = std::min(x.sendbytes[x.rank], x.recvbytes[x.rank]);
+    // In a task the MPI library's nonblocking collective runs (mpi_alltoall_bytes).
+    x.work->charge_mpi_own_block(
+        own, mpi_library_sends_own_block(!x.uniform, wait_context() != nullptr, x.mpi_in_place, own, p));
     // In place as the caller's call is, like the ranks that pass their own
     // arguments (Exchange::mpi_in_place): the receive blocks get their data first.
     const char *sendbuf = x.sendbuf;

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #include "config.h"
 
@@ -32,6 +33,27 @@ bool read_nonnegative(const char *name, double *value)
     return true;
 }
 
+// MPIX_SIM_MPI_SELF: absent, empty or "0" (the own block is a copy), or
+// RENDEZVOUS_BYTES:NS:GBPS, each a finite number >= 0. False for anything else.
+bool read_mpi_self(double *rendezvous_bytes, double *overhead_ns, double *gbps)
+{
+    const char *text = std::getenv("MPIX_SIM_MPI_SELF");
+    if (!text || !*text || std::strcmp(text, "0") == 0)
+        return true;
+    double *fields[] = {rendezvous_bytes, overhead_ns, gbps};
+    const char *at = text;
+    for (int i = 0; i < 3; ++i) {
+        char *end = nullptr;
+        errno = 0;
+        const double v = std::strtod(at, &end);
+        if (errno != 0 || end == at || !std::isfinite(v) || v < 0 || *end != (i < 2 ? ':' : '\0'))
+            return false;
+        *fields[i] = v;
+        at = end + 1;
+    }
+    return true;
+}
+
 }  // namespace
 #endif
 
@@ -57,11 +79,19 @@ bool read_copy_model(CopyModel *model, const char **why)
             *why = in.why;
             return false;
         }
+    double self_bytes = 0, self_ns = 0, self_gbps = 0;
+    if (!read_mpi_self(&self_bytes, &self_ns, &self_gbps)) {
+        *why = "environment variable MPIX_SIM_MPI_SELF: expected 0 or RENDEZVOUS_BYTES:NS:GBPS, each >= 0";
+        return false;
+    }
     if (cache_gbps > 0) {
         model->cache_bytes_per_second = cache_gbps * 1e9;
         model->memory_bytes_per_second = memory_gbps * 1e9;
         model->cache_bytes = cache_bytes;
         model->seconds_per_copy = overhead_ns * 1e-9;
+        model->mpi_self_rendezvous_bytes = self_bytes;
+        model->mpi_self_seconds = self_ns * 1e-9;
+        model->mpi_self_bytes_per_second = self_gbps * 1e9;
     }
 #else
     (void)why;

@@ -28,6 +28,15 @@ struct CopyModel {
     double memory_bytes_per_second = 0;  // 0: the cache rate at any working set
     double cache_bytes = 0;              // the core's share of the cache
     double seconds_per_copy = 0;         // fixed cost of one copy call (one memcpy, one MPI_Pack, one range)
+    // The MPI library's message from a rank to itself (its own block where its
+    // collective sends that block as a message): from mpi_self_rendezvous_bytes
+    // up it costs mpi_self_seconds plus bytes at mpi_self_bytes_per_second (a
+    // rendezvous through the library's progress engine: 4.5-5 us at 8-16 KiB
+    // where a memcpy takes 0.2-0.5, MPICH 4.0.2 on this project's machine);
+    // below, or with mpi_self_bytes_per_second 0, one copy.
+    double mpi_self_rendezvous_bytes = 0;
+    double mpi_self_seconds = 0;
+    double mpi_self_bytes_per_second = 0;
 
     bool charged() const { return cache_bytes_per_second > 0; }
     double bytes_per_second(double working_set) const
@@ -39,12 +48,38 @@ struct CopyModel {
     {
         return charged() ? copies * seconds_per_copy + bytes / bytes_per_second(working_set) : 0.0;
     }
+    bool mpi_self_is_message(double bytes) const
+    {
+        return mpi_self_bytes_per_second > 0 && bytes >= mpi_self_rendezvous_bytes;
+    }
 };
 
+// Whether the MPI library's collective sends the rank's own block to itself as a
+// message (a point-to-point message to its own rank) rather than copying it:
+// MPICH 4.0's default choices (maint/tuning/coll/mpir/generic.json) run the
+// scattered algorithms there, which post a receive and a send for every rank,
+// their own included: MPI_Alltoallv and MPI_Ialltoallv always, MPI_Alltoall with
+// blocks up to 32 KiB (from 257 B at 8 ranks or more, where Bruck's takes the
+// smaller ones; MPI_Ialltoall from 2049 B). In place, and above 32 KiB, MPICH
+// copies the own block (pairwise). SimGrid's collectives copy it for free, so
+// the model charges it (LocalWork::charge_mpi_own_block).
+inline bool mpi_library_sends_own_block(bool vector, bool nonblocking, bool in_place, std::size_t block_bytes,
+                                        int comm_size)
+{
+    if (in_place)
+        return false;
+    if (vector)
+        return true;
+    const std::size_t bruck_up_to = comm_size < 8 ? 0 : nonblocking ? 2048 : 256;
+    return block_bytes > bruck_up_to && block_bytes <= 32768;
+}
+
 // The model of this run: under SMPI from MPIX_SIM_COPY_BW (GB/s in cache, 0:
-// free), MPIX_SIM_COPY_MEM_BW (GB/s from memory), MPIX_SIM_COPY_CACHE (bytes)
-// and MPIX_SIM_COPY_OVERHEAD (ns per copy), which sim/run sets from the
-// platform or its --copy-* options; natively, and when they are unset, free.
+// free), MPIX_SIM_COPY_MEM_BW (GB/s from memory), MPIX_SIM_COPY_CACHE (bytes),
+// MPIX_SIM_COPY_OVERHEAD (ns per copy) and MPIX_SIM_MPI_SELF (the MPI library's
+// message to itself, RENDEZVOUS_BYTES:NS:GBPS; absent or 0: a copy), which
+// sim/run sets from the platform or its --copy-* and --mpi-self options;
+// natively, and when they are unset, free.
 // False (and `why` set) for a malformed value.
 bool read_copy_model(CopyModel *model, const char **why);
 
@@ -92,14 +127,20 @@ public:
             charge(model_.seconds(static_cast<double>(bytes), static_cast<double>(copies), working_set_));
     }
 
-    // Under SMPI, charges the copy of a rank's own block that the MPI library's
-    // collective makes (MPI_Alltoall(v): every implementation copies it locally,
-    // and SimGrid's own collectives charge nothing for it), so that the MPI
-    // library's collective and mpix's rows pay alike. Not counted: not mpix's copy.
-    void charge_mpi_self_copy(std::size_t bytes)
+    // Under SMPI, charges what the MPI library's collective does with the rank's
+    // own block (SimGrid's own collectives charge nothing for it), so that the
+    // MPI library's collective and mpix's rows pay alike: a local copy, or where
+    // it sends the block to itself (mpi_library_sends_own_block) that message at
+    // the model's rate for one. Not counted: not mpix's copy.
+    void charge_mpi_own_block(std::size_t bytes, bool sent_to_itself)
     {
-        if (charged() && bytes > 0)
-            charge(model_.seconds(static_cast<double>(bytes), 1.0, working_set_));
+        if (!charged() || bytes == 0)
+            return;
+        const double n = static_cast<double>(bytes);
+        if (sent_to_itself && model_.mpi_self_is_message(n))
+            charge(model_.mpi_self_seconds + n / model_.mpi_self_bytes_per_second);
+        else
+            charge(model_.seconds(n, 1.0, working_set_));
     }
 
     // Totals since MPIX_Comm_init, for the benchmark (copied_bytes) and traces.

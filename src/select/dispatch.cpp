@@ -597,10 +597,11 @@ template <Form F>
     if (algorithm->pass_through && xcomm->hints.trace.empty() && recv.info.contiguous &&
         (in_place || send.info.contiguous)) {
         bool passed = false;
-        if (xcomm->work.charged()) {  // SMPI: the working set, and what the MPI library copies locally
+        if (xcomm->work.charged()) {  // SMPI: the working set, and what the MPI library does with the own block
             note_working_set(xcomm, send, recv);
-            xcomm->work.charge_mpi_self_copy(static_cast<std::size_t>(count_as<F>(recv, xcomm->rank)) *
-                                             recv.info.size);
+            const std::size_t own = static_cast<std::size_t>(count_as<F>(recv, xcomm->rank)) * recv.info.size;
+            xcomm->work.charge_mpi_own_block(
+                own, mpi_library_sends_own_block(c != Collective::alltoall, false, in_place, own, xcomm->size));
         }
         const int rc = call_mpi_collective<F>(xcomm, send, recv, in_place, &passed);
         if (passed && rc == MPI_SUCCESS && remember)

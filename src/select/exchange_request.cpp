@@ -439,8 +439,11 @@ private:
         const UserSide r = separate_counts_.receive_side(
             sbuf, s, mpi_staged_ ? mpi_staged_->views[1] : recv_.side, xcomm->size);
         void *rbuf = const_cast<char *>(r.buf);
-        if (xcomm->work.charged())  // SMPI: what the MPI library copies locally
-            xcomm->work.charge_mpi_self_copy(r.count(xcomm->rank) * r.info.size);
+        if (xcomm->work.charged()) {  // SMPI: what the MPI library does with the own block
+            const std::size_t own = r.count(xcomm->rank) * r.info.size;
+            xcomm->work.charge_mpi_own_block(
+                own, mpi_library_sends_own_block(r.form != UserSide::Form::uniform, true, in_place_, own, xcomm->size));
+        }
         switch (r.form) {
         case UserSide::Form::uniform:
             if (s.uniform_count <= INT_MAX && r.uniform_count <= INT_MAX)
