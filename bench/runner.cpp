@@ -868,7 +868,8 @@ Measurement Runner::measure(const Candidate &c, CallForm form)
         MPI_Allreduce(&init_ok, &all_init, 1, MPI_INT, MPI_MIN, s.comm);
         ok = all_init;
     }
-    const int warmup = s.options.warmup, iters = s.options.iters;
+    // Natively without --warmup the option is -1 until the table sets it per size.
+    const int warmup = table_warmup(s.options.warmup, s.point.size), iters = s.options.iters;
     const int calls = ok ? warmup + iters : 0;  // none when a persistent init failed
     std::vector<double> times, starts;
     const mpix::LocalWork &work = s.xcomm->work;
@@ -1000,7 +1001,7 @@ Measurement Runner::measure_overlap(const Candidate &c, int slices)
         s.fill();
     const int pieces = slices > 0 ? slices : 1;
     const double slice = m.median_us * 1e-6 / pieces;
-    const int warmup = s.options.warmup, iters = s.options.iters;
+    const int warmup = table_warmup(s.options.warmup, s.point.size), iters = s.options.iters;
     const int calls = ok ? warmup + iters : 0;
     // Per timed call: overall, compute, init, test, wait (this rank's seconds).
     enum { overall, computing, init, testing, waiting, kQuantities };

@@ -113,6 +113,12 @@ struct RunnerOptions {
 constexpr int kTableWarmup = 200;
 constexpr long long kTableWarmupAbove = 65536;
 constexpr int kTableWarmupLarge = kTableWarmup / 10;  // above kTableWarmupAbove
+// The table's untimed calls for blocks of `size` bytes: `option` where it is
+// 0 or more (--warmup, or SMPI's 0), else by size as above.
+inline int table_warmup(int option, long long size)
+{
+    return option >= 0 ? option : size > kTableWarmupAbove ? kTableWarmupLarge : kTableWarmup;
+}
 
 // How the candidate is called: one blocking call per timed call, a persistent
 // request made once outside the timing and started (Start + Wait) per call, or

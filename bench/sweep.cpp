@@ -121,10 +121,7 @@ private:
     int warmup_for(long long s) const { return o_.warmup >= 0 ? o_.warmup : s > 8192 ? 10 : 100; }
     // The table's untimed calls (BenchOptions::warmup): the option, or natively
     // kTableWarmup up to kTableWarmupAbove bytes and kTableWarmupLarge above.
-    int table_warmup_for(long long s) const
-    {
-        return o_.warmup >= 0 ? o_.warmup : s > kTableWarmupAbove ? kTableWarmupLarge : kTableWarmup;
-    }
+    int table_warmup_for(long long s) const { return table_warmup(o_.warmup, s); }
     RunDescription description() const
     {
         RunDescription d;
