@@ -11,22 +11,27 @@
 #  - the MPI library's own (pmpi) copies nothing of mpix's; with --mpi-self
 #    (MPICH sends the own block of 4 KiB blocks on 16 ranks to itself) it pays
 #    that message at the given rate instead of a copy, and the other rows pay
-#    exactly as before.
+#    exactly as before; with 64 KiB blocks (MPICH's pairwise copies the own
+#    block) --mpi-self changes nothing.
 # Builds the SMPI library and sim/check_charge first (make sim-charge). Needs
 # SimGrid (libsimgrid-dev, which .ci/install-deps installs); without smpicxx it
 # fails and says so.
 sim_prog=check_charge
 . "${srcdir:-.}/test/sim-build.sh"
-run() {  # $1: copy bandwidth in GB/s, $2: --mpi-self -> "row us copied" lines
+run() {  # $1: copy bandwidth in GB/s, $2: --mpi-self, $3: block bytes -> "row us copied" lines
     "$top/sim/run" flat-16x16 16 --copy-bw "$1" --copy-mem-bw 0 --copy-overhead 3.6 --mpi-self "${2:-0}" \
-        --prog "$prog" -- 4096 || fail "check_charge at --copy-bw $1 --mpi-self ${2:-0}"
+        --prog "$prog" -- "${3:-4096}" || fail "check_charge at --copy-bw $1 --mpi-self ${2:-0} ${3:-4096} B"
 }
 free=$(run 0) || exit 1
 mid=$(run 30) || exit 1
 slow=$(run 3) || exit 1
 self=$(run 30 1024:5000:1) || exit 1
+large=$(run 30 0 65536) || exit 1
+large_self=$(run 30 1024:5000:1 65536) || exit 1
 echo "free copies:"; echo "$free"; echo "30 GB/s:"; echo "$mid"; echo "3 GB/s:"; echo "$slow"
 echo "30 GB/s, the MPI library's message to itself 5 us + 1 GB/s:"; echo "$self"
+echo "64 KiB blocks, 30 GB/s, without and with it:"; echo "$large"; echo "$large_self"
+[ "$large" = "$large_self" ] || fail "--mpi-self moved a row at 64 KiB blocks, where MPICH copies the own block"
 field() { echo "$1" | awk -v r="$2" -v f="$3" '$1 == r {print $f}'; }
 b=4096
 # Copied bytes, counted alike in every model: bruck_basic rotates (16 blocks),
