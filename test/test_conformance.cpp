@@ -324,6 +324,103 @@ void test_unknown_size_receives()
     }
 }
 
+// pmpi's MPIX_Alltoallv hands the MPI library an empty own block and copies it
+// itself from kOwnBlockApartFrom bytes (OwnBlockApart; MPICH would send it to
+// itself): through the pass-through (int and large counts), nonblocking, and the
+// byte path of a non-contiguous type (direct_pmpi). Every element is checked,
+// with guards past each receive buffer; the copied bytes show which path ran: the
+// own block from 4 KiB, nothing at one int less.
+void test_pmpi_own_block_apart()
+{
+    const int p = mpixtest::size(), me = mpixtest::rank();
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    mpixtest::select_row(xcomm, "alltoallv", "pmpi");
+    MPI_Datatype pair;  // two ints with a gap: not contiguous, so staged as bytes
+    MPI_Type_vector(2, 1, 2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    constexpr int guard = 16;
+    const int own_ints = static_cast<int>(mpix::kOwnBlockApartFrom / sizeof(int));
+    for (int own : {own_ints, own_ints - 1})
+        for (int form = 0; form < 4; ++form) {  // blocking, blocking _c, nonblocking, non-contiguous type
+            const int per = form == 3 ? 2 : 1;  // ints per element
+            auto count_of = [&](int s, int d) { return s == d ? (form == 3 ? own / 2 : own) : 3 + (s + 2 * d) % 5; };
+            std::vector<int> sc(p), rc(p);
+            for (int q = 0; q < p; ++q) {
+                sc[q] = count_of(me, q);
+                rc[q] = count_of(q, me);
+            }
+            auto value = [](int s, int d, int k) { return 1000000 * s + 10000 * d + k; };
+            // A pair's extent is 3 ints (MPI_Type_vector(2, 1, 2)); its elements start 3 ints apart.
+            const int extent_ints = form == 3 ? 3 : 1;
+            std::vector<int> sdx(p), rdx(p);
+            int so = 0, ro = 0;
+            for (int q = 0; q < p; ++q) {
+                sdx[q] = so;
+                so += sc[q] + 1;
+                rdx[q] = ro;
+                ro += rc[q] + 1;
+            }
+            std::vector<int> send(static_cast<std::size_t>(so * extent_ints) + 2, -7);
+            std::vector<int> recv(static_cast<std::size_t>(ro * extent_ints) + guard, -1);
+            for (int q = 0; q < p; ++q)
+                for (int e = 0; e < sc[q]; ++e)
+                    for (int i = 0; i < per; ++i)
+                        send[static_cast<std::size_t>((sdx[q] + e) * extent_ints + 2 * i)] = value(me, q, e * per + i);
+            const std::uint64_t before = xcomm->work.bytes();
+            int rc_call = MPI_SUCCESS;
+            if (form == 0 || form == 3) {
+                const MPI_Datatype t = form == 3 ? pair : MPI_INT;
+                rc_call = MPIX_Alltoallv(send.data(), sc.data(), sdx.data(), t, recv.data(), rc.data(), rdx.data(), t,
+                                         xcomm);
+            } else if (form == 1) {
+                std::vector<MPI_Count> scc(sc.begin(), sc.end()), rcc(rc.begin(), rc.end());
+                std::vector<MPI_Aint> sdc(sdx.begin(), sdx.end()), rdc(rdx.begin(), rdx.end());
+                rc_call = MPIX_Alltoallv_c(send.data(), scc.data(), sdc.data(), MPI_INT, recv.data(), rcc.data(),
+                                           rdc.data(), MPI_INT, xcomm);
+            } else {
+                MPIX_Request *req = nullptr;
+                rc_call = MPIX_Ialltoallv(send.data(), sc.data(), sdx.data(), MPI_INT, recv.data(), rc.data(),
+                                          rdx.data(), MPI_INT, xcomm, &req);
+                if (rc_call == MPI_SUCCESS)
+                    rc_call = MPIX_Wait(&req, MPI_STATUS_IGNORE);
+            }
+            const std::uint64_t copied = xcomm->work.bytes() - before;
+            const char *forms[] = {"blocking", "blocking _c", "nonblocking", "non-contiguous type"};
+            const std::string what = std::string("pmpi MPIX_Alltoallv, ") + forms[form] + ", own block of " +
+                                     std::to_string(own * sizeof(int)) + " B, rank " + std::to_string(me);
+            MPIX_EXPECT(rc_call == MPI_SUCCESS, what + ": returned " + std::to_string(rc_call));
+            int wrong = 0;
+            for (int q = 0; q < p; ++q) {
+                for (int e = 0; e < rc[q]; ++e)
+                    for (int i = 0; i < per; ++i)
+                        wrong += recv[static_cast<std::size_t>((rdx[q] + e) * extent_ints + 2 * i)] !=
+                                 value(q, me, e * per + i);
+                // the gap element after each block untouched
+                const std::size_t after = static_cast<std::size_t>((rdx[q] + rc[q]) * extent_ints);
+                for (int i = 0; i < extent_ints; ++i)
+                    wrong += recv[after + i] != -1;
+                if (form == 3)  // a pair is [int, hole, int]: the hole untouched
+                    for (int e = 0; e < rc[q]; ++e)
+                        wrong += recv[static_cast<std::size_t>((rdx[q] + e) * 3 + 1)] != -1;
+            }
+            for (int g = 0; g < guard; ++g)
+                wrong += recv[recv.size() - 1 - g] != -1;
+            MPIX_EXPECT(wrong == 0, what + ": " + std::to_string(wrong) + " wrong or touched ints");
+            // The pass-through counts only the own block it copies apart; the byte
+            // path also stages the non-contiguous sides, so there only more.
+            const std::uint64_t own_bytes = static_cast<std::uint64_t>(own) * sizeof(int);
+            const bool apart = own_bytes >= mpix::kOwnBlockApartFrom;
+            if (form < 3)
+                MPIX_EXPECT(copied == (apart ? own_bytes : 0), what + ": copied " + std::to_string(copied) +
+                                                                   " bytes, not " +
+                                                                   std::to_string(apart ? own_bytes : 0));
+        }
+    MPI_Type_free(&pair);
+    MPIX_CHECK_ALL("pmpi's MPIX_Alltoallv copies the own block apart from 4 KiB");
+    MPIX_Comm_free(&xcomm);
+}
+
 const mpixtest::TestCase kTests[] = {
     {"MPIX_Alltoall: every algorithm, every case", test_alltoall_every_algorithm},
     {"MPIX_Alltoallv: every algorithm, every case", test_alltoallv_every_algorithm},
@@ -333,6 +430,7 @@ const mpixtest::TestCase kTests[] = {
      test_in_place_keeps_own_block},
     {"node_bruck: chunks of 32 KiB or more go apart, into the receive blocks", test_node_bruck_large_chunks},
     {"receives of unknown sizes posted between the sends (UnknownSizeReceives)", test_unknown_size_receives},
+    {"pmpi's MPIX_Alltoallv: the own block apart from 4 KiB (OwnBlockApart)", test_pmpi_own_block_apart},
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/blocks.hpp"
 #include "core/error.hpp"
 #include "core/p2p.hpp"
 #include "core/request.hpp"
@@ -206,10 +207,17 @@ static void trace_opaque(const Exchange &x, const char *mpi_function)
 int direct_pmpi(const Exchange &x)
 {
     int p = x.size;
-    const std::size_t own = std::min(x.sendbytes[x.rank], x.recvbytes[x.rank]);
-    // In a task the MPI library's nonblocking collective runs (mpi_alltoall_bytes).
-    x.work->charge_mpi_own_block(
-        own, mpi_library_sends_own_block(!x.uniform, wait_context() != nullptr, x.mpi_in_place, own, p));
+    const int me = x.rank;
+    const std::size_t own = std::min(x.sendbytes[me], x.recvbytes[me]);
+    // MPI_Alltoallv: the own block copied here and empty for MPI, as the
+    // pass-through does (OwnBlockApart: MPICH sends it to itself).
+    const bool own_apart = !x.uniform && !x.mpi_in_place && x.sendbytes[me] == x.recvbytes[me] &&
+                           own >= kOwnBlockApartFrom;
+    if (own_apart)
+        x.work->move(x.recv_block(me), x.send_block(me), own);
+    else  // in a task the MPI library's nonblocking collective runs (mpi_alltoall_bytes)
+        x.work->charge_mpi_own_block(
+            own, mpi_library_sends_own_block(!x.uniform, wait_context() != nullptr, x.mpi_in_place, own, p));
     // In place as the caller's call is, like the ranks that pass their own
     // arguments (Exchange::mpi_in_place): the receive blocks get their data first.
     const char *sendbuf = x.sendbuf;
@@ -251,6 +259,8 @@ int direct_pmpi(const Exchange &x)
             rc[i] = static_cast<MPI_Count>(x.recvbytes[i]);
             rd[i] = x.rdispls[i];
         }
+        if (own_apart)
+            sc[me] = rc[me] = 0;
         trace_opaque(x, "MPI_Alltoallv");
         return mpi_alltoallv_bytes_c(sendbuf, sc.data(), sd.data(), x.recvbuf, rc.data(), rd.data(), x.comm);
 #else
@@ -266,6 +276,8 @@ int direct_pmpi(const Exchange &x)
         rc[i] = static_cast<int>(x.recvbytes[i]);
         rd[i] = static_cast<int>(x.rdispls[i]);
     }
+    if (own_apart)
+        sc[me] = rc[me] = 0;
     trace_opaque(x, "MPI_Alltoallv");
     return mpi_alltoallv_bytes(sendbuf, sc.data(), sd.data(), x.recvbuf, rc.data(), rd.data(), x.comm);
 }

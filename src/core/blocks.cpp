@@ -189,6 +189,47 @@ UserSide SeparateCounts::receive_side(const void *sendbuf, const UserSide &send,
     return out;
 }
 
+namespace {
+
+// One dense range per element run: the block is count * size bytes from its displacement.
+bool dense(const TypeInfo &ti) { return ti.contiguous && ti.extent == static_cast<MPI_Aint>(ti.size); }
+
+}  // namespace
+
+bool OwnBlockApart::applies(const void *sendbuf, const UserSide &send, const UserSide &recv, int rank)
+{
+    if (sendbuf == MPI_IN_PLACE || send.form == UserSide::Form::uniform || recv.form != send.form ||
+        !dense(send.info) || !dense(recv.info) || send.raw_count(rank) < 0 || recv.raw_count(rank) < 0)
+        return false;
+    const std::size_t bytes = send.count(rank) * send.info.size;
+    return bytes >= kOwnBlockApartFrom && bytes == recv.count(rank) * recv.info.size;
+}
+
+bool OwnBlockApart::take(const void *sendbuf, UserSide *send, UserSide *recv, int rank, int size, LocalWork *work)
+{
+    if (!applies(sendbuf, *send, *recv, rank))
+        return false;
+    const std::size_t n = static_cast<std::size_t>(size), bytes = send->count(rank) * send->info.size;
+    const char *from = send->buf + send->displ_bytes(rank);
+    char *to = const_cast<char *>(recv->buf) + recv->displ_bytes(rank);
+    if (send->form == UserSide::Form::per_peer) {
+        send_counts_.assign(send->counts, send->counts + n);
+        recv_counts_.assign(recv->counts, recv->counts + n);
+        send_counts_[rank] = recv_counts_[rank] = 0;
+        send->counts = send_counts_.data();
+        recv->counts = recv_counts_.data();
+    } else {
+        send_counts_c_.assign(send->counts_c, send->counts_c + n);
+        recv_counts_c_.assign(recv->counts_c, recv->counts_c + n);
+        send_counts_c_[rank] = recv_counts_c_[rank] = 0;
+        send->counts_c = send_counts_c_.data();
+        recv->counts_c = recv_counts_c_.data();
+    }
+    if (from != to)  // the same block on both sides is in place already; overlapping ones MPI forbids
+        work->move(to, from, bytes);
+    return true;
+}
+
 bool BlockSide::stage()
 {
     displs.assign(bytes.size(), 0);

@@ -143,6 +143,30 @@ private:
     std::vector<MPI_Count> counts_c_;
 };
 
+// The MPI library's MPI_Alltoallv(_c) on the caller's arguments, the rank's own
+// block copied here and handed to MPI as empty on both sides. MPICH 4.0 sends
+// the own block of its MPI_Alltoallv to itself as a message, a rendezvous from
+// 8 KiB: natively at 2 ranks 5.8 us at 8 KiB, 10.5 at 16 KiB and 143 at 1 MiB,
+// against 2.2, 6.7-7.1 and 97-115 with the block copied and its counts 0 (and
+// 1.73 against 1.66 at 4 KiB). Each rank decides alone: its own counts pair with
+// nothing on another rank. Only where the own block is one dense range of equal
+// length on both sides (a longer or shorter block is MPI's to report), not in
+// place, from kOwnBlockApartFrom bytes.
+constexpr std::size_t kOwnBlockApartFrom = 4096;
+class OwnBlockApart {
+public:
+    // True when it applies: then `send` and `recv` count from copies whose own
+    // entry is 0 (kept here for as long as the MPI call may read them), and the
+    // own block has been copied (counted on `work`). False: nothing changed.
+    bool take(const void *sendbuf, UserSide *send, UserSide *recv, int rank, int size, LocalWork *work);
+    // Whether take() would apply (the same test, nothing done).
+    static bool applies(const void *sendbuf, const UserSide &send, const UserSide &recv, int rank);
+
+private:
+    std::vector<int> send_counts_, recv_counts_;
+    std::vector<MPI_Count> send_counts_c_, recv_counts_c_;
+};
+
 // Send side: used in place if contiguous, else packed now. With `force_copy`
 // (MPI_IN_PLACE: the data also lives in the receive buffer) always packed.
 // MPI_ERR_NO_MEM when the packed copy cannot be allocated.

@@ -125,7 +125,22 @@ template <Form F>
 
 [[gnu::always_inline]] inline bool fits_int(MPI_Count v) { return v <= INT_MAX; }
 
-// Hands the caller's own arguments to the MPI library's collective. Sets
+// SMPI: what the MPI library does with the rank's own block (a copy, or a
+// message to itself), charged as its collective does not charge it.
+template <Form F>
+[[gnu::always_inline]] inline void charge_mpi_own_block(MPIX_Comm *xcomm, const UserSide &send, const UserSide &recv,
+                                                        bool in_place)
+{
+    (void)send;
+    if (!xcomm->work.charged())
+        return;
+    const std::size_t own = static_cast<std::size_t>(count_as<F>(recv, xcomm->rank)) * recv.info.size;
+    xcomm->work.charge_mpi_own_block(
+        own, mpi_library_sends_own_block(F != Form::uniform, false, in_place, own, xcomm->size));
+}
+
+// Hands the caller's own arguments to the MPI library's collective; for
+// MPI_Alltoallv the rank's own block apart where OwnBlockApart applies. Sets
 // *passed = false, doing nothing, when the MPI library has no call that takes
 // them (large counts where it lacks MPI_Alltoall(v)_c).
 template <Form F>
@@ -136,6 +151,7 @@ template <Form F>
     const void *sbuf = in_place ? MPI_IN_PLACE : static_cast<const void *>(send.buf);
     void *rbuf = const_cast<char *>(recv.buf);
     if constexpr (F == Form::uniform) {
+        charge_mpi_own_block<F>(xcomm, send, recv, in_place);
         if (fits_int(send.uniform_count) && fits_int(recv.uniform_count))
             return PMPI_Alltoall(sbuf, static_cast<int>(send.uniform_count), send.type, rbuf,
                                  static_cast<int>(recv.uniform_count), recv.type, xcomm->comm);
@@ -145,14 +161,19 @@ template <Form F>
 #endif
     } else if constexpr (F == Form::per_peer) {
         SeparateCounts separate;
-        const UserSide r = separate.receive_side(sbuf, send, recv, xcomm->size);
-        return PMPI_Alltoallv(sbuf, send.counts, send.displs, send.type, rbuf, r.counts, r.displs, r.type,
-                              xcomm->comm);
+        UserSide s = send, r = separate.receive_side(sbuf, send, recv, xcomm->size);
+        OwnBlockApart own;
+        if (!own.take(sbuf, &s, &r, xcomm->rank, xcomm->size, &xcomm->work))
+            charge_mpi_own_block<F>(xcomm, send, recv, in_place);
+        return PMPI_Alltoallv(sbuf, s.counts, s.displs, s.type, rbuf, r.counts, r.displs, r.type, xcomm->comm);
     } else {
 #if MPIX_HAVE_LARGE_COUNT
         SeparateCounts separate;
-        const UserSide r = separate.receive_side(sbuf, send, recv, xcomm->size);
-        return PMPI_Alltoallv_c(sbuf, send.counts_c, send.displs_c, send.type, rbuf, r.counts_c, r.displs_c, r.type,
+        UserSide s = send, r = separate.receive_side(sbuf, send, recv, xcomm->size);
+        OwnBlockApart own;
+        if (!own.take(sbuf, &s, &r, xcomm->rank, xcomm->size, &xcomm->work))
+            charge_mpi_own_block<F>(xcomm, send, recv, in_place);
+        return PMPI_Alltoallv_c(sbuf, s.counts_c, s.displs_c, s.type, rbuf, r.counts_c, r.displs_c, r.type,
                                 xcomm->comm);
 #endif
     }
@@ -597,12 +618,8 @@ template <Form F>
     if (algorithm->pass_through && xcomm->hints.trace.empty() && recv.info.contiguous &&
         (in_place || send.info.contiguous)) {
         bool passed = false;
-        if (xcomm->work.charged()) {  // SMPI: the working set, and what the MPI library does with the own block
+        if (xcomm->work.charged())  // SMPI: the working set, which picks the copy rate
             note_working_set(xcomm, send, recv);
-            const std::size_t own = static_cast<std::size_t>(count_as<F>(recv, xcomm->rank)) * recv.info.size;
-            xcomm->work.charge_mpi_own_block(
-                own, mpi_library_sends_own_block(c != Collective::alltoall, false, in_place, own, xcomm->size));
-        }
         const int rc = call_mpi_collective<F>(xcomm, send, recv, in_place, &passed);
         if (passed && rc == MPI_SUCCESS && remember)
             remember_pass_through<F>(xcomm, c, send, recv, in_place, algorithm);

@@ -158,6 +158,9 @@ inline bool pass_alltoallv_again(MPIX_Comm *xcomm, const char *fn, const void *s
     if (!in_place && static_cast<std::size_t>(sendcounts[me]) * m.sendsize >
                          static_cast<std::size_t>(recvcounts[me]) * m.recvsize)
         return false;
+    // An own block the full path copies apart (OwnBlockApart) takes that path.
+    if (!in_place && static_cast<std::size_t>(sendcounts[me]) * m.sendsize >= kOwnBlockApartFrom)
+        return false;
     return pass_on(
         xcomm, Collective::alltoallv, fn, m,
         [&] {

@@ -434,12 +434,14 @@ private:
     {
         MPI_Comm comm = MPI_COMM_NULL;
         MPIX_CHECK(mpi_requests_comm(&comm));
-        const UserSide &s = mpi_staged_ ? mpi_staged_->views[0] : send_.side;
+        UserSide s = mpi_staged_ ? mpi_staged_->views[0] : send_.side;
         const void *sbuf = in_place_ ? MPI_IN_PLACE : static_cast<const void *>(s.buf);
-        const UserSide r = separate_counts_.receive_side(
+        UserSide r = separate_counts_.receive_side(
             sbuf, s, mpi_staged_ ? mpi_staged_->views[1] : recv_.side, xcomm->size);
         void *rbuf = const_cast<char *>(r.buf);
-        if (xcomm->work.charged()) {  // SMPI: what the MPI library does with the own block
+        // MPI_Ialltoallv: the own block copied now and empty for MPI (OwnBlockApart).
+        const bool own_apart = own_apart_.take(sbuf, &s, &r, xcomm->rank, xcomm->size, &xcomm->work);
+        if (!own_apart && xcomm->work.charged()) {  // SMPI: what the MPI library does with the own block
             const std::size_t own = r.count(xcomm->rank) * r.info.size;
             xcomm->work.charge_mpi_own_block(
                 own, mpi_library_sends_own_block(r.form != UserSide::Form::uniform, true, in_place_, own, xcomm->size));
@@ -573,6 +575,7 @@ private:
     std::unique_ptr<Trace> trace_;
     MPI_Request mpi_request_ = MPI_REQUEST_NULL;
     SeparateCounts separate_counts_;  // read by mpi_request_ until it completes or is freed
+    OwnBlockApart own_apart_;         // the same
     Run task_;
     MPIX_Comm::SpareRequest *spare_ = nullptr;  // a nonblocking one's, from its comm, given back at destroy()
 };
