@@ -32,7 +32,7 @@ struct CopyModel {
     // collective sends that block as a message): from mpi_self_rendezvous_bytes
     // up it costs mpi_self_seconds plus bytes at mpi_self_bytes_per_second (a
     // rendezvous through the library's progress engine: 4.5-5 us at 8-16 KiB
-    // where a memcpy takes 0.2-0.5, MPICH 4.0.2 on this project's machine);
+    // where a memcpy takes 0.08-0.15, MPICH 4.0.2 on this project's machine);
     // below, or with mpi_self_bytes_per_second 0, one copy.
     double mpi_self_rendezvous_bytes = 0;
     double mpi_self_seconds = 0;
