@@ -211,8 +211,7 @@ int direct_pmpi(const Exchange &x)
     const std::size_t own = std::min(x.sendbytes[me], x.recvbytes[me]);
     // MPI_Alltoallv: the own block copied here and empty for MPI, as the
     // pass-through does (OwnBlockApart: MPICH sends it to itself).
-    const bool own_apart = !x.uniform && !x.mpi_in_place && x.sendbytes[me] == x.recvbytes[me] &&
-                           own >= kOwnBlockApartFrom;
+    const bool own_apart = !x.uniform && !x.mpi_in_place && OwnBlockApart::worth(x.sendbytes[me], x.recvbytes[me]);
     if (own_apart)
         x.work->move(x.recv_block(me), x.send_block(me), own);
     else  // in a task the MPI library's nonblocking collective runs (mpi_alltoall_bytes)

@@ -201,8 +201,7 @@ bool OwnBlockApart::applies(const void *sendbuf, const UserSide &send, const Use
     if (sendbuf == MPI_IN_PLACE || send.form == UserSide::Form::uniform || recv.form != send.form ||
         !dense(send.info) || !dense(recv.info) || send.raw_count(rank) < 0 || recv.raw_count(rank) < 0)
         return false;
-    const std::size_t bytes = send.count(rank) * send.info.size;
-    return bytes >= kOwnBlockApartFrom && bytes == recv.count(rank) * recv.info.size;
+    return worth(send.count(rank) * send.info.size, recv.count(rank) * recv.info.size);
 }
 
 bool OwnBlockApart::take(const void *sendbuf, UserSide *send, UserSide *recv, int rank, int size, LocalWork *work)

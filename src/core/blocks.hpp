@@ -161,6 +161,11 @@ public:
     bool take(const void *sendbuf, UserSide *send, UserSide *recv, int rank, int size, LocalWork *work);
     // Whether take() would apply (the same test, nothing done).
     static bool applies(const void *sendbuf, const UserSide &send, const UserSide &recv, int rank);
+    // The test on the own block's bytes alone, for sides already in bytes (direct_pmpi).
+    static bool worth(std::size_t send_bytes, std::size_t recv_bytes)
+    {
+        return send_bytes >= kOwnBlockApartFrom && send_bytes == recv_bytes;
+    }
 
 private:
     std::vector<int> send_counts_, recv_counts_;
