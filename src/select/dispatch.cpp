@@ -128,10 +128,8 @@ template <Form F>
 // SMPI: what the MPI library does with the rank's own block (a copy, or a
 // message to itself), charged as its collective does not charge it.
 template <Form F>
-[[gnu::always_inline]] inline void charge_mpi_own_block(MPIX_Comm *xcomm, const UserSide &send, const UserSide &recv,
-                                                        bool in_place)
+[[gnu::always_inline]] inline void charge_mpi_own_block(MPIX_Comm *xcomm, const UserSide &recv, bool in_place)
 {
-    (void)send;
     if (!xcomm->work.charged())
         return;
     const std::size_t own = static_cast<std::size_t>(count_as<F>(recv, xcomm->rank)) * recv.info.size;
@@ -151,7 +149,7 @@ template <Form F>
     const void *sbuf = in_place ? MPI_IN_PLACE : static_cast<const void *>(send.buf);
     void *rbuf = const_cast<char *>(recv.buf);
     if constexpr (F == Form::uniform) {
-        charge_mpi_own_block<F>(xcomm, send, recv, in_place);
+        charge_mpi_own_block<F>(xcomm, recv, in_place);
         if (fits_int(send.uniform_count) && fits_int(recv.uniform_count))
             return PMPI_Alltoall(sbuf, static_cast<int>(send.uniform_count), send.type, rbuf,
                                  static_cast<int>(recv.uniform_count), recv.type, xcomm->comm);
@@ -164,7 +162,7 @@ template <Form F>
         UserSide s = send, r = separate.receive_side(sbuf, send, recv, xcomm->size);
         OwnBlockApart own;
         if (!own.take(sbuf, &s, &r, xcomm->rank, xcomm->size, &xcomm->work))
-            charge_mpi_own_block<F>(xcomm, send, recv, in_place);
+            charge_mpi_own_block<F>(xcomm, recv, in_place);
         return PMPI_Alltoallv(sbuf, s.counts, s.displs, s.type, rbuf, r.counts, r.displs, r.type, xcomm->comm);
     } else {
 #if MPIX_HAVE_LARGE_COUNT
@@ -172,7 +170,7 @@ template <Form F>
         UserSide s = send, r = separate.receive_side(sbuf, send, recv, xcomm->size);
         OwnBlockApart own;
         if (!own.take(sbuf, &s, &r, xcomm->rank, xcomm->size, &xcomm->work))
-            charge_mpi_own_block<F>(xcomm, send, recv, in_place);
+            charge_mpi_own_block<F>(xcomm, recv, in_place);
         return PMPI_Alltoallv_c(sbuf, s.counts_c, s.displs_c, s.type, rbuf, r.counts_c, r.displs_c, r.type,
                                 xcomm->comm);
 #endif
