@@ -176,7 +176,7 @@ int two_phase(const Exchange &x, BundleSizes *record, const BundleSizes *planned
     g.agreed_count = count;
     g.spare = &lists->bundle_spare;
     std::vector<Piece> &arrived = lists->arrived;  // bundle_bruck assigns it
-    std::vector<ScratchBytes> store;
+    ScratchStore store(&x.xcomm->scratch);
     int rc = bundle_bruck(g, bundles, &arrived, &store);
     if (rc != MPI_SUCCESS && rc != MPI_ERR_TRUNCATE && rc != MPI_ERR_COUNT)
         return rc;

@@ -96,7 +96,7 @@ struct BundleSpare::Lists {
     std::vector<Held> held;
     std::vector<std::uint64_t> agreed;
     std::vector<Round> rounds;
-    std::vector<ScratchBytes> packed;
+    ScratchStore packed;  // bound to the call's pool while in use, empty between calls
     std::vector<char *> addrs, data;
     std::vector<std::size_t> lens, sizes, bytes, head_values;
     std::vector<int> peers;
@@ -166,7 +166,7 @@ int bundle_bruck_digits(int n, int radix)
 }
 
 int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bundles, std::vector<Piece> *arrived,
-                 std::vector<ScratchBytes> *store)
+                 ScratchStore *store)
 {
     const int n = g.size, me = g.me;
     arrived->assign(static_cast<std::size_t>(n), Piece{nullptr, 0});
@@ -190,8 +190,9 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
     int relayed_wrong = MPI_SUCCESS;  // a whole message of unexpected size (see relay_length)
     int round_id = g.first_round;
     std::vector<Round> &rounds = kept.rounds;
-    std::vector<ScratchBytes> &packed = kept.packed;  // a digit's packed sends, until they complete
+    ScratchStore &packed = kept.packed;  // a digit's packed sends, until they complete
     packed.clear();
+    packed.bind(store->pool());
     std::vector<char *> &addrs = kept.addrs;
     std::vector<std::size_t> &lens = kept.lens, &sizes = kept.sizes, &head_values = kept.head_values;
     // A message: a header and at least a piece per position (fewer regrowths).

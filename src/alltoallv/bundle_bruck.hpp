@@ -118,7 +118,7 @@ BundleGroup bundle_group(MPI_Comm comm, LocalWork *work, const std::vector<int> 
 // expected (it is then left empty; every round still completes, so the other
 // ranks do not wait on this one).
 int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bundles, std::vector<Piece> *arrived,
-                 std::vector<ScratchBytes> *store);
+                 ScratchStore *store);
 
 // Tags a group uses from its first: one per digit, so every message on a digit's
 // tag comes from one of that digit's peers (probed for any source, in arrival

@@ -426,7 +426,7 @@ std::size_t nonempty_receive_window(const Exchange &x, const std::vector<int> &s
 // noted as mismatches. receives[r] is the posted receive from sources[r].
 int settle_empty_blocks(const Exchange &x, int tag, std::vector<MPI_Request> &receives,
                         std::vector<std::size_t> &expected, const std::vector<int> &sources,
-                        std::vector<MPI_Request> *drops, std::vector<ScratchBytes> *store)
+                        std::vector<MPI_Request> *drops, ScratchStore *store)
 {
     const std::size_t p = static_cast<std::size_t>(x.size);
     std::vector<std::uint64_t> sent_here(p, 0), sent_there(p, 0);
@@ -546,7 +546,7 @@ int direct_nonempty_agreeing(const Exchange &x, std::uint64_t *maxima, int count
     if (pattern != 0) {
         for (std::size_t r = window; r < sources.size(); ++r)
             MPIX_CHECK(post_receive(r));
-        std::vector<ScratchBytes> dropped;
+        ScratchStore dropped;  // empty blocks sent as messages: a few bytes each
         std::vector<MPI_Request> drops;
         MPIX_CHECK(settle_empty_blocks(x, x.tag + 2, receives, expected, sources, &drops, &dropped));
         rc = wait_all(static_cast<int>(receives.size()), receives.data(), expected.data(), x.mismatch);

@@ -170,9 +170,9 @@ RelayPlan::~RelayPlan() = default;
 namespace {
 
 struct HopIo {
-    explicit HopIo(const RelayPlan &p) : lists(&p.spare_lists) {}
+    HopIo(const RelayPlan &p, ScratchPool *pool) : lists(&p.spare_lists), storage(pool) {}
     LeasedLists<RelayLists> lists;
-    std::vector<ScratchBytes> storage;  // received payloads (kept for the next hops)
+    ScratchStore storage;  // received payloads (kept for the next hops)
     // A message of a length its receiver knew came with another: the items it
     // brought were zeroed, so what this rank forwards later goes empty (relay_length).
     int relayed_wrong = MPI_SUCCESS;
@@ -293,7 +293,7 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const Next &next, s
         auto in_step = [&](const Message &m) { return !pairwise || m.step == step; };
         std::vector<MPI_Request> &reqs = L.reqs;
         reqs.clear();
-        std::vector<ScratchBytes> packed;  // this step's packed sends, until they complete
+        ScratchStore packed(io->storage.pool());  // this step's packed sends, until they complete
         // Sends, after the exact receives are posted, so each message finds its
         // receive. Probed receives are posted between the sends as their
         // messages are found, and the rest after the last send (a blocking probe
@@ -508,7 +508,7 @@ int relay_two_steps(const Exchange &x, const RelayPlan &p, RelaySizes *record, c
     const bool known = x.uniform;
     auto recv_size = [&](int s, int d) { return d == me ? x.recvbytes[s] : (known ? x.block_bytes : 0); };
     auto relay_in = [&](int s, int v) { return U.member(v, U.index_of[s] % U.size_of(v)); };
-    HopIo io(p);
+    HopIo io(p, &x.xcomm->scratch);
     std::vector<Item> held;
     for (int d = 0; d < x.size; ++d)
         if (U.region_of[d] != u)
@@ -611,7 +611,7 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
             held.push_back(Item{me, r, x.sendbytes[r], x.send_block(r)});
             in.push_back(Message{r, 0, {Item{r, me, x.recvbytes[r], nullptr}}});
         }
-        HopIo io(p);
+        HopIo io(p, &x.xcomm->scratch);
         auto key = [&](int from, int to) { return mod(U.index_of[to] - U.index_of[from], U.size_of(u)); };
         MPIX_CHECK(hop(x, x.tag, held, [](const Item &it) { return it.d; }, in, key, sizes_for(true), &io,
                        &mismatch, record, planned));
@@ -635,7 +635,7 @@ int relay(const Exchange &x, const RelayPlan &p, RelaySizes *record, const Relay
             held.push_back(Item{me, d, x.sendbytes[d], x.send_block(d)});
     // Payloads stay until the end: a block kept by a hop still points into the
     // storage of the hop that brought it.
-    HopIo io(p);
+    HopIo io(p, &x.xcomm->scratch);
     auto group_key = [&](int from, int to) { return mod(p.group_pos[to] - p.group_pos[from], p.group_size[me]); };
     auto leader_key = [&](int from, int to) {
         return mod(p.leader_pos[to] - p.leader_pos[from], static_cast<int>(p.leaders[u].size()));

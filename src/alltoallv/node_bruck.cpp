@@ -574,7 +574,7 @@ int node_bruck(const Exchange &x)
         x.trace->set_params("radix=" + std::to_string(std::max(2, std::min(radix_a, std::max(n, 2)))));
 
     LeasedLists<NodeBruckLists> lists(&plan->lists);
-    std::vector<ScratchBytes> store;  // every received message, until the end
+    ScratchStore store(&x.xcomm->scratch);  // every received message, until the end
     // Tags: phase A's digits, one for B, phase C's digits (kTagsPerCall = 64).
     const int tag_a = x.tag, tag_b = x.tag + kBundleBruckTags, tag_c = tag_b + 1;
     // The bypass's messages and a partner's own blocks apart go between groups

@@ -121,7 +121,7 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
             bundles[j].push_back(Piece{x.send_block(d), x.sendbytes[d]});
     }
     std::vector<Piece> &arrived = lists->arrived;  // bundle_bruck assigns it
-    std::vector<ScratchBytes> store;
+    ScratchStore store(&x.xcomm->scratch);
     // Radix: the hint, else from the bytes a rank exchanges, by node_bruck's rule
     // (the same trade of round overheads against bytes moved per round): known
     // for alltoall; for alltoallv the node's largest of the previous call, agreed
@@ -238,7 +238,7 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
     };
     auto dist = [&](int from_node, int to_node) { return ((to_node - from_node) % N + N) % N; };
     std::vector<Pending> ops;
-    std::vector<ScratchBytes> packs;
+    ScratchStore packs(&x.xcomm->scratch);
     packs.reserve(mine.size() + N);
     for (std::size_t k = 0; k < mine.size(); ++k) {
         int d = mine[k], v = R->region_of[d];
@@ -265,7 +265,8 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
                 ops.push_back(Pending{window(step, s), d, where[s][k], nullptr, sizes[s][k], v, s, false});
         }
     }
-    std::vector<ScratchBytes> stages(N);
+    ScratchStore stages(&x.xcomm->scratch);
+    stages.extend_to(static_cast<std::size_t>(N));
     for (int v = 0; v < N; ++v) {
         if (v == g)
             continue;

@@ -233,10 +233,10 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
             // the receiver expects nothing), so they move as soon as they are
             // sent; else probed after the sends. A longer message truncates the
             // receive: the callers' WorldErrorsReturn brings that back here.
-            std::vector<ScratchBytes> stage;
+            ScratchStore stage(&x.xcomm->scratch);
             arrived_wrong.assign(rounds.size(), 0);
             if (planned || home_digit) {
-                stage.resize(rounds.size());
+                stage.extend_to(rounds.size());
                 in_data.assign(rounds.size(), nullptr);
                 in_bytes.assign(rounds.size(), 0);
                 recv_reqs.assign(rounds.size(), MPI_REQUEST_NULL);
@@ -275,7 +275,7 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
             }
             // Sends: [sizes of the blocks the receiver forwards] + every block.
             send_reqs.assign(rounds.size(), MPI_REQUEST_NULL);
-            std::vector<ScratchBytes> packed;  // the batch's packed sends, until they complete
+            ScratchStore packed(&x.xcomm->scratch);  // the batch's packed sends, until they complete
             for (std::size_t k = 0; k < rounds.size(); ++k) {
                 RoundState &rs = rounds[k];
                 addrs.clear();

@@ -37,6 +37,9 @@ struct TableRule;      // select/table.hpp
 }
 
 struct MPIX_Comm {
+    // Working buffers kept between calls (core/scratch.hpp). First, so that it
+    // is destroyed last: buffers of cached plans go back to it as they end.
+    mpix::ScratchPool scratch;
     MPI_Comm user = MPI_COMM_NULL;  // the caller's communicator: errors are raised here
     MPI_Comm comm = MPI_COMM_NULL;  // private duplicate: all library traffic
     // The MPI library's own nonblocking and persistent collectives on the
@@ -164,8 +167,6 @@ struct MPIX_Comm {
     // The library's local copies on this comm: counted, and charged to simulated
     // time under SMPI (core/local_work.hpp); its model read at MPIX_Comm_init.
     mpix::LocalWork work;
-    // Working buffers kept between calls (core/scratch.hpp).
-    mpix::ScratchPool scratch;
 };
 
 namespace mpix {

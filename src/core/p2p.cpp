@@ -149,7 +149,7 @@ int datatype_ranges_op(bool send, const std::vector<char *> &addrs, const std::v
 }  // namespace
 
 int isend_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, int peer, int tag,
-                 MPI_Comm comm, LocalWork *work, std::vector<ScratchBytes> *store, MPI_Request *req,
+                 MPI_Comm comm, LocalWork *work, ScratchStore *store, MPI_Request *req,
                  const int *relay_mismatch)
 {
     *req = MPI_REQUEST_NULL;
@@ -459,7 +459,7 @@ int irecv_probed(ProbedMessage *m, void *buf, int tag, MPI_Comm comm, MPI_Reques
 }
 
 int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, bool exclusive,
-                        std::vector<ScratchBytes> *store, std::vector<char *> *data, std::vector<std::size_t> *bytes,
+                        ScratchStore *store, std::vector<char *> *data, std::vector<std::size_t> *bytes,
                         std::vector<MPI_Request> *reqs)
 {
     UnknownSizeReceives receives(peers, tag, comm, exclusive, store, data, bytes, reqs);
@@ -467,7 +467,7 @@ int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, b
 }
 
 UnknownSizeReceives::UnknownSizeReceives(const std::vector<int> &peers, int tag, MPI_Comm comm, bool exclusive,
-                                         std::vector<ScratchBytes> *store, std::vector<char *> *data,
+                                         ScratchStore *store, std::vector<char *> *data,
                                          std::vector<std::size_t> *bytes, std::vector<MPI_Request> *reqs)
     : peers_(peers), tag_(tag), comm_(comm), exclusive_(exclusive), store_(store), data_(data), bytes_(bytes),
       reqs_(reqs), left_(peers.size())

@@ -45,7 +45,7 @@ int byte_ranges_type(const std::vector<char *> &addrs, const std::vector<std::si
 // who knows its length (sizes known everywhere), the exchange's mismatch slot;
 // see relay_length.
 int isend_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, int peer, int tag,
-                 MPI_Comm comm, LocalWork *work, std::vector<ScratchBytes> *store, MPI_Request *req,
+                 MPI_Comm comm, LocalWork *work, ScratchStore *store, MPI_Request *req,
                  const int *relay_mismatch = nullptr);
 
 // The length to send of a message of `bytes` that forwards received blocks to a
@@ -150,7 +150,7 @@ int irecv_probed(ProbedMessage *m, void *buf, int tag, MPI_Comm comm, MPI_Reques
 // otherwise each peer is probed in turn (blocking once only one is left), which
 // costs a probe per peer and pass while they are missing.
 int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, bool exclusive,
-                        std::vector<ScratchBytes> *store, std::vector<char *> *data, std::vector<std::size_t> *bytes,
+                        ScratchStore *store, std::vector<char *> *data, std::vector<std::size_t> *bytes,
                         std::vector<MPI_Request> *reqs);
 
 // The same receives, posted in steps: poll() between a caller's own sends posts
@@ -163,7 +163,7 @@ int irecv_unknown_sizes(const std::vector<int> &peers, int tag, MPI_Comm comm, b
 class UnknownSizeReceives {
 public:
     UnknownSizeReceives(const std::vector<int> &peers, int tag, MPI_Comm comm, bool exclusive,
-                        std::vector<ScratchBytes> *store, std::vector<char *> *data, std::vector<std::size_t> *bytes,
+                        ScratchStore *store, std::vector<char *> *data, std::vector<std::size_t> *bytes,
                         std::vector<MPI_Request> *reqs);
     UnknownSizeReceives(const UnknownSizeReceives &) = delete;
     UnknownSizeReceives &operator=(const UnknownSizeReceives &) = delete;
@@ -201,7 +201,7 @@ private:
     int tag_;
     MPI_Comm comm_;
     bool exclusive_;
-    std::vector<ScratchBytes> *store_;
+    ScratchStore *store_;
     std::vector<char *> *data_;
     std::vector<std::size_t> *bytes_;
     std::vector<MPI_Request> *reqs_;

@@ -5,17 +5,28 @@
 #include <stdlib.h>
 
 #include <cstddef>
+#include <mutex>
 #include <utility>
 
 namespace mpix {
 
 ScratchBytes::~ScratchBytes()
 {
-    free(data_);
+    release();
+}
+
+void ScratchBytes::release() noexcept
+{
+    if (pool_ && capacity_ >= kPooledFrom)
+        pool_->give(std::move(*this));  // leaves this empty
+    else
+        free(data_);
+    data_ = nullptr;
+    size_ = capacity_ = 0;
 }
 
 ScratchBytes::ScratchBytes(ScratchBytes &&other) noexcept
-    : data_(other.data_), size_(other.size_), capacity_(other.capacity_)
+    : data_(other.data_), size_(other.size_), capacity_(other.capacity_), pool_(other.pool_)
 {
     other.data_ = nullptr;
     other.size_ = other.capacity_ = 0;
@@ -24,10 +35,11 @@ ScratchBytes::ScratchBytes(ScratchBytes &&other) noexcept
 ScratchBytes &ScratchBytes::operator=(ScratchBytes &&other) noexcept
 {
     if (this != &other) {
-        free(data_);
+        release();
         data_ = other.data_;
         size_ = other.size_;
         capacity_ = other.capacity_;
+        pool_ = other.pool_;
         other.data_ = nullptr;
         other.size_ = other.capacity_ = 0;
     }
@@ -36,47 +48,71 @@ ScratchBytes &ScratchBytes::operator=(ScratchBytes &&other) noexcept
 
 bool ScratchBytes::resize(std::size_t n)
 {
-    if (n > capacity_) {
-        std::size_t want = capacity_ * 2 > n ? capacity_ * 2 : n;
-        void *p = realloc(data_, want);
-        if (!p && want > n) {  // the doubled size failed: try the exact one
-            want = n;
-            p = realloc(data_, want);
-        }
-        if (!p)
-            return false;
-        data_ = static_cast<char *>(p);
-        capacity_ = want;
-    }
+    if (n > capacity_ && capacity_ == 0 && pool_ && n >= kPooledFrom)
+        pool_->lend(n, this);
+    if (n > capacity_ && !grow(n))
+        return false;
     size_ = n;
     return true;
 }
 
-bool ScratchPool::take(std::size_t n, ScratchBytes *out)
+bool ScratchBytes::grow(std::size_t n)
 {
+    std::size_t want = capacity_ * 2 > n ? capacity_ * 2 : n;
+    void *p = realloc(data_, want);
+    if (!p && want > n) {  // the doubled size failed: try the exact one
+        want = n;
+        p = realloc(data_, want);
+    }
+    if (!p)
+        return false;
+    data_ = static_cast<char *>(p);
+    capacity_ = want;
+    return true;
+}
+
+bool ScratchPool::lend(std::size_t n, ScratchBytes *out)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (kept_.empty())
+        return false;
     std::size_t pick = kept_.size();
     for (std::size_t i = 0; i < kept_.size(); ++i)
         if (kept_[i].capacity() >= n && (pick == kept_.size() || kept_[i].capacity() < kept_[pick].capacity()))
             pick = i;
-    if (pick == kept_.size() && !kept_.empty()) {  // none holds n: grow the largest
+    if (pick == kept_.size()) {  // none holds n: the largest, to be grown
         pick = 0;
         for (std::size_t i = 1; i < kept_.size(); ++i)
             if (kept_[i].capacity() > kept_[pick].capacity())
                 pick = i;
     }
-    if (pick < kept_.size()) {
-        ScratchBytes chosen = std::move(kept_[pick]);
-        kept_.erase(kept_.begin() + static_cast<std::ptrdiff_t>(pick));
-        if (out->capacity() > 0)
-            give(std::move(*out));
-        *out = std::move(chosen);
+    ScratchPool *bound = out->pool_;
+    *out = std::move(kept_[pick]);
+    out->pool_ = bound;
+    kept_.erase(kept_.begin() + static_cast<std::ptrdiff_t>(pick));
+    return true;
+}
+
+bool ScratchPool::take(std::size_t n, ScratchBytes *out)
+{
+    if (out->capacity() > 0) {
+        ScratchBytes mine = std::move(*out);
+        mine.pool_ = nullptr;
+        give(std::move(mine));
     }
+    lend(n, out);
     return out->resize(n > 0 ? n : 1);
 }
 
-void ScratchPool::give(ScratchBytes b)
+void ScratchPool::give(ScratchBytes b) noexcept
 {
-    kept_.push_back(std::move(b));
+    b.pool_ = nullptr;  // kept here, freed with the pool
+    std::lock_guard<std::mutex> lock(mutex_);
+    try {
+        kept_.push_back(std::move(b));
+    } catch (...) {
+        return;  // b is freed
+    }
     if (kept_.size() > kKept) {  // drop the smallest
         std::size_t smallest = 0;
         for (std::size_t i = 1; i < kept_.size(); ++i)

@@ -11,14 +11,21 @@
 
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <vector>
 
 namespace mpix {
 
+class ScratchPool;
+
 class ScratchBytes {
 public:
     ScratchBytes() = default;
+    // Bound to a communicator's pool: a buffer of kPooledFrom bytes or more comes
+    // from `pool` when there is one there, and goes back to it when this ends
+    // (ScratchPool says why). The pool must outlive this.
+    explicit ScratchBytes(ScratchPool *pool) : pool_(pool) {}
     ~ScratchBytes();
     ScratchBytes(const ScratchBytes &) = delete;
     ScratchBytes &operator=(const ScratchBytes &) = delete;
@@ -33,9 +40,19 @@ public:
     std::size_t size() const { return size_; }
     std::size_t capacity() const { return capacity_; }
 
+    // Below this a freed buffer stays in malloc's heap and comes back warm;
+    // from glibc's mmap threshold (128 KiB, raised to a freed block's size, and
+    // the heap's top trimmed past twice that) it goes back to the kernel, and
+    // the next call faults every page in again.
+    static constexpr std::size_t kPooledFrom = std::size_t(64) << 10;
+
 private:
+    friend class ScratchPool;
+    bool grow(std::size_t n);
+    void release() noexcept;  // back to the pool, or freed
     char *data_ = nullptr;
     std::size_t size_ = 0, capacity_ = 0;
+    ScratchPool *pool_ = nullptr;
 };
 
 // Scratch buffers kept on a communicator from one call to the next, so that a
@@ -49,10 +66,18 @@ public:
     // that holds n, else the largest kept one grown, else a new one. False when
     // out of memory.
     bool take(std::size_t n, ScratchBytes *out);
-    void give(ScratchBytes b);
+    // Keeps b (if among the kKept largest); never throws: a buffer it cannot
+    // keep is freed.
+    void give(ScratchBytes b) noexcept;
+    // Moves the smallest kept buffer that holds n, else the largest, into an
+    // empty *out (which keeps its own pool binding); false when none is kept.
+    bool lend(std::size_t n, ScratchBytes *out);
 
 private:
     static constexpr std::size_t kKept = 4;
+    // Nonblocking requests on one communicator may progress on another thread
+    // (a progress thread, MPI_THREAD_MULTIPLE) while a call starts here.
+    std::mutex mutex_;
     std::vector<ScratchBytes> kept_;
 };
 
@@ -74,6 +99,41 @@ public:
 private:
     ScratchPool *pool_;
     ScratchBytes bytes_;
+};
+
+// The buffers of one call's packed sends and received messages, each kept at
+// its address until the store ends or is cleared; bound to a communicator's
+// pool (or none), so that large ones are the warm buffers of the calls before
+// (ScratchBytes::kPooledFrom). What isend_ranges and UnknownSizeReceives append to.
+class ScratchStore {
+public:
+    explicit ScratchStore(ScratchPool *pool = nullptr) : pool_(pool) {}
+    ScratchStore(const ScratchStore &) = delete;
+    ScratchStore &operator=(const ScratchStore &) = delete;
+    ScratchStore(ScratchStore &&) = default;
+    ScratchStore &operator=(ScratchStore &&) = default;
+    // A new empty buffer at the end (std::bad_alloc where there is no memory).
+    ScratchBytes &emplace_back() { return bufs_.emplace_back(pool_); }
+    // At least `count` buffers, those added empty.
+    void extend_to(std::size_t count)
+    {
+        bufs_.reserve(count);
+        while (bufs_.size() < count)
+            bufs_.emplace_back(pool_);
+    }
+    ScratchBytes &back() { return bufs_.back(); }
+    ScratchBytes &operator[](std::size_t i) { return bufs_[i]; }
+    std::size_t size() const { return bufs_.size(); }
+    bool empty() const { return bufs_.empty(); }
+    std::size_t capacity() const { return bufs_.capacity(); }
+    void reserve(std::size_t n) { bufs_.reserve(n); }
+    void clear() { bufs_.clear(); }
+    void bind(ScratchPool *pool) { pool_ = pool; }
+    ScratchPool *pool() const { return pool_; }
+
+private:
+    ScratchPool *pool_;
+    std::vector<ScratchBytes> bufs_;
 };
 
 // Per-call lists (vectors, vectors of vectors) an algorithm keeps on its cached
