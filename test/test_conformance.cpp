@@ -3,6 +3,7 @@
 // MPI_IN_PLACE and emulated node layouts, at every hint value it reads.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -351,6 +352,26 @@ void test_scratch_store_reuses_large_buffers()
     mpix::ScratchBytes taken;  // unbound: the pool lends the largest kept one
     MPIX_EXPECT(pool.take(small, &taken) && taken.capacity() >= large,
                 "the pool did not keep the large buffers (a small one lent instead)");
+    // As many buffers as one call had in use at once come back on the next
+    // call, all of them (a pool of 4 made 2 of ParLinNa's 6 afresh every call).
+    mpix::ScratchPool many;
+    const int in_use = 12;
+    std::vector<char *> held;
+    for (int round = 0; round < 2; ++round) {
+        mpix::ScratchStore store(&many);
+        for (int i = 0; i < in_use; ++i)
+            MPIX_EXPECT(store.emplace_back().resize(large + static_cast<std::size_t>(i) * 4096),
+                        "a large scratch buffer could not be allocated");
+        std::vector<char *> now;
+        for (int i = 0; i < in_use; ++i)
+            now.push_back(store[static_cast<std::size_t>(i)].data());
+        std::sort(now.begin(), now.end());
+        MPIX_EXPECT(std::unique(now.begin(), now.end()) == now.end(), "the pool handed out one buffer twice");
+        if (round == 1)
+            MPIX_EXPECT(now == held, "the second store's buffers were not all the first store's");
+        held = now;
+    }
+    MPIX_EXPECT(many.kept_count() == static_cast<std::size_t>(in_use), "the pool kept more or fewer buffers than were in use");
     MPIX_CHECK_ALL("ScratchStore and ScratchPool");
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include <cstddef>
+#include <iterator>
 #include <mutex>
 #include <utility>
 
@@ -76,21 +77,29 @@ bool ScratchPool::lend(std::size_t n, ScratchBytes *out)
     std::lock_guard<std::mutex> lock(mutex_);
     if (kept_.empty())
         return false;
-    std::size_t pick = kept_.size();
-    for (std::size_t i = 0; i < kept_.size(); ++i)
-        if (kept_[i].capacity() >= n && (pick == kept_.size() || kept_[i].capacity() < kept_[pick].capacity()))
-            pick = i;
-    if (pick == kept_.size()) {  // none holds n: the largest, to be grown
-        pick = 0;
-        for (std::size_t i = 1; i < kept_.size(); ++i)
-            if (kept_[i].capacity() > kept_[pick].capacity())
-                pick = i;
-    }
+    auto pick = kept_.lower_bound(n);
+    if (pick == kept_.end())  // none holds n: the largest, to be grown
+        pick = std::prev(kept_.end());
     ScratchPool *bound = out->pool_;
-    *out = std::move(kept_[pick]);
+    *out = std::move(pick->second);
     out->pool_ = bound;
-    kept_.erase(kept_.begin() + static_cast<std::ptrdiff_t>(pick));
+    kept_.erase(pick);
     return true;
+}
+
+std::size_t ScratchPool::kept_count()
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    return kept_.size();
+}
+
+std::size_t ScratchPool::kept_bytes()
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::size_t bytes = 0;
+    for (const auto &kept : kept_)
+        bytes += kept.first;
+    return bytes;
 }
 
 bool ScratchPool::take(std::size_t n, ScratchBytes *out)
@@ -107,18 +116,17 @@ bool ScratchPool::take(std::size_t n, ScratchBytes *out)
 void ScratchPool::give(ScratchBytes b) noexcept
 {
     b.pool_ = nullptr;  // kept here, freed with the pool
+    const std::size_t capacity = b.capacity();
     std::lock_guard<std::mutex> lock(mutex_);
-    try {
-        kept_.push_back(std::move(b));
-    } catch (...) {
-        return;  // b is freed
+    if (kept_.size() >= kKept) {
+        if (kept_.begin()->first >= capacity)
+            return;  // b is the smallest: freed
+        kept_.erase(kept_.begin());
     }
-    if (kept_.size() > kKept) {  // drop the smallest
-        std::size_t smallest = 0;
-        for (std::size_t i = 1; i < kept_.size(); ++i)
-            if (kept_[i].capacity() < kept_[smallest].capacity())
-                smallest = i;
-        kept_.erase(kept_.begin() + static_cast<std::ptrdiff_t>(smallest));
+    try {
+        kept_.emplace(capacity, std::move(b));
+    } catch (...) {
+        return;  // b (moved only once the node exists) is freed
     }
 }
 

@@ -10,6 +10,7 @@
 #define MPIX_CORE_SCRATCH_HPP
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -58,27 +59,34 @@ private:
 // Scratch buffers kept on a communicator from one call to the next, so that a
 // call's large working buffers are not fresh memory every time (fresh pages
 // fault in on first touch: measured at P=2, 1 MiB blocks, 900 page faults per
-// call and 8x the time for a row that allocated its buffers per call). Keeps at
-// most kKept buffers, the largest; freed with the communicator.
+// call and 8x the time for a row that allocated its buffers per call). A new
+// buffer is made only when none is kept, so the pool holds at most the most
+// buffers one call had in use at once (up to kKept), each at the largest size
+// it was grown to; freed with the communicator. A fixed small count is not
+// enough: ParLinNa at 4 ranks has 6 in use, and a pool of 4 made 2 afresh on
+// every call.
 class ScratchPool {
 public:
     // A buffer of n bytes (contents undefined) into *out: the smallest kept one
     // that holds n, else the largest kept one grown, else a new one. False when
     // out of memory.
     bool take(std::size_t n, ScratchBytes *out);
-    // Keeps b (if among the kKept largest); never throws: a buffer it cannot
-    // keep is freed.
+    // Keeps b (while fewer than kKept are kept; else the smallest of them and b
+    // is freed); never throws: a buffer it cannot keep is freed.
     void give(ScratchBytes b) noexcept;
     // Moves the smallest kept buffer that holds n, else the largest, into an
     // empty *out (which keeps its own pool binding); false when none is kept.
     bool lend(std::size_t n, ScratchBytes *out);
+    // Buffers kept now, and their bytes (for tests).
+    std::size_t kept_count();
+    std::size_t kept_bytes();
 
 private:
-    static constexpr std::size_t kKept = 4;
+    static constexpr std::size_t kKept = 1024;
     // Nonblocking requests on one communicator may progress on another thread
     // (a progress thread, MPI_THREAD_MULTIPLE) while a call starts here.
     std::mutex mutex_;
-    std::vector<ScratchBytes> kept_;
+    std::multimap<std::size_t, ScratchBytes> kept_;  // by capacity
 };
 
 // A buffer taken from a pool for one scope and given back when the scope ends.
