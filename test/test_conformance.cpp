@@ -372,6 +372,7 @@ void test_scratch_store_reuses_large_buffers()
         held = now;
     }
     MPIX_EXPECT(many.kept_count() == static_cast<std::size_t>(in_use), "the pool kept more or fewer buffers than were in use");
+    MPIX_EXPECT(many.kept_bytes() >= static_cast<std::size_t>(in_use) * large, "the pool kept less than the buffers' bytes");
     MPIX_CHECK_ALL("ScratchStore and ScratchPool");
 }
 
