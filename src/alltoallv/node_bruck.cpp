@@ -806,7 +806,7 @@ int node_bruck(const Exchange &x)
         std::size_t total = 0;
         char *into = receive_range(x, &R.members[R.offsets[node]], R.size_of(node), &total);
         if (!into) {
-            staged.push_back(Staged{ScratchBytes(), node});
+            staged.push_back(Staged{ScratchBytes(&x.xcomm->scratch), node});  // a warm buffer of the pool
             if (!staged.back().bytes.resize(total))
                 return MPI_ERR_NO_MEM;
             into = staged.back().bytes.data();
