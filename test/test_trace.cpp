@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "alltoall/bruck.hpp"
 #include "alltoallv/bundle_bruck.hpp"
 #include "alltoallv/node_bruck_adaptive.hpp"
 #include "alltoallv/parlogna.hpp"
@@ -62,6 +63,33 @@ void test_round_count_formula()
                 MPIX_EXPECT(k == p - 1, "r >= P must be the direct exchange");
         }
     MPIX_CHECK_ALL("ParLogNa round count against digit enumeration, P <= 64");
+}
+
+// A round's positions as the runs of for_each_position_with_digit lists them,
+// against testing each t's digit by division (what the rounds did before): the
+// same positions, in the same ascending order, for every group size to 300,
+// radix, weight and digit value.
+void test_round_positions_without_division()
+{
+    bool all_same = true;
+    std::string first_difference;
+    for (int n = 1; n <= 300 && all_same; ++n)
+        for (int r = 2; r <= std::max(2, n) && all_same; ++r)
+            for (long long w = 1; w < n && all_same; w *= r)
+                for (int z = 1; z < r && all_same; ++z) {
+                    std::vector<int> by_division, by_runs;
+                    for (int t = 1; t < n; ++t)
+                        if (mpix::radix_digit(t, w, r) == z)
+                            by_division.push_back(t);
+                    mpix::for_each_position_with_digit(n, w, r, z, [&](int t) { by_runs.push_back(t); });
+                    if (by_runs != by_division) {
+                        all_same = false;
+                        first_difference = "n=" + std::to_string(n) + " r=" + std::to_string(r) +
+                                           " w=" + std::to_string(w) + " z=" + std::to_string(z);
+                    }
+                }
+    MPIX_EXPECT(all_same, "round positions differ at " + first_difference);
+    MPIX_CHECK_ALL("round positions by runs, against the digit of every position");
 }
 
 std::size_t block_size(int src, int dst, int seed, std::size_t max_bytes)
@@ -1772,6 +1800,7 @@ void test_size_headers()
 
 const mpixtest::TestCase kTests[] = {
     {"ParLogNa K against an independent digit count, P <= 64", test_round_count_formula},
+    {"round positions by runs of each digit value, against each position's digit (n <= 300)", test_round_positions_without_division},
     {"size headers: each size as narrow as the largest, round trip, malformed headers refused", test_size_headers},
     {"ParLogNa traces: K, D, temporary bound, each block once", test_parlogna_every_radix},
     {"node-aware family and node_bruck traces: each block once, one message per unit pair", test_relay_family},

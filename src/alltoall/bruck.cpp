@@ -30,9 +30,7 @@ int mod(long long a, int p)
 void round_positions(int p, long long w, int radix, int z, std::vector<int> *ts)
 {
     ts->clear();
-    for (int t = 1; t < p; ++t)
-        if (radix_digit(t, w, radix) == z)
-            ts->push_back(t);
+    for_each_position_with_digit(p, w, radix, z, [ts](int t) { ts->push_back(t); });
 }
 
 std::size_t max_round_positions(int p, int radix)
@@ -41,8 +39,8 @@ std::size_t max_round_positions(int p, int radix)
     std::size_t most = 0;
     for (long long w = 1; w < p; w *= radix) {
         std::fill(count.begin(), count.end(), 0);
-        for (int t = 1; t < p; ++t)
-            ++count[static_cast<std::size_t>(radix_digit(t, w, radix))];
+        for (int z = 1; z < radix; ++z)
+            for_each_position_with_digit(p, w, radix, z, [&count, z](int) { ++count[static_cast<std::size_t>(z)]; });
         for (int z = 1; z < radix; ++z)
             most = count[z] > most ? count[z] : most;
     }

@@ -218,9 +218,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
             rd.to = mod(me + z * w, n);
             rd.from = mod(me - z * w, n);
             rd.positions.reserve(static_cast<std::size_t>((n - 1) / w / r + 1) * static_cast<std::size_t>(w));
-            for (int t = 1; t < n; ++t)
-                if (radix_digit(t, w, r) == z)
-                    rd.positions.push_back(t);
+            for_each_position_with_digit(n, w, r, z, [&rd](int t) { rd.positions.push_back(t); });
             // The smallest position of value z with a higher digit is w*r + z*w.
             bool all_final = wr + z * w > n - 1;
             rd.home_check = g.known == SizesKnown::at_destination && all_final;

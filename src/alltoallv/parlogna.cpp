@@ -222,12 +222,11 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                 rs.pending.reserve(most);
                 if (sizes_only || (!planned && beyond < p))
                     rs.meta_out.reserve(most);
-                for (int t = 1; t < p; ++t)
-                    if (radix_digit(t, w, r) == z) {
-                        rs.pending.push_back(t);
-                        if (sizes_only || (!planned && t >= beyond))
-                            rs.meta_out.push_back(len[t]);
-                    }
+                for_each_position_with_digit(p, w, r, static_cast<int>(z), [&](int t) {
+                    rs.pending.push_back(t);
+                    if (sizes_only || (!planned && t >= beyond))
+                        rs.meta_out.push_back(len[t]);
+                });
             }
             if (planned && planned->size() < static_cast<std::size_t>(round))
                 return MPI_ERR_INTERN;
