@@ -78,7 +78,7 @@ static int alltoall_crs_unguarded(int send_nnz, const int *dest, int sendcount, 
     if (!ok)
         return raise(xcomm->user, pb.errclass, fn, pb.why);
 
-    SparseInbox inbox;
+    SparseInbox inbox(&xcomm->scratch);
     std::vector<std::size_t> order;
     int rc = exchange_messages(xcomm, xinfo, Collective::alltoall_crs, fn, *recv_nnz, send_nnz, dest, sendvals,
                                nullptr, nullptr, sendcount, sendtype, sti, &inbox, &order);
@@ -99,7 +99,7 @@ static int alltoall_crs_unguarded(int send_nnz, const int *dest, int sendcount, 
         }
         if (rti.size == 0 || n == 0)
             continue;
-        rc = unpack_elements(inbox.data.data() + inbox.offset[i], n / rti.size, recvtype, rti,
+        rc = unpack_elements(inbox.message(i), n / rti.size, recvtype, rti,
                              out + static_cast<MPI_Aint>(k) * recvcount * rti.extent, xcomm->comm, &xcomm->work);
         if (rc != MPI_SUCCESS)
             return raise_internal(xcomm->user, rc, fn, "unpacking recvvals");
@@ -162,7 +162,7 @@ static int alltoallv_crs_unguarded(int send_nnz, int send_size, const int *dest,
     if (!ok)
         return raise(xcomm->user, pb.errclass, fn, pb.why);
 
-    SparseInbox inbox;
+    SparseInbox inbox(&xcomm->scratch);
     std::vector<std::size_t> order;
     int rc = exchange_messages(xcomm, xinfo, Collective::alltoallv_crs, fn, *recv_nnz, send_nnz, dest, sendvals,
                                sendcounts, sdispls, 0, sendtype, sti, &inbox, &order);
@@ -185,7 +185,7 @@ static int alltoallv_crs_unguarded(int send_nnz, int send_size, const int *dest,
         if (displ + cnt > cap_size) {
             truncated = true;
         } else if (cnt > 0 && k < cap_nnz) {
-            rc = unpack_elements(inbox.data.data() + inbox.offset[i], static_cast<std::size_t>(cnt), recvtype, rti,
+            rc = unpack_elements(inbox.message(i), static_cast<std::size_t>(cnt), recvtype, rti,
                                  out + static_cast<MPI_Aint>(displ) * rti.extent, xcomm->comm, &xcomm->work);
             if (rc != MPI_SUCCESS)
                 return raise_internal(xcomm->user, rc, fn, "unpacking recvvals");

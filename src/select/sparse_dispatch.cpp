@@ -124,7 +124,7 @@ int mpix::exchange_messages(MPIX_Comm *xcomm, MPIX_Info *xinfo, Collective c, co
     if (int rc = check_call_info(xinfo, &why))
         return raise(xcomm->user, rc, fn, why);
     Hints hints = resolve_hints(xcomm, xinfo);
-    ScratchBytes staging;
+    ScratchBytes staging(&xcomm->scratch);  // packed sendvals of a non-contiguous type: a warm buffer
     SparseExchange x{};
     x.uniform = c == Collective::alltoall_crs;
     x.block_bytes = x.uniform ? static_cast<std::size_t>(count) * ti.size : 0;

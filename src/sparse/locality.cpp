@@ -28,16 +28,18 @@ struct Piece {
     std::size_t bytes;
 };
 
-// Serialises pieces[first..last) into one buffer; `key` picks the rank each header names.
+// Serialises pieces[first..last) into one buffer; `key` picks the rank each header
+// names. False when out of memory.
 template <class Key>
-void pack_pieces(const std::vector<Piece> &pieces, std::size_t first, std::size_t last, Key key,
-                 LocalWork *work, std::vector<char> *out)
+bool pack_pieces(const std::vector<Piece> &pieces, std::size_t first, std::size_t last, Key key,
+                 LocalWork *work, ScratchBytes *out)
 {
     std::uint64_t k = last - first;
     std::size_t total = sizeof(k) + k * 2 * sizeof(std::uint64_t);
     for (std::size_t i = first; i < last; ++i)
         total += pieces[i].bytes;
-    out->resize(total);
+    if (!out->resize(total))
+        return false;
     char *p = out->data();
     std::memcpy(p, &k, sizeof(k));
     p += sizeof(k);
@@ -53,6 +55,7 @@ void pack_pieces(const std::vector<Piece> &pieces, std::size_t first, std::size_
         work->copy(p, pieces[i].data, pieces[i].bytes);
         p += pieces[i].bytes;
     }
+    return true;
 }
 
 // Reads an aggregate back; fn(rank named in the header, data, bytes) per piece.
@@ -99,7 +102,7 @@ int locality_exchange(const SparseExchange &x, InnerExchange inner)
     }
     std::stable_sort(remote.begin(), remote.end(),
                      [&](const Piece &a, const Piece &b) { return reg->region_of[a.dest] < reg->region_of[b.dest]; });
-    std::vector<std::vector<char>> agg1;
+    ScratchStore agg1(&x.xcomm->scratch);  // the aggregates: warm buffers of the calls before
     std::vector<SparseMessage> sends1;
     for (std::size_t i = 0; i < remote.size();) {
         int r = reg->region_of[remote[i].dest];
@@ -107,7 +110,8 @@ int locality_exchange(const SparseExchange &x, InnerExchange inner)
         while (j < remote.size() && reg->region_of[remote[j].dest] == r)
             ++j;
         agg1.emplace_back();
-        pack_pieces(remote, i, j, [](const Piece &p) { return p.dest; }, &x.xcomm->work, &agg1.back());
+        if (!pack_pieces(remote, i, j, [](const Piece &p) { return p.dest; }, &x.xcomm->work, &agg1.back()))
+            return MPI_ERR_NO_MEM;
         int n = reg->size_of(r);
         int to = reg->member(r, reg->my_index < n ? reg->my_index : reg->my_index % n);
         sends1.push_back(SparseMessage{to, nullptr, 0});
@@ -126,7 +130,7 @@ int locality_exchange(const SparseExchange &x, InnerExchange inner)
             x.trace->round(0, sends1[i].dest, -1, ids, sends1[i].bytes, 0);
         }
     }
-    SparseInbox in1;
+    SparseInbox in1(&x.xcomm->scratch);
     MPIX_CHECK(inner(x.comm, x.tag + 2, sends1, -1, &in1));
 
     // Phase 2: everything for my node (mine + what arrived), one aggregate per local rank.
@@ -134,7 +138,7 @@ int locality_exchange(const SparseExchange &x, InnerExchange inner)
     for (std::size_t i = 0; i < in1.count(); ++i) {
         int src = in1.source[i];
         ids.clear();
-        MPIX_CHECK(unpack_pieces(in1.data.data() + in1.offset[i], in1.bytes[i],
+        MPIX_CHECK(unpack_pieces(in1.message(i), in1.bytes[i],
                                  [&](int dest, const char *d, std::size_t n) {
                                      pieces.push_back(Piece{src, dest, d, n});
                                      if (x.trace)
@@ -147,14 +151,15 @@ int locality_exchange(const SparseExchange &x, InnerExchange inner)
         if (reg->region_of[pc.dest] != reg->my_region)
             return MPI_ERR_INTERN;
     std::stable_sort(pieces.begin(), pieces.end(), [](const Piece &a, const Piece &b) { return a.dest < b.dest; });
-    std::vector<std::vector<char>> agg2;
+    ScratchStore agg2(&x.xcomm->scratch);
     std::vector<SparseMessage> sends2;
     for (std::size_t i = 0; i < pieces.size();) {
         std::size_t j = i;
         while (j < pieces.size() && pieces[j].dest == pieces[i].dest)
             ++j;
         agg2.emplace_back();
-        pack_pieces(pieces, i, j, [](const Piece &p) { return p.src; }, &x.xcomm->work, &agg2.back());
+        if (!pack_pieces(pieces, i, j, [](const Piece &p) { return p.src; }, &x.xcomm->work, &agg2.back()))
+            return MPI_ERR_NO_MEM;
         sends2.push_back(SparseMessage{reg->index_of[pieces[i].dest], nullptr, 0});
         i = j;
     }
@@ -170,17 +175,23 @@ int locality_exchange(const SparseExchange &x, InnerExchange inner)
                 x.trace->round(1, dest, -1, ids, sends2[i].bytes, 0);
         }
     }
-    SparseInbox in2;
+    SparseInbox in2(&x.xcomm->scratch);
     MPIX_CHECK(inner(local, x.tag + 4, sends2, -1, &in2));
     for (std::size_t i = 0; i < in2.count(); ++i) {
         ids.clear();
-        MPIX_CHECK(unpack_pieces(in2.data.data() + in2.offset[i], in2.bytes[i],
+        bool room = true;
+        MPIX_CHECK(unpack_pieces(in2.message(i), in2.bytes[i],
                                  [&](int src, const char *d, std::size_t n) {
-                                     char *dst = x.inbox->add(src, n);
+                                     char *dst = nullptr;
+                                     room = room && x.inbox->add(src, n, &dst);
+                                     if (!room)
+                                         return;
                                      x.xcomm->work.copy(dst, d, n);
                                      if (x.trace)
                                          ids.push_back(src * P + x.rank);
                                  }));
+        if (!room)
+            return MPI_ERR_NO_MEM;
         const int from = reg->member(reg->my_region, in2.source[i]);  // a local index in `local`
         if (x.trace && from != x.rank)
             x.trace->round(1, -1, from, ids, 0, in2.bytes[i]);

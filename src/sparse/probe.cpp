@@ -17,7 +17,9 @@ int receive_into_inbox(ProbedMessage *m, int tag, MPI_Comm comm, SparseInbox *in
 {
     if (m->bytes > static_cast<std::size_t>(INT_MAX))
         return MPI_ERR_COUNT;  // over 2 GiB: not supported for one sparse message
-    char *dst = inbox->add(m->source, m->bytes);
+    char *dst = nullptr;
+    if (!inbox->add(m->source, m->bytes, &dst))
+        return MPI_ERR_NO_MEM;
     MPI_Request req;
     MPIX_CHECK(irecv_probed(m, dst, tag, comm, &req));
     return MPI_Wait(&req, MPI_STATUS_IGNORE);

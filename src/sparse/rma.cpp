@@ -74,7 +74,10 @@ int sparse_rma(const SparseExchange &x)
     SlotWindow *w = nullptr;
     MPIX_CHECK(window_for(x.xcomm, x.comm, stride * static_cast<std::size_t>(x.size), stride, &w));
 
-    std::vector<char> staging(x.sends.size() * stride);
+    PooledScratch staging_buffer(&x.xcomm->scratch);  // a warm buffer of the calls before
+    if (!staging_buffer.take(x.sends.size() * stride))
+        return MPI_ERR_NO_MEM;
+    char *staging = staging_buffer.data();
     {
         LocalWork::Batch batch(&x.xcomm->work);
         for (std::size_t i = 0; i < x.sends.size(); ++i) {
@@ -101,7 +104,9 @@ int sparse_rma(const SparseExchange &x)
         if (!head)
             continue;
         std::size_t n = static_cast<std::size_t>(head - 1);
-        char *dst = x.inbox->add(s, n);
+        char *dst = nullptr;
+        if (!x.inbox->add(s, n, &dst))
+            return MPI_ERR_NO_MEM;
         x.xcomm->work.copy(dst, slot + kHeader, n);
         head = 0;
         std::memcpy(slot, &head, kHeader);  // cleared for the next call
