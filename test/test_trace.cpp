@@ -68,13 +68,14 @@ void test_round_count_formula()
 // A round's positions as the runs of for_each_position_with_digit lists them,
 // against testing each t's digit by division (what the rounds did before): the
 // same positions, in the same ascending order, for every group size to 300,
-// radix, weight and digit value.
+// every weight and digit value, radices 2-17 and the largest two (n - 1, n).
+// Every radix of every n would take a minute a rank.
 void test_round_positions_without_division()
 {
     bool all_same = true;
     std::string first_difference;
     for (int n = 1; n <= 300 && all_same; ++n)
-        for (int r = 2; r <= std::max(2, n) && all_same; ++r)
+        for (int r = 2; r <= std::max(2, n) && all_same; r = (r < 17 || r >= n - 1) ? r + 1 : n - 1)
             for (long long w = 1; w < n && all_same; w *= r)
                 for (int z = 1; z < r && all_same; ++z) {
                     std::vector<int> by_division, by_runs;
