@@ -1,5 +1,7 @@
 #include "harness.hpp"
 
+#include <sys/resource.h>
+
 #include "core/comm.hpp"
 
 #include <array>
@@ -168,6 +170,13 @@ std::string shared_temp_dir()
     }
     MPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, MPI_COMM_WORLD);
     return buf;
+}
+
+long minor_faults()
+{
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_minflt;
 }
 
 }  // namespace mpixtest

@@ -59,6 +59,10 @@ void errors_return();
 // The MPI error class of an error code (MPI_SUCCESS stays MPI_SUCCESS).
 int error_class(int rc);
 
+// This process's minor page faults so far (getrusage): the fault tests count a
+// call's fresh working memory by the difference.
+long minor_faults();
+
 }  // namespace mpixtest
 
 #define MPIX_CHECK_ALL(what) mpixtest::agree((what), __FILE__, __LINE__)

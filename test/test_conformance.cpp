@@ -1,7 +1,6 @@
 // Conformance: every registry algorithm of MPIX_Alltoall and MPIX_Alltoallv against
 // independently computed results, with guard bytes, every datatype case,
 // MPI_IN_PLACE and emulated node layouts, at every hint value it reads.
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -377,13 +376,6 @@ void test_scratch_store_reuses_large_buffers()
 }
 
 // Minor page faults of this process so far.
-long minor_faults()
-{
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
-    return usage.ru_minflt;
-}
-
 // Every row, calls after the first with 256 KiB blocks: a row whose working
 // buffers were fresh memory on each call (malloc hands blocks past its mmap
 // threshold back to the kernel when freed) faulted every page of them in
@@ -410,7 +402,7 @@ void test_repeated_calls_fault_in_no_fresh_buffers()
             bool ok = true;
             for (int call = 0; call < warm + counted; ++call) {
                 if (call == warm)
-                    before = minor_faults();
+                    before = mpixtest::minor_faults();
                 int code = std::string(coll) == "alltoall"
                                ? MPIX_Alltoall(send.data(), static_cast<int>(block), MPI_BYTE, recv.data(),
                                                static_cast<int>(block), MPI_BYTE, xcomm)
@@ -418,7 +410,7 @@ void test_repeated_calls_fault_in_no_fresh_buffers()
                                                 counts.data(), displs.data(), MPI_BYTE, xcomm);
                 ok = ok && code == MPI_SUCCESS;
             }
-            const long per_call = (minor_faults() - before) / counted;
+            const long per_call = (mpixtest::minor_faults() - before) / counted;
             const std::string what = std::string(coll) + " " + row + ", rank " + std::to_string(me);
             MPIX_EXPECT(ok, what + ": a call failed");
             for (int j = 0; ok && j < p; ++j)

@@ -3,7 +3,6 @@
 // matrices, random patterns), with guard values past every capacity; datatypes,
 // truncation, back-to-back calls, NULL xinfo, the *_known hints and bad input.
 #include <dirent.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -512,13 +511,6 @@ void test_noncontiguous()
 
 // ---- truncation, back-to-back, hints, errors -------------------------------------
 
-long minor_faults()
-{
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
-    return usage.ru_minflt;
-}
-
 // Every backend, calls after the first with 256 KiB messages to every other rank
 // in a strided type (so the send side is packed): the library's staging and its
 // received messages must be warm buffers of the communicator's pool, not fresh
@@ -558,12 +550,12 @@ void test_repeated_large_calls_fault_in_no_fresh_buffers()
         int nnz = 0;
         for (int k = 0; k < warm + counted; ++k) {
             if (k == warm)
-                before = minor_faults();
+                before = mpixtest::minor_faults();
             nnz = p;
             ok = ok && MPIX_Alltoall_crs(n, dest.data(), count, elem, send.data(), &nnz, src.data(), count, elem,
                                          recv.data(), info, xc) == MPI_SUCCESS;
         }
-        const long per_call = (minor_faults() - before) / counted;
+        const long per_call = (mpixtest::minor_faults() - before) / counted;
         MPIX_Info_free(&info);
         const std::string what = std::string(name) + ", rank " + std::to_string(me);
         MPIX_EXPECT(ok && nnz == n, what + ": a call failed or reported " + std::to_string(nnz) + " sources");
