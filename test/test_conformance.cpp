@@ -375,6 +375,51 @@ void test_scratch_store_reuses_large_buffers()
     MPIX_CHECK_ALL("ScratchStore and ScratchPool");
 }
 
+// A store kept from call to call (ScratchStore::recycle, StoreForCall): its
+// small buffers come back to the next emplace_back with their memory (no
+// malloc a message: node_bruck made 12 a call and rank at 16 ranks), its large
+// ones go back to the pool, a recycled buffer is handed out once, and a moved
+// store leaves nothing behind in the one it came from.
+void test_scratch_store_recycles_small_buffers()
+{
+    mpix::ScratchPool pool;
+    const std::size_t large = mpix::ScratchBytes::kPooledFrom * 2, small = 1000;
+    mpix::ScratchStore kept;
+    std::vector<char *> first;
+    for (int call = 0; call < 3; ++call) {
+        mpix::StoreForCall scope(&kept, &pool);
+        mpix::ScratchStore &store = *scope;
+        MPIX_EXPECT(store.empty() && store.size() == 0, "a recycled store did not start empty");
+        std::vector<char *> now;
+        for (int i = 0; i < 3; ++i) {
+            mpix::ScratchBytes &b = store.emplace_back();
+            MPIX_EXPECT(b.size() == 0, "a recycled buffer was handed out with a size");
+            MPIX_EXPECT(b.resize(small + static_cast<std::size_t>(i)), "a small scratch buffer could not be allocated");
+            std::memset(b.data(), call + i, b.size());
+            now.push_back(b.data());
+        }
+        MPIX_EXPECT(store.size() == 3 && store.back().data() == now.back(), "size() or back() missed a recycled buffer");
+        MPIX_EXPECT(store.emplace_back().resize(large), "a large scratch buffer could not be allocated");
+        std::vector<char *> sorted = now;
+        std::sort(sorted.begin(), sorted.end());
+        MPIX_EXPECT(std::unique(sorted.begin(), sorted.end()) == sorted.end(), "a recycled buffer was handed out twice");
+        if (call > 0)
+            MPIX_EXPECT(now == first, "a small buffer's memory was not reused by the next call");
+        first = now;
+        for (int i = 0; i < 3; ++i)
+            MPIX_EXPECT(store[static_cast<std::size_t>(i)].data()[0] == static_cast<char>(call + i),
+                        "a buffer in use was written by another");
+    }
+    MPIX_EXPECT(pool.kept_count() == 1 && pool.kept_bytes() >= large,
+                "a recycled store kept its large buffer instead of giving it back to the pool");
+    MPIX_EXPECT(kept.size() == 0, "the scope's end did not recycle the store");
+    kept.emplace_back();
+    mpix::ScratchStore moved(std::move(kept));
+    MPIX_EXPECT(moved.size() == 1 && kept.size() == 0 && kept.empty(), "a moved store left buffers behind");
+    MPIX_EXPECT(kept.emplace_back().resize(small) && kept.size() == 1, "a moved-from store could not be used again");
+    MPIX_CHECK_ALL("ScratchStore::recycle and StoreForCall");
+}
+
 // Minor page faults of this process so far.
 // Every row, calls after the first with 256 KiB blocks: a row whose working
 // buffers were fresh memory on each call (malloc hands blocks past its mmap
@@ -539,6 +584,8 @@ const mpixtest::TestCase kTests[] = {
     {"pmpi's MPIX_Alltoallv: the own block apart from 4 KiB (OwnBlockApart)", test_pmpi_own_block_apart},
     {"scratch buffers bound to a pool: large ones kept for the next call (ScratchStore)",
      test_scratch_store_reuses_large_buffers},
+    {"a store kept from call to call: small buffers reused, large ones to the pool (ScratchStore::recycle)",
+     test_scratch_store_recycles_small_buffers},
     {"every row: calls after the first fault in no fresh working buffers (256 KiB blocks)",
      test_repeated_calls_fault_in_no_fresh_buffers},
 };

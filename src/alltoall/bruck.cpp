@@ -35,15 +35,13 @@ void round_positions(int p, long long w, int radix, int z, std::vector<int> *ts)
 
 std::size_t max_round_positions(int p, int radix)
 {
-    std::vector<std::size_t> count(static_cast<std::size_t>(radix), 0);
-    std::size_t most = 0;
-    for (long long w = 1; w < p; w *= radix) {
-        std::fill(count.begin(), count.end(), 0);
-        for (int z = 1; z < radix; ++z)
-            for_each_position_with_digit(p, w, radix, z, [&count, z](int) { ++count[static_cast<std::size_t>(z)]; });
-        for (int z = 1; z < radix; ++z)
-            most = count[z] > most ? count[z] : most;
-    }
+    std::size_t most = 0;  // counted digit by digit: no list a call
+    for (long long w = 1; w < p; w *= radix)
+        for (int z = 1; z < radix; ++z) {
+            std::size_t count = 0;
+            for_each_position_with_digit(p, w, radix, z, [&count](int) { ++count; });
+            most = count > most ? count : most;
+        }
     return most;
 }
 
@@ -123,6 +121,7 @@ int packed_bruck(const Exchange &x, int radix, bool rotate_first)
         x.trace->temp_alloc(2 * most * b);
     }
     std::vector<int> ts;
+    ts.reserve(most);  // one allocation, not one per doubling
     int round = 0;
     for (long long w = 1; w < p; w *= radix)
         for (int z = 1; z < radix && z * w < p; ++z, ++round) {
@@ -162,6 +161,7 @@ int datatype_rounds(const Exchange &x, bool use_struct, Place place, Landed land
     const int p = x.size, me = x.rank;
     const std::size_t b = x.block_bytes;
     std::vector<int> ts;
+    ts.reserve(static_cast<std::size_t>(p) / 2 + 1);  // a radix-2 round moves at most half the positions
     std::vector<char *> saddr, raddr;
     int round = 0;
     for (long long k = 1; k < p; k <<= 1, ++round) {
@@ -235,6 +235,7 @@ int bruck_basic(const Exchange &x)
     if (x.trace)
         x.trace->temp_alloc(work.size() + 2 * most * b);
     std::vector<int> ts;
+    ts.reserve(most);  // one allocation, not one per doubling
     int round = 0;
     for (long long k = 1; k < p; k <<= 1, ++round) {
         round_positions(p, k, 2, 1, &ts);

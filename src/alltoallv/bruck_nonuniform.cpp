@@ -130,6 +130,7 @@ struct TwoPhaseLists {
     std::vector<std::vector<Piece>> bundles;
     std::vector<Piece> arrived;
     BundleSpare bundle_spare;
+    ScratchStore store;  // a call's received messages (StoreForCall: recycled)
 };
 struct TwoPhaseCache : CacheEntry {
     std::vector<int> ranks;  // 0 .. p-1: the group is the whole communicator
@@ -176,7 +177,8 @@ int two_phase(const Exchange &x, BundleSizes *record, const BundleSizes *planned
     g.agreed_count = count;
     g.spare = &lists->bundle_spare;
     std::vector<Piece> &arrived = lists->arrived;  // bundle_bruck assigns it
-    ScratchStore store(&x.xcomm->scratch);
+    StoreForCall store_for_call(&lists->store, &x.xcomm->scratch);
+    ScratchStore &store = *store_for_call;
     int rc = bundle_bruck(g, bundles, &arrived, &store);
     if (rc != MPI_SUCCESS && rc != MPI_ERR_TRUNCATE && rc != MPI_ERR_COUNT)
         return rc;

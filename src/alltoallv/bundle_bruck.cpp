@@ -96,7 +96,7 @@ struct BundleSpare::Lists {
     std::vector<Held> held;
     std::vector<std::uint64_t> agreed;
     std::vector<Round> rounds;
-    ScratchStore packed;  // bound to the call's pool while in use, empty between calls
+    ScratchStore packed;  // bound to the call's pool; between calls it keeps only small buffers (recycle)
     std::vector<char *> addrs, data;
     std::vector<std::size_t> lens, sizes, bytes, head_values;
     std::vector<int> peers;
@@ -191,8 +191,8 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
     int round_id = g.first_round;
     std::vector<Round> &rounds = kept.rounds;
     ScratchStore &packed = kept.packed;  // a digit's packed sends, until they complete
-    packed.clear();
     packed.bind(store->pool());
+    packed.recycle();  // small buffers kept from call to call: no malloc a message
     std::vector<char *> &addrs = kept.addrs;
     std::vector<std::size_t> &lens = kept.lens, &sizes = kept.sizes, &head_values = kept.head_values;
     // A message: a header and at least a piece per position (fewer regrowths).
@@ -434,7 +434,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
         }
         for (Round &rd : rounds)
             MPIX_CHECK(wait_request(&rd.send_req, MPI_STATUS_IGNORE));
-        packed.clear();
+        packed.recycle();
         round_id += zmax;
     }
     for (int t = 1; t < n; ++t)

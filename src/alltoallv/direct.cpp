@@ -524,6 +524,8 @@ int direct_nonempty(const Exchange &x)
 int direct_nonempty_agreeing(const Exchange &x, std::uint64_t *maxima, int count)
 {
     std::vector<int> sources, destinations;
+    sources.reserve(static_cast<std::size_t>(x.size));  // one allocation each, not one per doubling
+    destinations.reserve(static_cast<std::size_t>(x.size));
     std::uint64_t pattern = nonempty_peers(x, &sources, &destinations);
     std::vector<MPI_Request> receives(sources.size(), MPI_REQUEST_NULL), sends;
     std::vector<std::size_t> expected(sources.size());
@@ -534,6 +536,7 @@ int direct_nonempty_agreeing(const Exchange &x, std::uint64_t *maxima, int count
     const std::size_t window = std::min(sources.size(), nonempty_receive_window(x, sources));
     for (std::size_t r = 0; r < window; ++r)
         MPIX_CHECK(post_receive(r));
+    sends.reserve(destinations.size());
     for (int to : destinations) {
         sends.emplace_back();
         MPIX_CHECK(isend_bytes(x.send_block(to), x.sendbytes[to], to, x.tag, x.comm, &sends.back()));

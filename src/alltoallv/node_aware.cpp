@@ -162,6 +162,9 @@ struct RelayLists {
         std::size_t bytes;
     };
     std::vector<KnownRecv> known_recvs;
+    // A call's received payloads and a step's packed sends (StoreForCall:
+    // recycled from call to call).
+    ScratchStore storage, packed;
 };
 
 RelayPlan::RelayPlan() = default;
@@ -170,9 +173,15 @@ RelayPlan::~RelayPlan() = default;
 namespace {
 
 struct HopIo {
-    HopIo(const RelayPlan &p, ScratchPool *pool) : lists(&p.spare_lists), storage(pool) {}
+    HopIo(const RelayPlan &p, ScratchPool *pool)
+        : lists(&p.spare_lists), storage_for_call(&lists->storage, pool), storage(*storage_for_call)
+    {
+    }
+    HopIo(const HopIo &) = delete;
+    HopIo &operator=(const HopIo &) = delete;
     LeasedLists<RelayLists> lists;
-    ScratchStore storage;  // received payloads (kept for the next hops)
+    StoreForCall storage_for_call;
+    ScratchStore &storage;  // received payloads (kept for the next hops)
     // A message of a length its receiver knew came with another: the items it
     // brought were zeroed, so what this rank forwards later goes empty (relay_length).
     int relayed_wrong = MPI_SUCCESS;
@@ -293,7 +302,8 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const Next &next, s
         auto in_step = [&](const Message &m) { return !pairwise || m.step == step; };
         std::vector<MPI_Request> &reqs = L.reqs;
         reqs.clear();
-        ScratchStore packed(io->storage.pool());  // this step's packed sends, until they complete
+        StoreForCall packed_for_step(&L.packed, io->storage.pool());
+        ScratchStore &packed = *packed_for_step;  // this step's packed sends, until they complete
         // Sends, after the exact receives are posted, so each message finds its
         // receive. Probed receives are posted between the sends as their
         // messages are found, and the rest after the last send (a blocking probe

@@ -25,7 +25,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -129,6 +128,9 @@ struct NodeBruckLists {
     std::vector<std::vector<unsigned char>> totals_heads, trailers;
     std::vector<Piece> own;
     BundleSpare bundle_spare;  // phases A and C, one after the other
+    // Every received message and packed send of a call, until its end; between
+    // calls only its small buffers, kept for the next call (ScratchStore::recycle).
+    ScratchStore store;
 };
 
 struct NodeBruckPlan : CacheEntry {
@@ -574,7 +576,8 @@ int node_bruck(const Exchange &x)
         x.trace->set_params("radix=" + std::to_string(std::max(2, std::min(radix_a, std::max(n, 2)))));
 
     LeasedLists<NodeBruckLists> lists(&plan->lists);
-    ScratchStore store(&x.xcomm->scratch);  // every received message, until the end
+    StoreForCall store_for_call(&lists->store, &x.xcomm->scratch);
+    ScratchStore &store = *store_for_call;  // every received message, until the end
     // Tags: phase A's digits, one for B, phase C's digits (kTagsPerCall = 64).
     const int tag_a = x.tag, tag_b = x.tag + kBundleBruckTags, tag_c = tag_b + 1;
     // The bypass's messages and a partner's own blocks apart go between groups
@@ -689,13 +692,14 @@ int node_bruck(const Exchange &x)
         g.expected_bytes = [&](int, int d) { return B * (1 + gp->remote[d].size()); };
         g.agreed_max = uniform ? nullptr : &volume;
         g.spare = &lists->bundle_spare;
-        g.block_ids = [&](int s, int d, std::vector<long long> *ids) {
-            long long src = gp->local[s];
-            ids->push_back(src * P + gp->local[d]);
-            if (!skips_handler(s, d))
-                for (int r : gp->remote[d])
-                    ids->push_back(src * P + r);
-        };
+        if (x.trace)  // a std::function of this lambda allocates: only when tracing
+            g.block_ids = [&](int s, int d, std::vector<long long> *ids) {
+                long long src = gp->local[s];
+                ids->push_back(src * P + gp->local[d]);
+                if (!skips_handler(s, d))
+                    for (int r : gp->remote[d])
+                        ids->push_back(src * P + r);
+            };
         int rc = bundle_bruck(g, bundles, &arrived, &store);
         if (rc == MPI_ERR_TRUNCATE || rc == MPI_ERR_COUNT)
             note_mismatch(&mismatch, rc);
@@ -798,7 +802,9 @@ int node_bruck(const Exchange &x)
         ScratchBytes bytes;
         int node;  // whose members' blocks it holds, in member order
     };
-    std::deque<Staged> staged;  // chunks whose receive blocks are not one range
+    // Chunks whose receive blocks are not one range (a vector: it allocates
+    // nothing until one is staged, and a chunk's data() stays put as it grows).
+    std::vector<Staged> staged;
     // Posts the receive of all of group `node`'s blocks for me, from `source`:
     // into place where its members' non-empty blocks follow each other in the
     // receive buffer, else into a staging buffer copied out after the wait.
@@ -1244,12 +1250,13 @@ int node_bruck(const Exchange &x)
         g.agreed_count = 2;
         g.upstream_mismatch = uniform ? &mismatch : nullptr;  // phases A and B's
         g.spare = &lists->bundle_spare;
-        g.block_ids = [&](int s, int d, std::vector<long long> *ids) {
-            for (const Handled &hd : gp->handled[s])
-                if (in_part(d, hd.part, gp->parts))
-                    for (int m = 0; m < R.size_of(hd.node); ++m)
-                        ids->push_back(static_cast<long long>(R.member(hd.node, m)) * P + gp->local[d]);
-        };
+        if (x.trace)  // a std::function of this lambda allocates: only when tracing
+            g.block_ids = [&](int s, int d, std::vector<long long> *ids) {
+                for (const Handled &hd : gp->handled[s])
+                    if (in_part(d, hd.part, gp->parts))
+                        for (int m = 0; m < R.size_of(hd.node); ++m)
+                            ids->push_back(static_cast<long long>(R.member(hd.node, m)) * P + gp->local[d]);
+            };
         int rc = bundle_bruck(g, bundles, &arrived, &store);
         if (rc == MPI_ERR_TRUNCATE || rc == MPI_ERR_COUNT)
             note_mismatch(&mismatch, rc);

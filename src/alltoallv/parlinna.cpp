@@ -52,6 +52,9 @@ struct ParlinnaLists {
     std::vector<Piece> arrived;
     std::vector<std::uint64_t> agreed;  // phase 1's statistics: the caller's maxima, then the volume
     BundleSpare bundle_spare;
+    // Phase 1's received messages, phase 2's packed sends and its staged
+    // receives (StoreForCall: recycled from call to call).
+    ScratchStore store, packs, stages;
 };
 
 // What ParLinNa derives from the node map, cached on the communicator: which
@@ -121,7 +124,8 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
             bundles[j].push_back(Piece{x.send_block(d), x.sendbytes[d]});
     }
     std::vector<Piece> &arrived = lists->arrived;  // bundle_bruck assigns it
-    ScratchStore store(&x.xcomm->scratch);
+    StoreForCall store_for_call(&lists->store, &x.xcomm->scratch);
+    ScratchStore &store = *store_for_call;
     // Radix: the hint, else from the bytes a rank exchanges, by node_bruck's rule
     // (the same trade of round overheads against bytes moved per round): known
     // for alltoall; for alltoallv the node's largest of the previous call, agreed
@@ -152,10 +156,11 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
         BundleGroup bg = bundle_group(x.comm, x.work, local, me_i, radix, x.tag,
                                       x.uniform ? SizesKnown::everywhere : SizesKnown::nowhere, x.trace, 0);
         bg.expected_bytes = [&](int, int d) { return x.block_bytes * dests[d].size(); };
-        bg.block_ids = [&](int s, int d, std::vector<long long> *ids) {
-            for (int r : dests[d])
-                ids->push_back(static_cast<long long>(local[s]) * x.size + r);
-        };
+        if (x.trace)  // a std::function of this lambda allocates: only when tracing
+            bg.block_ids = [&](int s, int d, std::vector<long long> *ids) {
+                for (int r : dests[d])
+                    ids->push_back(static_cast<long long>(local[s]) * x.size + r);
+            };
         // The node's maxima and volume, on every rank of the node (alltoallv:
         // every message carries a header; alltoall needs no agreement).
         std::uint64_t *agreed = nullptr;
@@ -238,7 +243,8 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
     };
     auto dist = [&](int from_node, int to_node) { return ((to_node - from_node) % N + N) % N; };
     std::vector<Pending> ops;
-    ScratchStore packs(&x.xcomm->scratch);
+    StoreForCall packs_for_call(&lists->packs, &x.xcomm->scratch);
+    ScratchStore &packs = *packs_for_call;
     packs.reserve(mine.size() + N);
     for (std::size_t k = 0; k < mine.size(); ++k) {
         int d = mine[k], v = R->region_of[d];
@@ -265,7 +271,8 @@ int parlinna(const Exchange &x, bool coalesced, std::uint64_t *maxima = nullptr,
                 ops.push_back(Pending{window(step, s), d, where[s][k], nullptr, sizes[s][k], v, s, false});
         }
     }
-    ScratchStore stages(&x.xcomm->scratch);
+    StoreForCall stages_for_call(&lists->stages, &x.xcomm->scratch);
+    ScratchStore &stages = *stages_for_call;
     stages.extend_to(static_cast<std::size_t>(N));
     for (int v = 0; v < N; ++v) {
         if (v == g)

@@ -104,6 +104,8 @@ struct ParLogNaLists {
     std::vector<std::uint64_t> stats_in;
     std::vector<MPI_Request> stats_reqs;
     std::vector<char> arrived_wrong;
+    // A batch's staged receives and packed sends (StoreForCall: recycled).
+    ScratchStore stage, packed;
 };
 struct ParLogNaCache : CacheEntry {
     SpareLists<ParLogNaLists> lists;
@@ -149,9 +151,10 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
     // then lands in a warm buffer of an earlier call, not in fresh pages (at 8
     // ranks and 256 KiB blocks, 160 page faults a call and rank before). A
     // call that failed may have left one: it goes back to the pool here.
+    // Smaller slots keep their memory from call to call (reset_for).
     slot.resize(static_cast<std::size_t>(p));
     for (ScratchBytes &b : slot)
-        b = ScratchBytes(&x.xcomm->scratch);
+        b.reset_for(&x.xcomm->scratch);
     for (int t = 1; t < p; ++t) {
         int dst = mod(static_cast<long long>(me) + t, p);
         loc[t] = x.send_block(dst);
@@ -236,7 +239,8 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
             // the receiver expects nothing), so they move as soon as they are
             // sent; else probed after the sends. A longer message truncates the
             // receive: the callers' WorldErrorsReturn brings that back here.
-            ScratchStore stage(&x.xcomm->scratch);
+            StoreForCall stage_for_batch(&lists->stage, &x.xcomm->scratch);
+            ScratchStore &stage = *stage_for_batch;
             arrived_wrong.assign(rounds.size(), 0);
             if (planned || home_digit) {
                 stage.extend_to(rounds.size());
@@ -278,7 +282,8 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
             }
             // Sends: [sizes of the blocks the receiver forwards] + every block.
             send_reqs.assign(rounds.size(), MPI_REQUEST_NULL);
-            ScratchStore packed(&x.xcomm->scratch);  // the batch's packed sends, until they complete
+            StoreForCall packed_for_batch(&lists->packed, &x.xcomm->scratch);
+            ScratchStore &packed = *packed_for_batch;  // the batch's packed sends, until they complete
             for (std::size_t k = 0; k < rounds.size(); ++k) {
                 RoundState &rs = rounds[k];
                 addrs.clear();
@@ -439,7 +444,7 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                             x.work->copy(x.recv_block(mod(static_cast<long long>(me) - t, p)), in_data[k] + at, b);
                         if (trace)
                             trace->temp_free(slot[t].size());
-                        slot[t] = ScratchBytes(&x.xcomm->scratch);  // its buffer back to the pool
+                        slot[t].reset_for(&x.xcomm->scratch);  // a large buffer back to the pool
                         loc[t] = nullptr;
                         len[t] = 0;
                     } else if (sizes_only) {  // only its length goes on

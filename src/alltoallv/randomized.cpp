@@ -108,6 +108,10 @@ int randomized_sendrecv(const Exchange &x)
     const int queue = x.hints->max_queue;
     std::vector<MPI_Request> reqs;
     std::vector<std::size_t> expected;
+    // Two messages a step, up to a full queue (or every step): one allocation each.
+    const std::size_t most = 2 * static_cast<std::size_t>(queue > 0 && queue < x.size ? queue : x.size);
+    reqs.reserve(most);
+    expected.reserve(most);
     int in_flight = 0;
     // The one step where a rank meets itself (from == rank too) copies the own
     // block once the next step's messages are posted, so the copy runs while

@@ -265,6 +265,8 @@ int RidingMax::finish()
 {
     std::vector<MPI_Request> reqs;
     std::vector<std::size_t> expected;
+    reqs.reserve(2);  // a round's two messages: one allocation each, not two
+    expected.reserve(2);
     while (distance_ < size_) {
         reqs.clear();
         expected.clear();
@@ -290,6 +292,7 @@ int agree_gather(const std::uint64_t *mine, int width, int tag, MPI_Comm comm, c
     all->assign(mine, mine + w);
     all->reserve(static_cast<std::size_t>(n) * w);
     std::vector<std::uint64_t> in;
+    in.reserve(static_cast<std::size_t>(n / 2 + 1) * w);  // the largest round's: one allocation
     for (int k = 1; k < n; k *= 2) {
         const int count = std::min(k, n - k) * width;
         in.resize(static_cast<std::size_t>(count));

@@ -81,9 +81,16 @@ bool ScratchPool::lend(std::size_t n, ScratchBytes *out)
     if (pick == kept_.end())  // none holds n: the largest, to be grown
         pick = std::prev(kept_.end());
     ScratchPool *bound = out->pool_;
-    *out = std::move(pick->second);
+    auto node = kept_.extract(pick);
+    *out = std::move(node.mapped());
     out->pool_ = bound;
-    kept_.erase(pick);
+    // The emptied node is kept for the next give (no allocation a buffer lent
+    // and given back: every call on every row did one per pooled buffer).
+    try {
+        spare_nodes_.push_back(std::move(node));
+    } catch (...) {
+        // the node is freed here; give() makes a new one
+    }
     return true;
 }
 
@@ -122,6 +129,14 @@ void ScratchPool::give(ScratchBytes b) noexcept
         if (kept_.begin()->first >= capacity)
             return;  // b is the smallest: freed
         kept_.erase(kept_.begin());
+    }
+    if (!spare_nodes_.empty()) {
+        auto node = std::move(spare_nodes_.back());
+        spare_nodes_.pop_back();
+        node.key() = capacity;
+        node.mapped() = std::move(b);
+        kept_.insert(std::move(node));
+        return;
     }
     try {
         kept_.emplace(capacity, std::move(b));
