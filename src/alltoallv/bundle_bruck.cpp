@@ -190,9 +190,10 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
     int relayed_wrong = MPI_SUCCESS;  // a whole message of unexpected size (see relay_length)
     int round_id = g.first_round;
     std::vector<Round> &rounds = kept.rounds;
-    ScratchStore &packed = kept.packed;  // a digit's packed sends, until they complete
-    packed.bind(store->pool());
-    packed.recycle();  // small buffers kept from call to call: no malloc a message
+    // A digit's packed sends, until they complete; small buffers kept from call
+    // to call (no malloc a message), large ones back to the pool on every return.
+    StoreForCall packed_for_call(&kept.packed, store->pool());
+    ScratchStore &packed = *packed_for_call;
     std::vector<char *> &addrs = kept.addrs;
     std::vector<std::size_t> &lens = kept.lens, &sizes = kept.sizes, &head_values = kept.head_values;
     // A message: a header and at least a piece per position (fewer regrowths).

@@ -39,8 +39,6 @@ public:
     bool resize(std::size_t n);
     // Size 0, the memory kept for the next resize (ScratchStore::recycle).
     void reset_size() { size_ = 0; }
-    // Size 0, its memory freed or, from kPooledFrom, back to its pool.
-    void drop() noexcept { release(); }
     // Size 0 and bound to `pool`: memory under kPooledFrom is kept for the next
     // resize (no malloc a call for a buffer used on every call); larger
     // buffers go back to their pool (or are freed where they had none).
@@ -195,8 +193,7 @@ public:
     void recycle() noexcept
     {
         for (std::size_t k = 0; k < used_; ++k)
-            if (bufs_[k].capacity() >= ScratchBytes::kPooledFrom)
-                bufs_[k].drop();
+            bufs_[k].reset_for(pool_);
         used_ = 0;
     }
     // Buffers made from now on come from `pool`; kept ones bound to another
