@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -348,9 +349,10 @@ void test_scratch_store_reuses_large_buffers()
         MPIX_EXPECT(store.back().data() != first, "the pool handed out a buffer still in use");
         MPIX_EXPECT(store.emplace_back().resize(small), "a small scratch buffer could not be allocated");
     }
-    mpix::ScratchBytes taken;  // unbound: the pool lends the largest kept one
-    MPIX_EXPECT(pool.take(small, &taken) && taken.capacity() >= large,
-                "the pool did not keep the large buffers (a small one lent instead)");
+    MPIX_EXPECT(pool.kept_count() == 2 && pool.kept_bytes() >= 2 * large, "the pool did not keep the two large buffers");
+    mpix::ScratchBytes taken;  // unbound: the pool lends a kept one
+    MPIX_EXPECT(pool.take(large, &taken) && taken.capacity() >= large && pool.kept_count() == 1,
+                "the pool did not lend a kept large buffer");
     // As many buffers as one call had in use at once come back on the next
     // call, all of them (a pool of 4 made 2 of ParLinNa's 6 afresh every call).
     mpix::ScratchPool many;
@@ -418,6 +420,68 @@ void test_scratch_store_recycles_small_buffers()
     MPIX_EXPECT(moved.size() == 1 && kept.size() == 0 && kept.empty(), "a moved store left buffers behind");
     MPIX_EXPECT(kept.emplace_back().resize(small) && kept.size() == 1, "a moved-from store could not be used again");
     MPIX_CHECK_ALL("ScratchStore::recycle and StoreForCall");
+}
+
+// Buffers under kPooledFrom (PooledScratch: the Bruck rows' 2-3 a call) are kept
+// in the pool's small slots: the next scope gets the same memory; buffers in
+// use at once are distinct; a take gets the smallest kept one that holds it,
+// else the largest grown; a small request never holds a large kept buffer; a
+// further one evicts the smallest, and the pool keeps kSmallKept at most.
+void test_scratch_pool_keeps_small_buffers()
+{
+    mpix::ScratchPool pool;
+    char *first = nullptr;
+    {
+        mpix::PooledScratch a(&pool);
+        MPIX_EXPECT(a.take(100) && a.size() == 100, "a small pooled buffer could not be taken");
+        first = a.data();
+        std::memset(first, 1, 100);
+    }
+    MPIX_EXPECT(pool.kept_count() == 1 && pool.kept_bytes() == 100, "a small buffer was not kept when its scope ended");
+    {
+        mpix::PooledScratch a(&pool), b(&pool), c(&pool);
+        MPIX_EXPECT(a.take(60) && a.data() == first, "the next scope did not get the kept small buffer");
+        MPIX_EXPECT(pool.kept_count() == 0, "a small buffer in use was still counted as kept");
+        MPIX_EXPECT(b.take(60) && b.data() != first, "the pool handed out a small buffer in use");
+        MPIX_EXPECT(c.take(300), "a small pooled buffer could not be taken");
+        std::memset(b.data(), 2, 60);
+        MPIX_EXPECT(a.data()[0] == 1, "a buffer in use was written by another");
+    }
+    MPIX_EXPECT(pool.kept_count() == 3 && pool.kept_bytes() == 460, "three small buffers given back were not all kept");
+    // Kept sizes now 100, 60 and 300 (and a large one): 70 gets the 100, 500 the
+    // largest small one grown, never the large one.
+    mpix::ScratchBytes large(nullptr);
+    MPIX_EXPECT(large.resize(mpix::ScratchBytes::kPooledFrom * 2), "a large scratch buffer could not be allocated");
+    pool.give(std::move(large));
+    {
+        mpix::PooledScratch a(&pool);
+        MPIX_EXPECT(a.take(70) && a.data() == first, "a take did not get the smallest kept buffer that holds it");
+        mpix::PooledScratch b(&pool);
+        MPIX_EXPECT(b.take(500) && b.size() == 500, "the largest small buffer could not be grown");
+        MPIX_EXPECT(pool.kept_count() == 2 && pool.kept_bytes() == 60 + mpix::ScratchBytes::kPooledFrom * 2,
+                    "a small request took the large kept buffer, or not the largest small one");
+    }
+    // More small buffers at once than slots (a fresh pool, so that their
+    // sizes are those asked for): the smallest go.
+    mpix::ScratchPool fresh;
+    {
+        std::vector<std::unique_ptr<mpix::PooledScratch>> held;
+        for (std::size_t i = 0; i < mpix::ScratchPool::kSmallKept + 3; ++i) {
+            held.push_back(std::make_unique<mpix::PooledScratch>(&fresh));
+            MPIX_EXPECT(held.back()->take(1000 + i * 10), "a small pooled buffer could not be taken");
+        }
+        std::vector<char *> ptrs;
+        for (const auto &h : held)
+            ptrs.push_back(h->data());
+        std::sort(ptrs.begin(), ptrs.end());
+        MPIX_EXPECT(std::unique(ptrs.begin(), ptrs.end()) == ptrs.end(), "the pool handed out one small buffer twice");
+    }
+    std::size_t largest_bytes = 0;
+    for (std::size_t i = 3; i < mpix::ScratchPool::kSmallKept + 3; ++i)
+        largest_bytes += 1000 + i * 10;
+    MPIX_EXPECT(fresh.kept_count() == mpix::ScratchPool::kSmallKept && fresh.kept_bytes() == largest_bytes,
+                "the pool did not keep the largest small buffers");
+    MPIX_CHECK_ALL("ScratchPool: small buffers apart");
 }
 
 // Minor page faults of this process so far.
@@ -586,6 +650,8 @@ const mpixtest::TestCase kTests[] = {
      test_scratch_store_reuses_large_buffers},
     {"a store kept from call to call: small buffers reused, large ones to the pool (ScratchStore::recycle)",
      test_scratch_store_recycles_small_buffers},
+    {"a pool's small buffers: kept apart, reused by the next scope, the largest kept (PooledScratch)",
+     test_scratch_pool_keeps_small_buffers},
     {"every row: calls after the first fault in no fresh working buffers (256 KiB blocks)",
      test_repeated_calls_fault_in_no_fresh_buffers},
 };

@@ -97,7 +97,10 @@ bool ScratchPool::lend(std::size_t n, ScratchBytes *out)
 std::size_t ScratchPool::kept_count()
 {
     std::lock_guard<std::mutex> lock(mutex_);
-    return kept_.size();
+    std::size_t count = kept_.size();
+    for (const SmallKept &slot : small_)
+        count += slot.data ? 1 : 0;
+    return count;
 }
 
 std::size_t ScratchPool::kept_bytes()
@@ -106,24 +109,93 @@ std::size_t ScratchPool::kept_bytes()
     std::size_t bytes = 0;
     for (const auto &kept : kept_)
         bytes += kept.first;
+    for (const SmallKept &slot : small_)
+        bytes += slot.capacity;
     return bytes;
+}
+
+ScratchPool::~ScratchPool()
+{
+    for (SmallKept &slot : small_)
+        free(slot.data);
+}
+
+bool ScratchPool::lend_small(std::size_t n, ScratchBytes *out)
+{
+    SmallKept *pick = nullptr;
+    for (SmallKept &slot : small_) {
+        if (!slot.data)
+            continue;
+        if (!pick)
+            pick = &slot;
+        else if (pick->capacity < n ? slot.capacity > pick->capacity  // the largest, while none holds n
+                                    : slot.capacity >= n && slot.capacity < pick->capacity)
+            pick = &slot;
+    }
+    if (!pick)
+        return false;
+    out->data_ = pick->data;
+    out->capacity_ = pick->capacity;
+    out->size_ = 0;
+    *pick = SmallKept();
+    return true;
 }
 
 bool ScratchPool::take(std::size_t n, ScratchBytes *out)
 {
-    if (out->capacity() > 0) {
-        ScratchBytes mine = std::move(*out);
-        mine.pool_ = nullptr;
-        give(std::move(mine));
+    if (out->capacity() > 0)
+        give_back(out);
+    if (n < ScratchBytes::kPooledFrom) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        lend_small(n, out);
+    } else {
+        lend(n, out);
     }
-    lend(n, out);
     return out->resize(n > 0 ? n : 1);
+}
+
+void ScratchPool::give_back(ScratchBytes *b) noexcept
+{
+    if (b->capacity_ == 0)
+        return;
+    if (b->capacity_ >= ScratchBytes::kPooledFrom) {
+        ScratchPool *bound = b->pool_;
+        b->pool_ = nullptr;  // so that the move below leaves it empty, not pooled
+        give(std::move(*b));
+        b->pool_ = bound;
+        return;
+    }
+    char *freed = b->data_;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        SmallKept *slot = nullptr;
+        for (SmallKept &s : small_) {
+            if (!s.data) {
+                slot = &s;
+                break;
+            }
+            if (!slot || s.capacity < slot->capacity)
+                slot = &s;
+        }
+        if (!slot->data || slot->capacity < b->capacity_) {
+            freed = slot->data;  // an empty slot, or the smallest kept one: evicted
+            slot->data = b->data_;
+            slot->capacity = b->capacity_;
+        }
+    }
+    free(freed);
+    b->data_ = nullptr;
+    b->size_ = b->capacity_ = 0;
 }
 
 void ScratchPool::give(ScratchBytes b) noexcept
 {
     b.pool_ = nullptr;  // kept here, freed with the pool
     const std::size_t capacity = b.capacity();
+    if (capacity < ScratchBytes::kPooledFrom) {
+        give_back(&b);
+        return;
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     if (kept_.size() >= kKept) {
         if (kept_.begin()->first >= capacity)

@@ -9,6 +9,7 @@
 #ifndef MPIX_CORE_SCRATCH_HPP
 #define MPIX_CORE_SCRATCH_HPP
 
+#include <array>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -78,15 +79,28 @@ private:
 // it was grown to; freed with the communicator. A fixed small count is not
 // enough: ParLinNa at 4 ranks has 6 in use, and a pool of 4 made 2 afresh on
 // every call.
+// Buffers under kPooledFrom are kept apart, in a few slots scanned in place:
+// the Bruck rows take 2-3 of them on every call, and the ordered map's lookup,
+// node moves and rebalancing cost about 900 instructions a call at 16 B
+// (bruck_basic at P=2, 3,457 in all; bench/cpu-per-call).
 class ScratchPool {
 public:
+    ScratchPool() = default;
+    ~ScratchPool();
+    ScratchPool(const ScratchPool &) = delete;
+    ScratchPool &operator=(const ScratchPool &) = delete;
     // A buffer of n bytes (contents undefined) into *out: the smallest kept one
-    // that holds n, else the largest kept one grown, else a new one. False when
-    // out of memory.
+    // that holds n, else the largest kept one grown, else a new one; kept ones
+    // of its own kind only (under kPooledFrom or not), so that a small request
+    // does not hold a large buffer another call could use. False when out of
+    // memory.
     bool take(std::size_t n, ScratchBytes *out);
     // Keeps b (while fewer than kKept are kept; else the smallest of them and b
     // is freed); never throws: a buffer it cannot keep is freed.
     void give(ScratchBytes b) noexcept;
+    // As give, taking *b's memory in place and leaving *b empty (its pool
+    // binding kept).
+    void give_back(ScratchBytes *b) noexcept;
     // Moves the smallest kept buffer that holds n, else the largest, into an
     // empty *out (which keeps its own pool binding); false when none is kept.
     bool lend(std::size_t n, ScratchBytes *out);
@@ -94,14 +108,26 @@ public:
     std::size_t kept_count();
     std::size_t kept_bytes();
 
+    // Small buffers (under kPooledFrom) kept at once; a further one evicts the
+    // smallest, or is freed.
+    static constexpr std::size_t kSmallKept = 8;
+
 private:
     static constexpr std::size_t kKept = 1024;
+    // Moves a kept small buffer (the smallest that holds n, else the largest)
+    // into an empty *out; false when none is kept. Called with mutex_ held.
+    bool lend_small(std::size_t n, ScratchBytes *out);
     // Nonblocking requests on one communicator may progress on another thread
     // (a progress thread, MPI_THREAD_MULTIPLE) while a call starts here.
     std::mutex mutex_;
     using Kept = std::multimap<std::size_t, ScratchBytes>;
-    Kept kept_;  // by capacity
+    Kept kept_;  // by capacity, kPooledFrom bytes or more
     std::vector<Kept::node_type> spare_nodes_;  // emptied by lend, reused by give
+    struct SmallKept {
+        char *data = nullptr;  // nullptr: an empty slot
+        std::size_t capacity = 0;
+    };
+    std::array<SmallKept, kSmallKept> small_{};
 };
 
 // A buffer taken from a pool for one scope and given back when the scope ends.
@@ -111,7 +137,7 @@ public:
     ~PooledScratch()
     {
         if (bytes_.capacity() > 0)
-            pool_->give(std::move(bytes_));
+            pool_->give_back(&bytes_);
     }
     PooledScratch(const PooledScratch &) = delete;
     PooledScratch &operator=(const PooledScratch &) = delete;
