@@ -70,7 +70,8 @@ struct RotationIndex : CacheEntry {
 
 const RotationIndex &rotation_index(const Exchange &x)
 {
-    std::string key = "bruck_rotation:" + std::to_string(x.size) + ":" + std::to_string(x.rank);
+    CacheKey key("bruck_rotation:");
+    key.add(x.size).add(":").add(x.rank);
     if (RotationIndex *r = cached<RotationIndex>(x.xcomm, key))
         return *r;
     std::unique_ptr<RotationIndex> r(new RotationIndex);
@@ -81,7 +82,7 @@ const RotationIndex &rotation_index(const Exchange &x)
         r->recv_index[t] = mod(static_cast<long long>(x.rank) - t, x.size);
     }
     RotationIndex *raw = r.get();
-    x.xcomm->cache[key] = std::move(r);
+    x.xcomm->cache[std::string(std::string_view(key))] = std::move(r);
     return *raw;
 }
 

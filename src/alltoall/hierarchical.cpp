@@ -26,7 +26,7 @@ int multileader(const Exchange &x)
     // Units are the groups themselves: each leader exchanges with every other leader.
     int groups = x.hints->leaders_per_node;
     const RelayPlan *plan = nullptr;
-    MPIX_CHECK(cached_plan(x.xcomm, "relay:multileader:" + std::to_string(groups), [&](RelayPlan *p) -> int {
+    MPIX_CHECK(cached_plan(x.xcomm, CacheKey("relay:multileader:").add(groups), [&](RelayPlan *p) -> int {
         const Regions *nodes = nullptr;
         MPIX_CHECK(get_regions(x.xcomm, Locality::node, &nodes));
         split_regions(*nodes, groups, x.rank, &p->owned);
@@ -43,7 +43,7 @@ int multileader_locality(const Exchange &x)
     // between them, so each pair of nodes exchanges one message.
     int groups = x.hints->leaders_per_node;
     const RelayPlan *plan = nullptr;
-    MPIX_CHECK(cached_plan(x.xcomm, "relay:multileader_locality:" + std::to_string(groups), [&](RelayPlan *p) -> int {
+    MPIX_CHECK(cached_plan(x.xcomm, CacheKey("relay:multileader_locality:").add(groups), [&](RelayPlan *p) -> int {
         MPIX_CHECK(get_regions(x.xcomm, Locality::node, &p->units));
         build_relay_groups(p, groups);
         return MPI_SUCCESS;

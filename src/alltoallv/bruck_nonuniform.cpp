@@ -69,7 +69,7 @@ int padded(const Exchange &x, int (*uniform)(const Exchange &))
     }
     const std::size_t m = sizeof(Length) + static_cast<std::size_t>(largest);
     const std::size_t n = static_cast<std::size_t>(p) * m;
-    const std::string key = "padded:scratch";
+    const std::string_view key = "padded:scratch";
     PaddedScratch *scratch = cached_or_make<PaddedScratch>(x.xcomm, key);
     if (!scratch)
         return MPI_ERR_NO_MEM;

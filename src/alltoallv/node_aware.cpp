@@ -909,7 +909,7 @@ int node_aware(const Exchange &x)
         return relay(x, planned->relay, nullptr, &planned->sizes);
     const RelayPlan *plan = nullptr;
     const RelaySteps steps = x.hints->relay_steps;
-    MPIX_CHECK(cached_plan(x.xcomm, "relay:node_aware:" + std::to_string(static_cast<int>(steps)), [&](RelayPlan *p) -> int {
+    MPIX_CHECK(cached_plan(x.xcomm, CacheKey("relay:node_aware:").add(static_cast<int>(steps)), [&](RelayPlan *p) -> int {
         MPIX_CHECK(get_regions(x.xcomm, Locality::node, &p->units));
         build_relay_groups(p, INT_MAX);  // every rank its own group: all relay
         choose_relay_steps(p, steps);
@@ -952,8 +952,12 @@ int locality_aware(const Exchange &x)
     bool socket = x.hints->locality == Locality::socket;
     int groups = x.hints->leaders_per_node;
     const RelaySteps steps = x.hints->relay_steps;
-    std::string key = (socket ? "relay:locality_aware:socket" : "relay:locality_aware:" + std::to_string(groups)) +
-                      ":" + std::to_string(static_cast<int>(steps));
+    CacheKey key("relay:locality_aware:");
+    if (socket)
+        key.add("socket");
+    else
+        key.add(groups);
+    key.add(":").add(static_cast<int>(steps));
     MPIX_CHECK(cached_plan(x.xcomm, key, [&](RelayPlan *p) -> int {
         if (socket) {
             MPIX_CHECK(get_regions(x.xcomm, Locality::socket, &p->units));

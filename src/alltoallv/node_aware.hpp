@@ -75,7 +75,7 @@ int relay_exchange(const Exchange &x, const RelayPlan &plan);
 
 // The cached plan under `key`, built by `build` on first use.
 template <class Build>
-int cached_plan(MPIX_Comm *xcomm, const std::string &key, Build build, const RelayPlan **out)
+int cached_plan(MPIX_Comm *xcomm, std::string_view key, Build build, const RelayPlan **out)
 {
     RelayPlan *plan = cached<RelayPlan>(xcomm, key);
     if (!plan) {
@@ -84,7 +84,7 @@ int cached_plan(MPIX_Comm *xcomm, const std::string &key, Build build, const Rel
         if (rc != MPI_SUCCESS)
             return rc;
         plan = fresh.get();
-        xcomm->cache[key] = std::move(fresh);
+        xcomm->cache[std::string(key)] = std::move(fresh);
     }
     *out = plan;
     return MPI_SUCCESS;

@@ -208,7 +208,7 @@ std::unique_ptr<Grouping> make_grouping(const Regions *nodes, int group_size, in
 
 int get_plan(const Exchange &x, NodeBruckPlan **out)
 {
-    const std::string key = "node_bruck";
+    const std::string_view key = "node_bruck";
     NodeBruckPlan *plan = cached<NodeBruckPlan>(x.xcomm, key);
     if (!plan) {
         std::unique_ptr<NodeBruckPlan> fresh(new NodeBruckPlan());
@@ -217,7 +217,7 @@ int get_plan(const Exchange &x, NodeBruckPlan **out)
         for (int j = 0; j < R.size_of(R.my_region); ++j)
             fresh->node_local.push_back(R.member(R.my_region, j));
         plan = fresh.get();
-        x.xcomm->cache[key] = std::move(fresh);
+        x.xcomm->cache[std::string(key)] = std::move(fresh);
     }
     // The hint is the same on every rank (a per-call info may change it).
     const int group_size = std::min(plan->nodes->max_size,

@@ -148,7 +148,7 @@ const char *node_bruck_adaptive_pick_name(NodeBruckAdaptivePick pick)
 
 int node_bruck_adaptive(const Exchange &x)
 {
-    const std::string key = "node_bruck_adaptive";
+    const std::string_view key = "node_bruck_adaptive";
     AdaptiveState *state = cached_or_make<AdaptiveState>(x.xcomm, key);
     if (!state)
         return MPI_ERR_NO_MEM;

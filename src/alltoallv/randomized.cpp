@@ -51,7 +51,7 @@ struct RankOrder : CacheEntry {
 
 const RankOrder *rank_order(const Exchange &x)
 {
-    const std::string key = "randomized:order";
+    const std::string_view key = "randomized:order";
     RankOrder *o = cached<RankOrder>(x.xcomm, key);
     if (!o || o->seed != x.hints->random_seed || static_cast<int>(o->order.size()) != x.size) {
         std::unique_ptr<RankOrder> made(new RankOrder());
@@ -61,7 +61,7 @@ const RankOrder *rank_order(const Exchange &x)
         for (int k = 0; k < x.size; ++k)
             made->position[made->order[k]] = k;
         o = made.get();
-        x.xcomm->cache[key] = std::move(made);
+        x.xcomm->cache[std::string(key)] = std::move(made);
     }
     return o;
 }
@@ -180,13 +180,13 @@ struct PieceComm : CacheEntry {
 // in the order every rank shares, never inside the engine's task.
 int piece_comm(MPIX_Comm *xcomm, MPI_Comm *comm)
 {
-    const std::string key = "randomized:pieces";
+    const std::string_view key = "randomized:pieces";
     PieceComm *c = cached<PieceComm>(xcomm, key);
     if (!c) {
         std::unique_ptr<PieceComm> made(new PieceComm());
         MPIX_CHECK(MPI_Comm_dup(xcomm->comm, &made->comm));
         c = made.get();
-        xcomm->cache[key] = std::move(made);
+        xcomm->cache[std::string(key)] = std::move(made);
     }
     *comm = c->comm;
     return MPI_SUCCESS;

@@ -2,6 +2,7 @@
 #include "core/comm.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -11,6 +12,26 @@
 #include "mpix.h"
 
 namespace mpix {
+
+CacheKey &CacheKey::add(std::string_view text)
+{
+    if (long_.empty() && len_ + text.size() <= sizeof(buf_)) {
+        std::memcpy(buf_ + len_, text.data(), text.size());
+        len_ += text.size();
+    } else {
+        if (long_.empty())
+            long_.assign(buf_, len_);
+        long_.append(text);
+    }
+    return *this;
+}
+
+CacheKey &CacheKey::add(long long number)
+{
+    char digits[24];
+    const std::to_chars_result r = std::to_chars(digits, digits + sizeof(digits), number);
+    return add(std::string_view(digits, static_cast<std::size_t>(r.ptr - digits)));
+}
 
 int allocate_tags(MPIX_Comm *xcomm)
 {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/blocks.hpp"
@@ -71,7 +72,8 @@ struct MPIX_Comm {
     std::vector<long long> emulated_node_keys;    // per rank, when emulated_ppn == -1
     std::vector<long long> emulated_socket_keys;  // per rank, empty: hwloc decides
     std::unique_ptr<mpix::Regions> regions[2];            // indexed by Locality
-    std::map<std::string, std::unique_ptr<mpix::CacheEntry>> cache;
+    // std::less<>: looked up by std::string_view (mpix::CacheKey), no string made a call.
+    std::map<std::string, std::unique_ptr<mpix::CacheEntry>, std::less<>> cache;
     // `auto`'s pick where it depended only on what does not change between
     // calls (P, the nodes, the hints and tables, MPI_IN_PLACE; MPIX_Alltoall: the
     // block size too), so the next call with the same block size skips the tables
@@ -189,9 +191,26 @@ void refresh_hints(MPIX_Comm *xcomm);
 // reported in `bad` with its MPI error class returned.
 int read_environment(AlgorithmLookup lookup, std::map<std::string, std::string> *values, int *ppn, std::string *bad);
 
+// A cache key built on the stack: a name and numbers appended, e.g.
+// CacheKey("relay:multileader:").add(groups). Looking one up allocates nothing
+// (a std::string key of more than 15 characters was a malloc a call: `auto`'s
+// alltoallv, the node-aware and Bruck rows).
+class CacheKey {
+public:
+    explicit CacheKey(std::string_view name) { add(name); }
+    CacheKey &add(std::string_view text);
+    CacheKey &add(long long number);
+    operator std::string_view() const { return long_.empty() ? std::string_view(buf_, len_) : std::string_view(long_); }
+
+private:
+    char buf_[96];
+    std::size_t len_ = 0;
+    std::string long_;  // where the key outgrows buf_ (never for the library's own names)
+};
+
 // Cached per-comm data, by key; nullptr if absent.
 template <class T>
-T *cached(MPIX_Comm *xcomm, const std::string &key)
+T *cached(MPIX_Comm *xcomm, std::string_view key)
 {
     auto it = xcomm->cache.find(key);
     return it == xcomm->cache.end() ? nullptr : static_cast<T *>(it->second.get());
@@ -200,7 +219,7 @@ T *cached(MPIX_Comm *xcomm, const std::string &key)
 // The same, made (value-initialized) and cached where absent; nullptr only when
 // no memory could be had. For entries whose making cannot fail otherwise.
 template <class T>
-T *cached_or_make(MPIX_Comm *xcomm, const std::string &key)
+T *cached_or_make(MPIX_Comm *xcomm, std::string_view key)
 {
     if (T *found = cached<T>(xcomm, key))
         return found;
@@ -208,7 +227,7 @@ T *cached_or_make(MPIX_Comm *xcomm, const std::string &key)
     if (!fresh)
         return nullptr;
     T *made = fresh.get();
-    xcomm->cache[key] = std::move(fresh);
+    xcomm->cache[std::string(key)] = std::move(fresh);
     return made;
 }
 
