@@ -31,6 +31,8 @@ namespace {
 // a time; persistent starts run one after another.
 struct PaddedScratch : CacheEntry {
     ScratchBytes send, recv;
+    std::vector<std::size_t> bytes;  // the padded exchange's lengths and offsets, their
+    std::vector<MPI_Aint> displs;    // capacity kept from call to call (no malloc a call)
 };
 
 // b's first n bytes, growing it (zeroing what is new) where it is shorter.
@@ -80,8 +82,10 @@ int padded(const Exchange &x, int (*uniform)(const Exchange &))
         x.trace->set_params("padded_block=" + std::to_string(m));
         x.trace->temp_alloc(2 * n);
     }
-    std::vector<std::size_t> bytes(static_cast<std::size_t>(p), m);
-    std::vector<MPI_Aint> displs(static_cast<std::size_t>(p));
+    std::vector<std::size_t> &bytes = scratch->bytes;
+    std::vector<MPI_Aint> &displs = scratch->displs;
+    bytes.assign(static_cast<std::size_t>(p), m);
+    displs.resize(static_cast<std::size_t>(p));
     {
         LocalWork::Batch batch(x.work);
         for (int j = 0; j < p; ++j) {
