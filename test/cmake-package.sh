@@ -21,7 +21,12 @@ fail() { echo "FAILED: $*"; echo "cmake-package: 0 passed, 1 failed"; exit 1; }
 
 # Staged install. Its own DESTDIR, so it cannot collide with anything else that
 # make check runs; MAKEFLAGS from make check (-j, TESTS=...) are not needed here.
-if ! env -u MAKEFLAGS -u MFLAGS "${MAKE:-make}" -C "$builddir" install DESTDIR="$stage" >"$tmp/install.log" 2>&1; then
+# Under make check it takes a turn of test/mpiexec-turns, alone: libtool relinks
+# libmpix_pmpi.so on install and moves the build's copy aside meanwhile, and a
+# drop-in run beside it then found no library to preload (fortran-dropin.sh).
+turn=
+[ -n "${MPIX_TEST_MPIEXEC:-}" ] && turn="$MPIX_TEST_MPIEXEC --turn"
+if ! $turn env -u MAKEFLAGS -u MFLAGS "${MAKE:-make}" -C "$builddir" install DESTDIR="$stage" >"$tmp/install.log" 2>&1; then
     tail -30 "$tmp/install.log"
     fail "make install DESTDIR=$stage"
 fi
