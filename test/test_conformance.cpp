@@ -3,10 +3,12 @@
 // MPI_IN_PLACE and emulated node layouts, at every hint value it reads.
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "exchange_cases.hpp"
@@ -484,6 +486,40 @@ void test_scratch_pool_keeps_small_buffers()
     MPIX_CHECK_ALL("ScratchPool: small buffers apart");
 }
 
+// The per-comm cache's keys built on the stack (CacheKey): numbers of every
+// sign and width, a key longer than its buffer, and lookups by a CacheKey or a
+// plain string finding the same entry (the map compares with std::less<>).
+void test_cache_keys()
+{
+    MPIX_Comm *xcomm;
+    CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, MPI_COMM_WORLD), MPI_SUCCESS);
+    mpix::CacheKey key("bruck_rotation:");
+    key.add(4096).add(":").add(-17).add(":").add(LLONG_MIN);
+    MPIX_EXPECT(std::string_view(key) == "bruck_rotation:4096:-17:-9223372036854775808",
+                "CacheKey spelled its numbers wrong: " + std::string(std::string_view(key)));
+    const std::string long_name(150, 'k');
+    mpix::CacheKey long_key("relay:");
+    long_key.add(long_name).add(7);
+    MPIX_EXPECT(std::string_view(long_key) == "relay:" + long_name + "7", "a key longer than CacheKey's buffer was cut");
+    struct Entry : mpix::CacheEntry {
+        int value = 0;
+    };
+    const std::string plain = "relay:multileader:3";
+    MPIX_EXPECT(mpix::cached<Entry>(xcomm, mpix::CacheKey("relay:multileader:").add(3)) == nullptr,
+                "an empty cache found an entry");
+    Entry *made = mpix::cached_or_make<Entry>(xcomm, mpix::CacheKey("relay:multileader:").add(3));
+    MPIX_EXPECT(made != nullptr, "cached_or_make made nothing");
+    if (made) {
+        made->value = 42;
+        MPIX_EXPECT(mpix::cached<Entry>(xcomm, plain) == made, "a plain string did not find the entry a CacheKey made");
+        MPIX_EXPECT(mpix::cached<Entry>(xcomm, mpix::CacheKey("relay:multileader:").add(4)) == nullptr,
+                    "another key found the entry");
+        MPIX_EXPECT(mpix::cached_or_make<Entry>(xcomm, plain)->value == 42, "cached_or_make made the entry again");
+    }
+    MPIX_Comm_free(&xcomm);
+    MPIX_CHECK_ALL("CacheKey and the per-comm cache");
+}
+
 // Minor page faults of this process so far.
 // Every row, calls after the first with 256 KiB blocks: a row whose working
 // buffers were fresh memory on each call (malloc hands blocks past its mmap
@@ -652,6 +688,7 @@ const mpixtest::TestCase kTests[] = {
      test_scratch_store_recycles_small_buffers},
     {"a pool's small buffers: kept apart, reused by the next scope, the largest kept (PooledScratch)",
      test_scratch_pool_keeps_small_buffers},
+    {"the per-comm cache: keys built on the stack (CacheKey) find what plain strings find", test_cache_keys},
     {"every row: calls after the first fault in no fresh working buffers (256 KiB blocks)",
      test_repeated_calls_fault_in_no_fresh_buffers},
 };
