@@ -3,7 +3,8 @@
 # the memcpy sweep's slope from 64 KiB while copies still run from the cache (at
 # half the 64 KiB copy's rate or more), and the cost per copy comes from the
 # copies of 64 B or less; the counted CPU term (--instructions) is one fitted ns per
-# instruction, and --from-compare writes a report again from its compare.csv.
+# instruction, and --from-compare writes a report again from its compare.csv; the
+# cache's edge is the steepest fall of the every-rank copy rate (fit_cache).
 # Synthetic sweeps and rows with known values; no MPI, no SimGrid.
 top="${srcdir:-.}"
 exec python3 - "$top/sim/calibrate" <<'PY'
@@ -32,6 +33,26 @@ expect("all in cache", bw, 30e9)
 # Out of the cache from 128 KiB: too few copies in it, the whole range's slope.
 c, bw = cal.fit_copy(sweep(lambda n: 40e9 if n <= 64 << 10 else 8e9))
 expect("no in-cache range", bw, (4194304 - 65536) / ((4194304 / 8e9) - (65536 / 40e9)))
+
+# The cache's edge (fit_cache, memcpy_both of 1-64 MiB): at the steepest fall in
+# rate, not where the rate crosses the middle. This machine on 2026-12-05: 21, 20,
+# 10.2 and 11.3 GB/s -> the edge after 4 MiB (a working set of 16 MiB), the memory
+# rate the 64 MiB copy's.
+MiB = 1 << 20
+def both(rates):
+    return [(n * MiB, n * MiB / r) for n, r in rates]
+mem, cache = cal.fit_cache(both([(1, 21e9), (4, 20e9), (16, 10.2e9), (64, 11.3e9)]), 44e9)
+expect("memory rate", mem, 11.3e9)
+expect("cache edge at the L3 fall", cache, 16 * MiB, rel=0)
+# A day when the 1 MiB copies ran at 35 GB/s: the same edge.
+mem, cache = cal.fit_cache(both([(1, 35e9), (4, 20e9), (16, 10.2e9), (64, 11.3e9)]), 44e9)
+expect("the edge stays put", cache, 16 * MiB, rel=0)
+# No fall of 1.5x: the middle rule (sqrt(40 * 12) = 21.9 GB/s; 1 MiB at 24 is the
+# largest above it).
+mem, cache = cal.fit_cache(both([(1, 24e9), (4, 21e9), (16, 16e9), (64, 12e9)]), 40e9)
+expect("no clear fall: the middle rule", cache, 4 * MiB, rel=0)
+mem, cache = cal.fit_cache(both([(1, 12e9), (4, 11e9), (16, 10e9), (64, 10e9)]), 40e9)
+expect("all out of the cache", cache, MiB, rel=0)
 
 # The library's counted CPU (--instructions): native = simulated + 0.1 ns per
 # instruction beyond the fitted row's; the term recovers 0.1 ns and puts every
