@@ -81,9 +81,7 @@ const RotationIndex &rotation_index(const Exchange &x)
         r->send_index[t] = mod(static_cast<long long>(x.rank) + t, x.size);
         r->recv_index[t] = mod(static_cast<long long>(x.rank) - t, x.size);
     }
-    RotationIndex *raw = r.get();
-    x.xcomm->cache[std::string(std::string_view(key))] = std::move(r);
-    return *raw;
+    return *cache_keep(x.xcomm, key, std::move(r));
 }
 
 int effective_radix(const Exchange &x, int fallback)

@@ -83,8 +83,7 @@ int cached_plan(MPIX_Comm *xcomm, std::string_view key, Build build, const Relay
         int rc = build(fresh.get());
         if (rc != MPI_SUCCESS)
             return rc;
-        plan = fresh.get();
-        xcomm->cache[std::string(key)] = std::move(fresh);
+        plan = cache_keep(xcomm, key, std::move(fresh));
     }
     *out = plan;
     return MPI_SUCCESS;

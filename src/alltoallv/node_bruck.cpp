@@ -216,8 +216,7 @@ int get_plan(const Exchange &x, NodeBruckPlan **out)
         const Regions &R = *fresh->nodes;
         for (int j = 0; j < R.size_of(R.my_region); ++j)
             fresh->node_local.push_back(R.member(R.my_region, j));
-        plan = fresh.get();
-        x.xcomm->cache[std::string(key)] = std::move(fresh);
+        plan = cache_keep(x.xcomm, key, std::move(fresh));
     }
     // The hint is the same on every rank (a per-call info may change it).
     const int group_size = std::min(plan->nodes->max_size,

@@ -60,8 +60,7 @@ const RankOrder *rank_order(const Exchange &x)
         made->position.resize(made->order.size());
         for (int k = 0; k < x.size; ++k)
             made->position[made->order[k]] = k;
-        o = made.get();
-        x.xcomm->cache[std::string(key)] = std::move(made);
+        o = cache_keep(x.xcomm, key, std::move(made));
     }
     return o;
 }
@@ -185,8 +184,7 @@ int piece_comm(MPIX_Comm *xcomm, MPI_Comm *comm)
     if (!c) {
         std::unique_ptr<PieceComm> made(new PieceComm());
         MPIX_CHECK(MPI_Comm_dup(xcomm->comm, &made->comm));
-        c = made.get();
-        xcomm->cache[std::string(key)] = std::move(made);
+        c = cache_keep(xcomm, key, std::move(made));
     }
     *comm = c->comm;
     return MPI_SUCCESS;

@@ -208,6 +208,15 @@ private:
     std::string long_;  // where the key outgrows buf_ (never for the library's own names)
 };
 
+// Keeps `entry` under `key` (replacing what was there); returns it.
+template <class T>
+T *cache_keep(MPIX_Comm *xcomm, std::string_view key, std::unique_ptr<T> entry)
+{
+    T *kept = entry.get();
+    xcomm->cache[std::string(key)] = std::move(entry);
+    return kept;
+}
+
 // Cached per-comm data, by key; nullptr if absent.
 template <class T>
 T *cached(MPIX_Comm *xcomm, std::string_view key)
@@ -226,9 +235,7 @@ T *cached_or_make(MPIX_Comm *xcomm, std::string_view key)
     std::unique_ptr<T> fresh(new (std::nothrow) T());
     if (!fresh)
         return nullptr;
-    T *made = fresh.get();
-    xcomm->cache[std::string(key)] = std::move(fresh);
-    return made;
+    return cache_keep(xcomm, key, std::move(fresh));
 }
 
 // Drops the topology and everything derived from it (collective).

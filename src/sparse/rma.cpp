@@ -50,8 +50,7 @@ int window_for(MPIX_Comm *xcomm, MPI_Comm comm, std::size_t need, std::size_t st
         MPIX_CHECK(MPI_Win_create(fresh->base, static_cast<MPI_Aint>(need), 1, MPI_INFO_NULL, comm, &fresh->win));
         fresh->bytes = need;
         fresh->stride = stride;
-        w = fresh.get();
-        xcomm->cache[kWindowKey] = std::move(fresh);
+        w = cache_keep(xcomm, kWindowKey, std::move(fresh));
     } else if (w->stride != stride) {
         std::memset(w->base, 0, w->bytes);  // headers of another layout: clear all
         w->stride = stride;
