@@ -166,6 +166,29 @@ void trace_message(const Exchange &x, int hop, int to, int from, const std::vect
     x.trace->round(hop, to, from, ids, to >= 0 ? bytes : 0, from >= 0 ? bytes : 0);
 }
 
+// Where a message of final items can land in place: every item is for this
+// rank and as long as its receive block, and their blocks, in the message's
+// order (empty ones aside), are one range of the receive buffer. Returns the
+// range's start, or nullptr (then the message lands in scratch and deliver
+// copies it out: a second pass over every byte it brings).
+char *final_range(const Exchange &x, const std::vector<Item> &items)
+{
+    char *start = nullptr, *end = nullptr;
+    for (const Item &it : items) {
+        if (it.d != x.rank || it.bytes != x.recvbytes[it.s])
+            return nullptr;
+        if (it.bytes == 0)
+            continue;
+        char *block = x.recv_block(it.s);
+        if (start && block != end)
+            return nullptr;
+        if (!start)
+            start = block;
+        end = block + it.bytes;
+    }
+    return start;
+}
+
 }  // namespace
 
 // The lists a hop fills and empties again, shared by a call's hops and kept on
@@ -187,6 +210,9 @@ struct RelayLists {
     std::vector<Message *> probed;
     std::vector<int> peers;
     std::vector<char *> data;
+    // Per probed message: where it may land in place (final_range), and its length.
+    std::vector<char *> places;
+    std::vector<std::size_t> place_bytes;
     struct KnownRecv {
         std::size_t req;
         char *data;
@@ -273,6 +299,16 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const Next &next, I
     // Who sends sizes in front of the bytes, who posts exact receives.
     const bool with_header = sizes_only || (known == SizesKnown::nowhere && !plan);
     const bool exact = plan || known == SizesKnown::everywhere;
+    // A message of one block that ends at its receiver goes without its size:
+    // the receiver knows it (its recvcount). Both sides list the same items, so
+    // they decide alike; the receiver probes it and reports a wrong length as it
+    // does at_destination. (Not for several blocks: two wrong lengths that add
+    // up to the right total would go unseen without their sizes.)
+    auto headed = [&](const std::vector<Item> &items, int receiver) {
+        if (!with_header || sizes_only)
+            return with_header;
+        return !(items.size() == 1 && items[0].d == receiver);
+    };
     RelayLists &L = *io->lists;
     std::vector<Item> &kept = L.kept;
     kept.clear();
@@ -348,7 +384,8 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const Next &next, I
                     continue;
                 addrs.clear();
                 lens.clear();
-                if (with_header) {
+                const bool header = headed(m.items, m.peer);
+                if (header) {
                     sizes.clear();
                     for (const Item &it : m.items)
                         sizes.push_back(it.bytes);
@@ -367,7 +404,7 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const Next &next, I
                 if (exact && total == 0)
                     continue;  // the receiver computes or planned the same zero and posts nothing
                 reqs.emplace_back();
-                if (total == 0 && !with_header)  // the receiver probes: send it empty
+                if (total == 0 && !header)  // the receiver probes: send it empty
                     MPIX_CHECK(isend_bytes(nullptr, 0, m.peer, tag, x.comm, &reqs.back()));
                 else
                     MPIX_CHECK(isend_ranges(addrs, lens, m.peer, tag, x.comm, x.work, &packed, &reqs.back(),
@@ -387,6 +424,10 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const Next &next, I
         std::vector<MPI_Request> &probed_reqs = L.probed_reqs;
         using KnownRecv = RelayLists::KnownRecv;
         std::vector<KnownRecv> &known_recvs = L.known_recvs;
+        std::vector<char *> &places = L.places;
+        std::vector<std::size_t> &place_bytes = L.place_bytes;
+        places.clear();
+        place_bytes.clear();
         probed.clear();
         peers.clear();
         data.clear();
@@ -417,27 +458,46 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const Next &next, I
                 }
                 if (sent == 0)
                     continue;
-                io->storage.emplace_back();
-                if (!io->storage.back().resize(sent))
-                    return MPI_ERR_NO_MEM;
-                char *at = io->storage.back().data();
+                // Final blocks that are one range of the receive buffer land there.
+                char *into = sizes_only ? nullptr : final_range(x, m.items);
+                if (!into) {
+                    io->storage.emplace_back();
+                    if (!io->storage.back().resize(sent))
+                        return MPI_ERR_NO_MEM;
+                    into = io->storage.back().data();
+                }
+                char *at = into;
                 for (Item &it : m.items) {
                     it.data = at;
                     at += it.bytes;
                 }
-                known_recvs.push_back({reqs.size(), io->storage.back().data(), sent});
+                known_recvs.push_back({reqs.size(), into, sent});
                 reqs.emplace_back();
-                MPIX_CHECK(irecv_bytes(io->storage.back().data(), sent, m.peer, tag, x.comm, &reqs.back()));
+                MPIX_CHECK(irecv_bytes(into, sent, m.peer, tag, x.comm, &reqs.back()));
                 trace_message(x, trace_round, -1, m.peer, m.items, total);
             } else {
                 probed.push_back(&m);
                 peers.push_back(m.peer);
+                // Final blocks whose lengths are known here (at_destination, or a
+                // message that goes without sizes): one of exactly their length
+                // lands in place.
+                const bool header = headed(m.items, x.rank);
+                std::size_t expected_total = 0;
+                for (Item &it : m.items) {
+                    if (!header)
+                        it.bytes = x.recvbytes[it.s];  // every item ends here
+                    expected_total += it.bytes;
+                }
+                places.push_back(header ? nullptr : final_range(x, m.items));
+                place_bytes.push_back(expected_total);
             }
         }
         // One step (non-blocking inner): every message of this hop's tag is expected.
         std::optional<UnknownSizeReceives> probed_receives;
         if (!peers.empty())
             probed_receives.emplace(peers, tag, x.comm, !pairwise, &io->storage, &data, &bytes, &probed_reqs);
+        if (probed_receives)
+            probed_receives->land_in_place(&places, &place_bytes);
         MPIX_CHECK(post_sends(probed_receives ? &*probed_receives : nullptr));
         if (probed_receives)
             MPIX_CHECK(probed_receives->finish());
@@ -445,7 +505,8 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const Next &next, I
             MPIX_CHECK(wait_request(&probed_reqs[k], MPI_STATUS_IGNORE));
             Message &m = *probed[k];
             std::size_t at = 0, total = 0;
-            if (with_header) {
+            const bool header = headed(m.items, x.rank);
+            if (header) {
                 if (!decode_sizes(data[k], bytes[k], m.items.size(), &sizes, &at))
                     return MPI_ERR_INTERN;
                 if (known == SizesKnown::nowhere)
@@ -468,7 +529,7 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const Next &next, I
                 at = 0;  // no bytes came: items point nowhere
             }
             if (total != sent) {
-                if (known == SizesKnown::nowhere)
+                if (header && known == SizesKnown::nowhere)
                     return MPI_ERR_INTERN;
                 // A block's length is not its receive count: report, keep nothing.
                 note_mismatch(mismatch, sent > total ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
@@ -525,7 +586,7 @@ void deliver(const Exchange &x, std::vector<Item> &held, int *mismatch, bool cop
         }
         if (it.bytes != x.recvbytes[it.s])
             note_mismatch(mismatch, it.bytes > x.recvbytes[it.s] ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT);
-        else if (copy)
+        else if (copy && it.data != x.recv_block(it.s))  // else it landed in place (final_range)
             x.work->copy(x.recv_block(it.s), it.data, it.bytes);
     }
     held.resize(rest);

@@ -497,10 +497,15 @@ UnknownSizeReceives::UnknownSizeReceives(const std::vector<int> &peers, int tag,
 
 int UnknownSizeReceives::receive(std::size_t k, ProbedMessage *m)
 {
-    store_->emplace_back();
-    if (!store_->back().resize(m->bytes))
-        return MPI_ERR_NO_MEM;
-    (*data_)[k] = store_->back().data();
+    char *place = places_ ? (*places_)[k] : nullptr;
+    if (place && m->bytes == (*place_bytes_)[k]) {
+        (*data_)[k] = place;
+    } else {
+        store_->emplace_back();
+        if (!store_->back().resize(m->bytes))
+            return MPI_ERR_NO_MEM;
+        (*data_)[k] = store_->back().data();
+    }
     (*bytes_)[k] = m->bytes;
     posted_[k] = 1;
     --left_;

@@ -188,6 +188,17 @@ public:
         return poll();
     }
     static constexpr std::size_t kPackedBetweenLooks = 8192;
+    // Where a message may land instead of a new buffer: (*places)[k], when it is
+    // not nullptr and peers[k]'s message is exactly (*place_bytes)[k] bytes long
+    // (a final block in the caller's receive buffer: no copy out of scratch
+    // afterwards). A message of another length goes to a new buffer as before,
+    // so a wrong length never writes into the place. Both vectors are indexed
+    // like `peers` and must outlive the object.
+    void land_in_place(const std::vector<char *> *places, const std::vector<std::size_t> *place_bytes)
+    {
+        places_ = places;
+        place_bytes_ = place_bytes;
+    }
 
 private:
     int take(bool block);
@@ -207,6 +218,8 @@ private:
     std::vector<MPI_Request> *reqs_;
     std::size_t left_;
     std::size_t packed_since_look_ = 0;
+    const std::vector<char *> *places_ = nullptr;
+    const std::vector<std::size_t> *place_bytes_ = nullptr;
     char posted_inline_[kInline] = {};
     std::pair<int, std::size_t> index_inline_[kInline];
     std::vector<char> posted_heap_;
