@@ -873,11 +873,12 @@ Measurement Runner::measure(const Candidate &c, CallForm form)
     const int calls = ok ? warmup + iters : 0;  // none when a persistent init failed
     std::vector<double> times, starts;
     const mpix::LocalWork &work = s.xcomm->work;
-    std::uint64_t copied_before = 0, copies_before = 0;
+    std::uint64_t copied_before = 0, copies_before = 0, small_before = 0;
     for (int it = 0; it < calls; ++it) {
         if (it == warmup) {
             copied_before = work.bytes();
             copies_before = work.copies();
+            small_before = work.small_copies();
         }
         const bool last = persistent && it > 0 && it == calls - 1;
         if (last && verify)
@@ -943,8 +944,9 @@ Measurement Runner::measure(const Candidate &c, CallForm form)
         const double n = calls > warmup ? (double)(calls - warmup) : 1.0;
         const double bytes = calls > warmup ? (double)(work.bytes() - copied_before) / n : 0.0;
         const double copies = calls > warmup ? (double)(work.copies() - copies_before) / n : 0.0;
+        const double small = calls > warmup ? (double)(work.small_copies() - small_before) / n : 0.0;
         const mpix::CopyModel &model = work.model();
-        const double mine[2] = {bytes, model.seconds(bytes, copies, work.working_set()) * 1e6};
+        const double mine[2] = {bytes, model.seconds(bytes, copies, work.working_set(), small) * 1e6};
         double busiest[2] = {0, 0};
         MPI_Allreduce(mine, busiest, 2, MPI_DOUBLE, MPI_MAX, s.comm);
         m.copied_bytes = busiest[0];

@@ -7,7 +7,9 @@
 //  - the per-message software cost (a stream of small nonblocking messages);
 //  - the time of one memcpy of n bytes (a sweep from 16 B to 4 MiB, warm
 //    buffers, as the library copies), from which the copy model's per-copy cost
-//    and copy bandwidth come.
+//    and copy bandwidth come; and of the library's copy of a block of 16 B or
+//    less (`small_copy`, 4-16 B pieces gathered from scattered places), the
+//    model's cost of such a copy (copy_small).
 //  - every rank copying at once between buffers of 1-64 MiB, alternating halves
 //    (the copy rate out of the cache: the model's memory rate; `memcpy_both`);
 //  - every rank sending n bytes to itself at once (`self_all`), as MPICH's
@@ -35,6 +37,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+#include "core/local_work.hpp"  // copy_small: the library's copy of a small block
 
 namespace {
 
@@ -122,6 +126,33 @@ double self_message(int me, std::size_t n, int reps, int inner, std::vector<char
         MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         if (r >= 2)
             t.push_back(slowest);
+    }
+    return median(t);
+}
+
+// Copies of `piece` bytes (4-16: the library's small copies, mpix::copy_small),
+// 1,024 of them gathered from scattered places of `a` into `b` one after the
+// other, as a node's small blocks are gathered into a message: the time per
+// piece, median over repeated timed loops.
+double small_copy_time(std::size_t piece, std::vector<char> &a, std::vector<char> &b)
+{
+    using clock = std::chrono::steady_clock;
+    constexpr std::size_t kPieces = 1024;
+    const std::size_t stride = 64;
+    std::vector<std::size_t> from(kPieces);
+    for (std::size_t i = 0; i < kPieces; ++i)
+        from[i] = (i * 37 % kPieces) * stride;  // a scattered order over 64 KiB
+    std::vector<double> t;
+    volatile char sink = 0;
+    for (int r = 0; r < 203; ++r) {
+        auto t0 = clock::now();
+        char *to = b.data();
+        for (std::size_t i = 0; i < kPieces; ++i, to += piece)
+            mpix::copy_small(to, a.data() + from[i], piece);
+        sink = sink + b[r % (kPieces * piece)];
+        double dt = std::chrono::duration<double>(clock::now() - t0).count() / static_cast<double>(kPieces);
+        if (r >= 3)
+            t.push_back(dt);
     }
     return median(t);
 }
@@ -344,6 +375,8 @@ int main(int argc, char **argv)
         std::vector<char> a(largest, 2), b(largest, 3);
         for (std::size_t n = 16; n <= largest; n *= 2)
             std::printf("memcpy %zu %.9e\n", n, copy_time(n, a, b));
+        for (std::size_t piece : {4, 8, 16})
+            std::printf("small_copy %zu %.9e\n", piece, small_copy_time(piece, a, b));
         for (int piece : {8, 64, 1024})
             for (int pieces : {1, 16, 256})
                 std::printf("pack %d %d %.9e\n", pieces, piece, pack_time(pieces, piece, a, b));

@@ -18,9 +18,10 @@
 # fails and says so.
 sim_prog=check_charge
 . "${srcdir:-.}/test/sim-build.sh"
-run() {  # $1: copy bandwidth in GB/s, $2: --mpi-self, $3: block bytes -> "row us copied" lines
-    "$top/sim/run" flat-16x16 16 --copy-bw "$1" --copy-mem-bw 0 --copy-overhead 3.6 --mpi-self "${2:-0}" \
-        --prog "$prog" -- "${3:-4096}" || fail "check_charge at --copy-bw $1 --mpi-self ${2:-0} ${3:-4096} B"
+run() {  # $1: copy bandwidth in GB/s, $2: --mpi-self, $3: block bytes, $4: ns a small copy -> "row us copied small" lines
+    "$top/sim/run" flat-16x16 16 --copy-bw "$1" --copy-mem-bw 0 --copy-overhead 3.6 --copy-small-overhead "${4:-3.6}" \
+        --mpi-self "${2:-0}" --prog "$prog" -- "${3:-4096}" ||
+        fail "check_charge at --copy-bw $1 --mpi-self ${2:-0} ${3:-4096} B, ${4:-3.6} ns a small copy"
 }
 free=$(run 0) || exit 1
 mid=$(run 30) || exit 1
@@ -57,4 +58,20 @@ awk -v f="$(field "$free" bruck_basic 2)" -v m="$(field "$mid" bruck_basic 2)" -
     if (s - f < 0.9 * floor_bruck) { print "FAIL: bruck_basic slowed by " s - f " us, its copies take " floor_bruck; exit 1 }
     if (sl - fl > floor_linear * 1.01 + 0.01) { print "FAIL: linear slowed by " sl - fl " us, more than its own block (" floor_linear ")"; exit 1 }
     printf "PASS: bruck_basic %.2f -> %.2f -> %.2f us (copies %.2f us at 3 GB/s); linear %.2f -> %.2f us\n", f, m, s, floor_bruck, fl, sl
+}' || exit 1
+# Copies of 16 B or less (copy_small) cost --copy-small-overhead each, not
+# --copy-overhead: with 8 B blocks bruck_basic packs and unpacks every block alone,
+# and 100 ns a small copy in place of 3.6 slows it by at least 90 % of its small
+# copies' extra time; linear's one small copy (its own block) by no more than that.
+small_cheap=$(run 30 0 8 3.6) || exit 1
+small_dear=$(run 30 0 8 100) || exit 1
+echo "8 B blocks, 30 GB/s, 3.6 and 100 ns a small copy:"; echo "$small_cheap"; echo "$small_dear"
+[ "$(field "$small_cheap" bruck_basic 4)" -gt 16 ] || fail "bruck_basic made $(field "$small_cheap" bruck_basic 4) small copies of 8 B blocks"
+[ "$(field "$small_cheap" bruck_basic 4)" = "$(field "$small_dear" bruck_basic 4)" ] || fail "the small copies' count moved with their price"
+awk -v c="$(field "$small_cheap" bruck_basic 2)" -v d="$(field "$small_dear" bruck_basic 2)" -v n="$(field "$small_cheap" bruck_basic 4)" \
+    -v lc="$(field "$small_cheap" linear 2)" -v ld="$(field "$small_dear" linear 2)" -v ln="$(field "$small_cheap" linear 4)" 'BEGIN {
+    extra = n * (100 - 3.6) * 1e-3; extra_linear = ln * (100 - 3.6) * 1e-3   # us
+    if (d - c < 0.9 * extra) { print "FAIL: bruck_basic slowed by " d - c " us at 100 ns a small copy, its " n " small copies cost " extra " more"; exit 1 }
+    if (ld - lc > extra_linear * 1.01 + 0.01) { print "FAIL: linear slowed by " ld - lc " us, more than its " ln " small copies (" extra_linear ")"; exit 1 }
+    printf "PASS: bruck_basic %.3f -> %.3f us (%d small copies, +%.3f expected); linear %.3f -> %.3f us\n", c, d, n, extra, lc, ld
 }' || exit 1

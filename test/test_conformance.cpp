@@ -509,6 +509,41 @@ void test_scratch_store_recycles_small_buffers()
 // use at once are distinct; a take gets the smallest kept one that holds it,
 // else the largest grown; a small request never holds a large kept buffer; a
 // further one evicts the smallest, and the pool keeps kSmallKept at most.
+// LocalWork::copy copies a block of 16 B or less with inline loads and stores
+// (copy_small, whose first and last words overlap below 16 B) and longer ones
+// with memcpy: every length from 0 to 40 at every offset 0-7 of source and
+// destination, each byte checked, and 8 guard bytes on either side untouched;
+// the small copies are counted apart (small_copies) for lengths 1-16 only, and
+// every copy counts its bytes.
+void test_small_copies_every_length()
+{
+    mpix::LocalWork work;
+    std::vector<unsigned char> src(64), dst(64);
+    int wrong = 0;
+    for (std::size_t n = 0; n <= 40; ++n)
+        for (std::size_t from = 0; from < 8; ++from)
+            for (std::size_t to = 0; to < 8; ++to) {
+                for (std::size_t i = 0; i < src.size(); ++i) {
+                    src[i] = static_cast<unsigned char>(i * 7 + n + 1);
+                    dst[i] = 0xEE;
+                }
+                const std::uint64_t bytes = work.bytes(), copies = work.copies(), small = work.small_copies();
+                work.copy(dst.data() + 8 + to, src.data() + 8 + from, n);
+                for (std::size_t i = 0; i < dst.size(); ++i) {
+                    const bool inside = i >= 8 + to && i < 8 + to + n;
+                    const unsigned char want = inside ? src[i - to + from] : 0xEE;
+                    if (dst[i] != want)
+                        ++wrong;
+                }
+                const bool is_small = n >= 1 && n <= mpix::kSmallCopyBytes;
+                if (work.bytes() - bytes != n || work.copies() - copies != (n ? 1u : 0u) ||
+                    work.small_copies() - small != (is_small ? 1u : 0u))
+                    ++wrong;
+            }
+    MPIX_EXPECT(wrong == 0, std::to_string(wrong) + " wrong bytes or counts in copies of 0-40 bytes");
+    MPIX_CHECK_ALL("LocalWork::copy: every length 0-40 at every alignment, small ones counted apart");
+}
+
 void test_scratch_pool_keeps_small_buffers()
 {
     mpix::ScratchPool pool;
@@ -760,6 +795,8 @@ const mpixtest::TestCase kTests[] = {
     {"MPI_IN_PLACE: the own block is neither staged nor copied (MPIX_Alltoallv; MPIX_Alltoall on direct rows)",
      test_in_place_keeps_own_block},
     {"relay rows: final blocks land in place (only the own block copied)", test_relay_final_blocks_land_in_place},
+    {"LocalWork::copy: blocks of 16 B or less copied inline (copy_small), every length and alignment",
+     test_small_copies_every_length},
     {"node_bruck: chunks of 32 KiB or more go apart, into the receive blocks", test_node_bruck_large_chunks},
     {"receives of unknown sizes posted between the sends (UnknownSizeReceives)", test_unknown_size_receives},
     {"pmpi's MPIX_Alltoallv: the own block apart from 4 KiB (OwnBlockApart)", test_pmpi_own_block_apart},

@@ -79,6 +79,11 @@ bool read_copy_model(CopyModel *model, const char **why)
             *why = in.why;
             return false;
         }
+    double small_ns = -1;  // unset: overhead_ns
+    if (!read_nonnegative("MPIX_SIM_COPY_SMALL_OVERHEAD", &small_ns)) {
+        *why = "environment variable MPIX_SIM_COPY_SMALL_OVERHEAD: expected nanoseconds per small copy >= 0";
+        return false;
+    }
     double self_bytes = 0, self_ns = 0, self_gbps = 0;
     if (!read_mpi_self(&self_bytes, &self_ns, &self_gbps)) {
         *why = "environment variable MPIX_SIM_MPI_SELF: expected 0 or RENDEZVOUS_BYTES:NS:GBPS, each >= 0";
@@ -89,6 +94,7 @@ bool read_copy_model(CopyModel *model, const char **why)
         model->memory_bytes_per_second = memory_gbps * 1e9;
         model->cache_bytes = cache_bytes;
         model->seconds_per_copy = overhead_ns * 1e-9;
+        model->seconds_per_small_copy = small_ns >= 0 ? small_ns * 1e-9 : -1;
         model->mpi_self_rendezvous_bytes = self_bytes;
         model->mpi_self_seconds = self_ns * 1e-9;
         model->mpi_self_bytes_per_second = self_gbps * 1e9;
