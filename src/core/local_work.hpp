@@ -85,9 +85,10 @@ inline bool mpi_library_sends_own_block(bool vector, bool nonblocking, bool in_p
 // node's blocks of 16 B and less gathered into a message, delivered out of one).
 // Inline loads and stores of the first and last words, which may overlap, in
 // place of a call of memcpy with a length the compiler cannot see: gathering
-// 1,024 pieces of 4-16 B from scattered addresses took 0.7-1.4 ns a piece
-// against memcpy's 2.3-2.6 on this project's machine (sim/calibrate-native's
-// `small_copy` lines measure it). Every word is read before any is written.
+// 1,024 pieces of 4-16 B from scattered addresses took 0.70-0.96 ns a piece on
+// this project's machine, where one memcpy of 16-64 B took 2.3-3.7 ns
+// (sim/calibrate-native's `small_copy` and `memcpy` lines, 3 runs, 2026-12-06).
+// Every word is read before any is written.
 constexpr std::size_t kSmallCopyBytes = 16;
 inline void copy_small(void *dst, const void *src, std::size_t n)
 {
