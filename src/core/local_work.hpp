@@ -90,31 +90,28 @@ inline bool mpi_library_sends_own_block(bool vector, bool nonblocking, bool in_p
 // (sim/calibrate-native's `small_copy` and `memcpy` lines, 3 runs, 2026-12-06).
 // Every word is read before any is written.
 constexpr std::size_t kSmallCopyBytes = 16;
+// n bytes, sizeof(Word) <= n <= 2 sizeof(Word), as the first and the last Word.
+template <class Word>
+inline void copy_ends(char *d, const char *s, std::size_t n)
+{
+    Word first, last;
+    std::memcpy(&first, s, sizeof(Word));
+    std::memcpy(&last, s + n - sizeof(Word), sizeof(Word));
+    std::memcpy(d, &first, sizeof(Word));
+    std::memcpy(d + n - sizeof(Word), &last, sizeof(Word));
+}
 inline void copy_small(void *dst, const void *src, std::size_t n)
 {
     char *d = static_cast<char *>(dst);
     const char *s = static_cast<const char *>(src);
-    if (n >= 8) {
-        std::uint64_t first, last;
-        std::memcpy(&first, s, 8);
-        std::memcpy(&last, s + n - 8, 8);
-        std::memcpy(d, &first, 8);
-        std::memcpy(d + n - 8, &last, 8);
-    } else if (n >= 4) {
-        std::uint32_t first, last;
-        std::memcpy(&first, s, 4);
-        std::memcpy(&last, s + n - 4, 4);
-        std::memcpy(d, &first, 4);
-        std::memcpy(d + n - 4, &last, 4);
-    } else if (n >= 2) {
-        std::uint16_t first, last;
-        std::memcpy(&first, s, 2);
-        std::memcpy(&last, s + n - 2, 2);
-        std::memcpy(d, &first, 2);
-        std::memcpy(d + n - 2, &last, 2);
-    } else if (n == 1) {
+    if (n >= 8)
+        copy_ends<std::uint64_t>(d, s, n);
+    else if (n >= 4)
+        copy_ends<std::uint32_t>(d, s, n);
+    else if (n >= 2)
+        copy_ends<std::uint16_t>(d, s, n);
+    else if (n == 1)
         *d = *s;
-    }
 }
 
 // The model of this run: under SMPI from MPIX_SIM_COPY_BW (GB/s in cache, 0:
