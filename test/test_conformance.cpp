@@ -158,6 +158,31 @@ void test_in_place_mixed_layouts()
     MPIX_Comm_free(&xcomm);
 }
 
+// Rank `me`'s block of `ints` ints for each of the p ranks j, in rank order:
+// int k of it is 100000 me + 1000 j + k.
+void fill_blocks(std::vector<int> *buf, int p, int ints, int me)
+{
+    for (int j = 0; j < p; ++j)
+        for (int k = 0; k < ints; ++k)
+            (*buf)[static_cast<std::size_t>(j) * ints + k] = 100000 * me + 1000 * j + k;
+}
+
+// After an exchange of fill_blocks' blocks: block j of buf is what rank j sent
+// this rank, and every int past the p blocks (the guard) is still -1. Reports
+// the first wrong int.
+void expect_blocks_from_every_rank(const std::vector<int> &buf, int p, int ints, int me, const std::string &what)
+{
+    for (std::size_t i = 0; i < buf.size(); ++i) {
+        const int j = static_cast<int>(i) / ints, k = static_cast<int>(i) % ints;
+        const int expect = j < p ? 100000 * j + 1000 * me + k : -1;
+        if (buf[i] != expect) {
+            MPIX_EXPECT(false, what + ": int " + std::to_string(i) + " is " + std::to_string(buf[i]) +
+                                   ", expected " + std::to_string(expect));
+            return;
+        }
+    }
+}
+
 // MPI_IN_PLACE: a rank's own block is its data already, so it is neither
 // staged nor copied back (BlockSide::kept): every MPIX_Alltoallv row, and the
 // MPIX_Alltoall rows that read block sizes. pairwise and nonblocking then copy
@@ -184,9 +209,7 @@ void test_in_place_keeps_own_block()
         mpixtest::select_row(xcomm, c.collective, c.row);
         for (int form = 0; form < 3; ++form) {  // blocking, nonblocking, persistent
             std::vector<int> buf(static_cast<std::size_t>(p) * ints + 16, -1);
-            for (int j = 0; j < p; ++j)
-                for (int k = 0; k < ints; ++k)
-                    buf[j * ints + k] = 100000 * me + 1000 * j + k;  // this rank's block for j
+            fill_blocks(&buf, p, ints, me);
             MPIX_Request *req = nullptr;
             int rc = MPI_SUCCESS;
             if (form == 2)
@@ -217,15 +240,7 @@ void test_in_place_keeps_own_block()
             const long long expected = static_cast<long long>(p - 1) * ints * static_cast<long long>(sizeof(int));
             MPIX_EXPECT(copied == expected, what + ": copied " + std::to_string(copied) + " bytes, not " +
                                                 std::to_string(expected) + " (the P - 1 blocks it sends)");
-            for (std::size_t i = 0; i < buf.size(); ++i) {
-                const int j = static_cast<int>(i) / ints, k = static_cast<int>(i) % ints;
-                const int expect = j < p ? 100000 * j + 1000 * me + k : -1;
-                if (buf[i] != expect) {
-                    MPIX_EXPECT(false, what + ": int " + std::to_string(i) + " is " + std::to_string(buf[i]) +
-                                           ", expected " + std::to_string(expect));
-                    break;
-                }
-            }
+            expect_blocks_from_every_rank(buf, p, ints, me, what);
             MPIX_CHECK_ALL(what.c_str());
         }
     }
@@ -265,9 +280,7 @@ void test_relay_final_blocks_land_in_place()
             for (int form = 0; form < 2; ++form) {  // blocking, persistent (a start after init)
                 std::vector<int> send(static_cast<std::size_t>(p) * ints);
                 std::vector<int> recv(static_cast<std::size_t>(p) * ints + 16, -1);
-                for (int j = 0; j < p; ++j)
-                    for (int k = 0; k < ints; ++k)
-                        send[j * ints + k] = 100000 * me + 1000 * j + k;
+                fill_blocks(&send, p, ints, me);
                 MPIX_Request *req = nullptr;
                 int rc = MPI_SUCCESS;
                 if (form == 1)
@@ -295,15 +308,7 @@ void test_relay_final_blocks_land_in_place()
                 const long long own = static_cast<long long>(ints) * static_cast<long long>(sizeof(int));
                 MPIX_EXPECT(copied == own, what + ": copied " + std::to_string(copied) + " bytes, not " +
                                                std::to_string(own) + " (its own block)");
-                for (std::size_t i = 0; i < recv.size(); ++i) {
-                    const int j = static_cast<int>(i) / ints, k = static_cast<int>(i) % ints;
-                    const int expect = j < p ? 100000 * j + 1000 * me + k : -1;
-                    if (recv[i] != expect) {
-                        MPIX_EXPECT(false, what + ": int " + std::to_string(i) + " is " + std::to_string(recv[i]) +
-                                               ", expected " + std::to_string(expect));
-                        break;
-                    }
-                }
+                expect_blocks_from_every_rank(recv, p, ints, me, what);
                 MPIX_CHECK_ALL(what.c_str());
             }
         }
