@@ -143,11 +143,7 @@ public:
             return;
         if (n <= kSmallCopyBytes) {
             copy_small(dst, src, n);
-            bytes_ += n;
-            ++copies_;
-            ++small_copies_;
-            if (charged())
-                charge(model_.small_copy_seconds() + static_cast<double>(n) / model_.bytes_per_second(working_set_));
+            note(n, 1, 1);
             return;
         }
         std::memcpy(dst, src, n);
@@ -170,12 +166,15 @@ public:
     // Work of `copies` copy calls moving `bytes` in all, done elsewhere: MPI_Pack /
     // MPI_Unpack of a non-contiguous datatype, or the MPI library packing a message
     // the library describes by a datatype of several byte ranges.
-    void note(std::size_t bytes, std::size_t copies)
+    // `small`: how many of the copies were of kSmallCopyBytes or less (copy_small).
+    void note(std::size_t bytes, std::size_t copies, std::size_t small = 0)
     {
         bytes_ += bytes;
         copies_ += copies;
+        small_copies_ += small;
         if (charged())
-            charge(model_.seconds(static_cast<double>(bytes), static_cast<double>(copies), working_set_));
+            charge(model_.seconds(static_cast<double>(bytes), static_cast<double>(copies), working_set_,
+                                  static_cast<double>(small)));
     }
 
     // Under SMPI, charges what the MPI library's collective does with the rank's
