@@ -8,6 +8,8 @@
 #  - linear copies only its own block: it slows by no more than that block's
 #    copy time (plus 1 %), and its copied bytes are that block;
 #  - --copy-bw 0 is today's free model: the copies are counted, not charged.
+#  - --cpu-piece (the library's CPU per range handled) charges bruck_basic's
+#    pieces, with the copies free too, and linear's one piece alone; pmpi's none.
 #  - the MPI library's own (pmpi) copies nothing of mpix's; with --mpi-self
 #    (MPICH sends the own block of 4 KiB blocks on 16 ranks to itself) it pays
 #    that message at the given rate instead of a copy, and the other rows pay
@@ -18,10 +20,11 @@
 # fails and says so.
 sim_prog=check_charge
 . "${srcdir:-.}/test/sim-build.sh"
-run() {  # $1: copy bandwidth in GB/s, $2: --mpi-self, $3: block bytes, $4: ns a small copy -> "row us copied small" lines
+run() {  # $1: copy bandwidth in GB/s, $2: --mpi-self, $3: block bytes, $4: ns a small copy, $5: ns a piece
+         # -> "row us copied small pieces" lines
     "$top/sim/run" flat-16x16 16 --copy-bw "$1" --copy-mem-bw 0 --copy-overhead 3.6 --copy-small-overhead "${4:-3.6}" \
-        --mpi-self "${2:-0}" --prog "$prog" -- "${3:-4096}" ||
-        fail "check_charge at --copy-bw $1 --mpi-self ${2:-0} ${3:-4096} B, ${4:-3.6} ns a small copy"
+        --mpi-self "${2:-0}" --cpu-piece "${5:-0}" --prog "$prog" -- "${3:-4096}" ||
+        fail "check_charge at --copy-bw $1 --mpi-self ${2:-0} ${3:-4096} B, ${4:-3.6} ns a small copy, ${5:-0} ns a piece"
 }
 free=$(run 0) || exit 1
 mid=$(run 30) || exit 1
@@ -74,4 +77,25 @@ awk -v c="$(field "$small_cheap" bruck_basic 2)" -v d="$(field "$small_dear" bru
     if (d - c < 0.9 * extra) { print "FAIL: bruck_basic slowed by " d - c " us at 100 ns a small copy, its " n " small copies cost " extra " more"; exit 1 }
     if (ld - lc > extra_linear * 1.01 + 0.01) { print "FAIL: linear slowed by " ld - lc " us, more than its " ln " small copies (" extra_linear ")"; exit 1 }
     printf "PASS: bruck_basic %.3f -> %.3f us (%d small copies, +%.3f expected); linear %.3f -> %.3f us\n", c, d, n, extra, lc, ld
+}' || exit 1
+
+# The library's CPU per piece (--cpu-piece): with the copies free, 200 ns a piece
+# slows bruck_basic by at least 90 % of its pieces' time (its 96 block copies:
+# rotations, and the blocks packed and unpacked in every round), and
+# linear by no more than its pieces' (its own block: one); pmpi not at all.
+cpu=$(run 0 0 4096 3.6 200) || exit 1
+echo "free copies, 200 ns a piece:"; echo "$cpu"
+[ "$(field "$free" bruck_basic 5)" = "$(field "$cpu" bruck_basic 5)" ] || fail "the pieces' count moved with their price"
+# Its 96 block copies (above) are 96 pieces, however CopyRun joins them.
+[ "$(field "$free" bruck_basic 5)" = 96 ] || fail "bruck_basic handled $(field "$free" bruck_basic 5) pieces, not its 96 block copies"
+[ "$(field "$free" linear 5)" = 1 ] || fail "linear handled $(field "$free" linear 5) pieces, not its own block alone"
+[ "$(field "$free" pmpi 5)" = 0 ] || fail "pmpi counted $(field "$free" pmpi 5) pieces of mpix's, not 0"
+awk -v f="$(field "$free" bruck_basic 2)" -v c="$(field "$cpu" bruck_basic 2)" -v n="$(field "$free" bruck_basic 5)" \
+    -v fl="$(field "$free" linear 2)" -v cl="$(field "$cpu" linear 2)" -v nl="$(field "$free" linear 5)" \
+    -v fp="$(field "$free" pmpi 2)" -v cp="$(field "$cpu" pmpi 2)" 'BEGIN {
+    extra = n * 200e-3; extra_linear = nl * 200e-3   # us
+    if (c - f < 0.9 * extra) { print "FAIL: bruck_basic slowed by " c - f " us at 200 ns a piece, its " n " pieces cost " extra; exit 1 }
+    if (cl - fl > extra_linear * 1.01 + 0.01) { print "FAIL: linear slowed by " cl - fl " us, more than its " nl " piece (" extra_linear ")"; exit 1 }
+    if (cp != fp) { print "FAIL: pmpi moved with --cpu-piece: " fp " -> " cp " us"; exit 1 }
+    printf "PASS: bruck_basic %.3f -> %.3f us (%d pieces, +%.3f expected); linear %.3f -> %.3f us; pmpi %.3f\n", f, c, n, extra, fl, cl, cp
 }' || exit 1

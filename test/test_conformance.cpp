@@ -549,6 +549,41 @@ void test_small_copies_every_length()
     MPIX_CHECK_ALL("LocalWork::copy: every length 0-40 at every alignment, small ones counted apart");
 }
 
+// Pieces (the ranges the library handles, CopyModel::seconds_per_piece) count
+// every range a CopyRun is given, however many it joins into one copy.
+void test_copy_run_counts_pieces()
+{
+    mpix::LocalWork work;
+    std::vector<unsigned char> src(96), dst(96, 0xEE);
+    for (std::size_t i = 0; i < src.size(); ++i)
+        src[i] = static_cast<unsigned char>(i * 5 + 3);
+    const std::uint64_t copies = work.copies(), pieces = work.pieces();
+    {
+        mpix::LocalWork::CopyRun run(&work);
+        for (std::size_t k = 0; k < 4; ++k)  // four ranges of 8 that follow each other: one copy
+            run.copy(dst.data() + 8 + 8 * k, src.data() + 8 * k, 8);
+        run.copy(dst.data() + 64, src.data() + 80, 8);  // not following: a second copy
+        run.copy(dst.data() + 72, src.data() + 40, 0);  // empty: nothing
+    }
+    int wrong = 0;
+    for (std::size_t i = 0; i < dst.size(); ++i) {
+        const unsigned char want = i >= 8 && i < 40 ? src[i - 8] : i >= 64 && i < 72 ? src[i + 16] : 0xEE;
+        if (dst[i] != want)
+            ++wrong;
+    }
+    MPIX_EXPECT(wrong == 0, std::to_string(wrong) + " wrong bytes after a CopyRun");
+    MPIX_EXPECT(work.copies() - copies == 2, "a CopyRun of 4 joined ranges and 1 more made " +
+                                                 std::to_string(work.copies() - copies) + " copies, not 2");
+    MPIX_EXPECT(work.pieces() - pieces == 5,
+                "a CopyRun of 5 ranges counted " + std::to_string(work.pieces() - pieces) + " pieces, not 5");
+    const std::uint64_t before = work.pieces();
+    work.copy(dst.data(), src.data(), 40);
+    work.note(64, 3);  // three ranges handled elsewhere (MPI_Pack of a datatype)
+    MPIX_EXPECT(work.pieces() - before == 4, "a copy and a note of 3 copies counted " +
+                                                 std::to_string(work.pieces() - before) + " pieces, not 4");
+    MPIX_CHECK_ALL("LocalWork: every range a CopyRun is given is a piece, joined or not");
+}
+
 void test_scratch_pool_keeps_small_buffers()
 {
     mpix::ScratchPool pool;
@@ -802,6 +837,7 @@ const mpixtest::TestCase kTests[] = {
     {"relay rows: final blocks land in place (only the own block copied)", test_relay_final_blocks_land_in_place},
     {"LocalWork::copy: blocks of 16 B or less copied inline (copy_small), every length and alignment",
      test_small_copies_every_length},
+    {"LocalWork::CopyRun: pieces counted per range, copies per joined run", test_copy_run_counts_pieces},
     {"node_bruck: chunks of 32 KiB or more go apart, into the receive blocks", test_node_bruck_large_chunks},
     {"receives of unknown sizes posted between the sends (UnknownSizeReceives)", test_unknown_size_receives},
     {"pmpi's MPIX_Alltoallv: the own block apart from 4 KiB (OwnBlockApart)", test_pmpi_own_block_apart},

@@ -84,6 +84,12 @@ bool read_copy_model(CopyModel *model, const char **why)
         *why = "environment variable MPIX_SIM_COPY_SMALL_OVERHEAD: expected nanoseconds per small copy >= 0";
         return false;
     }
+    double piece_ns = 0;
+    if (!read_nonnegative("MPIX_SIM_CPU_PIECE", &piece_ns)) {
+        *why = "environment variable MPIX_SIM_CPU_PIECE: expected nanoseconds per piece >= 0";
+        return false;
+    }
+    model->seconds_per_piece = piece_ns * 1e-9;
     double self_bytes = 0, self_ns = 0, self_gbps = 0;
     if (!read_mpi_self(&self_bytes, &self_ns, &self_gbps)) {
         *why = "environment variable MPIX_SIM_MPI_SELF: expected 0 or RENDEZVOUS_BYTES:NS:GBPS, each >= 0";
@@ -109,7 +115,7 @@ void LocalWork::set_model(const CopyModel &m)
 {
     model_ = m;
 #if MPIX_SMPI
-    if (model_.charged())
+    if (model_.charged() || model_.cpu_charged())
         host_flops_per_second_ = sg_host_get_speed(sg_host_self());
 #endif
 }

@@ -40,8 +40,16 @@ struct CopyModel {
     double mpi_self_rendezvous_bytes = 0;
     double mpi_self_seconds = 0;
     double mpi_self_bytes_per_second = 0;
+    // The library's own CPU work for each piece it handles: a block range it
+    // copies, packs into a message, delivers, or describes to MPI in a datatype
+    // (each request of LocalWork's, before CopyRun joins neighbours). It stands
+    // for what grows with the pieces besides the bytes: block lists, size
+    // headers, the loops over them (bench/cpu-per-call counts it; sim/README.md,
+    // "The library's CPU per piece"). 0: not charged.
+    double seconds_per_piece = 0;
 
     bool charged() const { return cache_bytes_per_second > 0; }
+    bool cpu_charged() const { return seconds_per_piece > 0; }
     double bytes_per_second(double working_set) const
     {
         return memory_bytes_per_second > 0 && working_set > cache_bytes ? memory_bytes_per_second
@@ -117,8 +125,10 @@ inline void copy_small(void *dst, const void *src, std::size_t n)
 // The model of this run: under SMPI from MPIX_SIM_COPY_BW (GB/s in cache, 0:
 // free), MPIX_SIM_COPY_MEM_BW (GB/s from memory), MPIX_SIM_COPY_CACHE (bytes),
 // MPIX_SIM_COPY_OVERHEAD (ns per copy), MPIX_SIM_COPY_SMALL_OVERHEAD (ns per
-// copy of kSmallCopyBytes or less; absent: MPIX_SIM_COPY_OVERHEAD's) and MPIX_SIM_MPI_SELF (the MPI library's
-// message to itself, RENDEZVOUS_BYTES:NS:GBPS; absent or 0: a copy), which
+// copy of kSmallCopyBytes or less; absent: MPIX_SIM_COPY_OVERHEAD's), MPIX_SIM_MPI_SELF (the MPI library's
+// message to itself, RENDEZVOUS_BYTES:NS:GBPS; absent or 0: a copy) and
+// MPIX_SIM_CPU_PIECE (ns of the library's CPU per piece; charged even where the
+// copies are free, --copy-bw 0), which
 // sim/run sets from the platform or its --copy-* and --mpi-self options;
 // natively, and when they are unset, free.
 // False (and `why` set) for a malformed value.
@@ -128,26 +138,28 @@ class LocalWork {
 public:
     void set_model(const CopyModel &m);
     const CopyModel &model() const { return model_; }
-    // Copies cost simulated time (SMPI with a copy model); natively never.
-    bool charged() const { return MPIX_SMPI && model_.charged(); }
+    // Local work costs simulated time (SMPI with a copy model or a CPU charge
+    // per piece); natively never.
+    bool charged() const { return MPIX_SMPI && (model_.charged() || model_.cpu_charged()); }
     // The working set of the call now running on this rank (its send and
     // receive bytes), which picks the copy bandwidth; set by every dispatch.
     void set_working_set(std::size_t bytes) { working_set_ = static_cast<double>(bytes); }
     double working_set() const { return working_set_; }
 
     // memcpy / memmove / memset of n bytes, counted and charged as one copy
-    // (a small one, copy_small, up to kSmallCopyBytes).
-    void copy(void *dst, const void *src, std::size_t n)
+    // (a small one, copy_small, up to kSmallCopyBytes); `pieces`: the ranges it
+    // joins (CopyRun).
+    void copy(void *dst, const void *src, std::size_t n, std::size_t pieces = 1)
     {
         if (n == 0)
             return;
         if (n <= kSmallCopyBytes) {
             copy_small(dst, src, n);
-            note(n, 1, 1);
+            note(n, 1, 1, pieces);
             return;
         }
         std::memcpy(dst, src, n);
-        note(n, 1);
+        note(n, 1, 0, pieces);
     }
     void move(void *dst, const void *src, std::size_t n)
     {
@@ -167,14 +179,20 @@ public:
     // MPI_Unpack of a non-contiguous datatype, or the MPI library packing a message
     // the library describes by a datatype of several byte ranges.
     // `small`: how many of the copies were of kSmallCopyBytes or less (copy_small).
-    void note(std::size_t bytes, std::size_t copies, std::size_t small = 0)
+    // `pieces`: the ranges handled, where a CopyRun joined several into one copy
+    // (0: one per copy).
+    void note(std::size_t bytes, std::size_t copies, std::size_t small = 0, std::size_t pieces = 0)
     {
+        if (pieces < copies)
+            pieces = copies;
         bytes_ += bytes;
         copies_ += copies;
         small_copies_ += small;
+        pieces_ += pieces;
         if (charged())
             charge(model_.seconds(static_cast<double>(bytes), static_cast<double>(copies), working_set_,
-                                  static_cast<double>(small)));
+                                  static_cast<double>(small)) +
+                   static_cast<double>(pieces) * model_.seconds_per_piece);
     }
 
     // Under SMPI, charges what the MPI library's collective does with the rank's
@@ -197,6 +215,7 @@ public:
     std::uint64_t bytes() const { return bytes_; }
     std::uint64_t copies() const { return copies_; }
     std::uint64_t small_copies() const { return small_copies_; }  // of them, up to kSmallCopyBytes
+    std::uint64_t pieces() const { return pieces_; }  // ranges handled (CopyModel::seconds_per_piece)
 
     // Copies whose sources and destinations each follow the previous one's in
     // memory (blocks for consecutive ranks of a packed buffer, gathered into a
@@ -220,17 +239,19 @@ public:
             const char *s = static_cast<const char *>(src);
             if (n_ > 0 && d == dst_ + n_ && s == src_ + n_) {
                 n_ += n;
+                ++pieces_;
                 return;
             }
             flush();
             dst_ = d;
             src_ = s;
             n_ = n;
+            pieces_ = 1;
         }
         void flush()
         {
             if (n_ > 0)
-                w_->copy(dst_, src_, n_);
+                w_->copy(dst_, src_, n_, pieces_);
             n_ = 0;
         }
 
@@ -239,6 +260,7 @@ public:
         char *dst_ = nullptr;
         const char *src_ = nullptr;
         std::size_t n_ = 0;
+        std::size_t pieces_ = 0;  // the ranges joined into this run
     };
 
     // Copies inside a Batch's lifetime are charged once, when it ends: a loop of
@@ -272,7 +294,7 @@ private:
     double pending_seconds_ = 0;
     double working_set_ = 0;
     int batch_depth_ = 0;
-    std::uint64_t bytes_ = 0, copies_ = 0, small_copies_ = 0;
+    std::uint64_t bytes_ = 0, copies_ = 0, small_copies_ = 0, pieces_ = 0;
 };
 
 }  // namespace mpix
