@@ -3,7 +3,7 @@
 # tree: ./configure && make, and `make sim` for the SMPI part).
 #   bench/results/regenerate.sh [native] [smpi] [charged] [skew] [agreement] [tune] [calibration] [calibration-P16]
 #                               [calibration-P8] [calibration-P12] [calibration-instructions]
-#                               [calibration-instructions-P16] [overlap]
+#                               [calibration-instructions-P16] [overlap] [cpu-piece]
 #   (tune = tune-dragonfly tune-fattree tune-flat tune-dragonfly64, each runnable alone)
 #                                                  (default: native charged)
 # Environment: NP (native ranks, 8), PLATFORM (dragonfly-64x16), RUNS (names from
@@ -337,6 +337,28 @@ agreement)
         done
     done
     /usr/bin/python3 "$out/agreement/summary.py" "$f" > "$out/agreement/carried-fattree-ppn1.md"
+    ;;
+cpu-piece)
+    # The library's own CPU per piece it handles, charged (sim/run --cpu-piece;
+    # sim/README.md, "The library's CPU per piece"): 16 B blocks (and 1 KiB at
+    # P = 1024) at 0, 13 and 76 ns a piece, the prices of an instruction fitted
+    # on this machine (2 ranks) and on the 16-core device machine times the
+    # pieces' 181 instructions. cpu-piece/PN-cpuNS.csv; about 25 minutes on the
+    # 2-core machine (P = 4096: 2.6 minutes and 10 GB a run).
+    mkdir -p "$out/cpu-piece"
+    for ns in 0 13 76; do
+        f="$out/cpu-piece/P256-cpu$ns.csv"; rm -f "$f"
+        sim/run dragonfly-64x16 256 --cpu-piece $ns -- --coll alltoallv --size 16 --radix 2 --iters 1 --warmup 1 \
+            --algo node_bruck,two_phase_bruck,parlogna,scattered,auto --csv "$f" >/dev/null
+        f="$out/cpu-piece/P1024-cpu$ns.csv"; rm -f "$f"
+        sim/run dragonfly-64x16 1024 --cpu-piece $ns -- --coll alltoallv --size 16 --radix 2 --iters 1 --warmup 1 \
+            --algo node_bruck,two_phase_bruck,parlogna,auto --baseline none --csv "$f" >/dev/null
+        sim/run dragonfly-64x16 1024 --cpu-piece $ns -- --coll alltoallv --size 1024 --radix 2 --iters 1 --warmup 1 \
+            --algo node_bruck,auto --baseline none --csv "$f" >/dev/null
+        f="$out/cpu-piece/P4096-cpu$ns.csv"; rm -f "$f"
+        sim/run dragonfly-256x64 4096 --cpu-piece $ns -- --coll alltoallv --size 16 --iters 1 --warmup 0 \
+            --algo node_bruck --baseline none --csv "$f" >/dev/null
+    done
     ;;
 calibration)
     # Issue 29: the one-node platform of this machine and every alltoall(v) row
