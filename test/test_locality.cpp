@@ -274,6 +274,52 @@ void test_relay_forwards_unpacked()
     }
 }
 
+// node_bruck hands on a run of blocks that lie side by side as one range: a
+// bundle's blocks for consecutive ranks of a remote node (phase A), bundles
+// that arrived next to each other (forwarded in phases A and C), and a remote
+// node's blocks for consecutive receive blocks (delivered). So every range it
+// copies is one copy: its LocalWork counts as many pieces as copies on every
+// rank (a CopyRun that joined ranges would count more pieces than copies; at
+// P = 64 in nodes of 8 they were 205 pieces and 112 copies a rank before).
+// P = 8 in 4 nodes of 2 (one part per remote node: its 2 blocks are one
+// range), 16 B blocks, MPIX_Alltoall and MPIX_Alltoallv, verified.
+void test_node_bruck_joins_ranges()
+{
+    const int p = 8, me = mpixtest::rank();
+    const std::string what = "node_bruck at P = 8 in nodes of 2";
+    if (mpixtest::size() >= p) {
+        MPI_Comm sub;
+        MPI_Comm_split(MPI_COMM_WORLD, me < p ? 0 : MPI_UNDEFINED, me, &sub);
+        if (sub != MPI_COMM_NULL) {
+            MPIX_Comm *xcomm;
+            CU_ASSERT_EQUAL_FATAL(MPIX_Comm_init(&xcomm, sub), MPI_SUCCESS);
+            std::vector<long long> nodes;
+            for (int r = 0; r < p; ++r)
+                nodes.push_back(r / 2);
+            CU_ASSERT_EQUAL_FATAL(mpix::set_emulated_regions(xcomm, nodes), MPI_SUCCESS);
+            for (bool uniform : {true, false}) {
+                select_with_hints(xcomm, uniform, "node_bruck", {});
+                long long pieces = 0, copies = 0;
+                for (int call = 0; call < 2; ++call) {  // the second, once the plan is cached
+                    const std::uint64_t p0 = xcomm->work.pieces(), c0 = xcomm->work.copies();
+                    mpixtest::exchange_and_check(xcomm, uniform, [](int, int) { return 16; }, what);
+                    pieces = static_cast<long long>(xcomm->work.pieces() - p0);
+                    copies = static_cast<long long>(xcomm->work.copies() - c0);
+                }
+                long long extra = pieces - copies, most = 0;
+                MPI_Allreduce(&extra, &most, 1, MPI_LONG_LONG, MPI_MAX, sub);
+                MPIX_EXPECT(most == 0 && copies > 0,
+                            what + (uniform ? " (alltoall)" : " (alltoallv)") + ": rank " + std::to_string(me) +
+                                " counted " + std::to_string(pieces) + " pieces for " + std::to_string(copies) +
+                                " copies; a rank had " + std::to_string(most) + " pieces more than copies");
+            }
+            MPIX_Comm_free(&xcomm);
+            MPI_Comm_free(&sub);
+        }
+    }
+    MPIX_CHECK_ALL(what.c_str());
+}
+
 void test_alltoall_layouts() { check_layouts(mpix::Collective::alltoall); }
 void test_alltoallv_layouts() { check_layouts(mpix::Collective::alltoallv); }
 
@@ -281,6 +327,7 @@ const mpixtest::TestCase kTests[] = {
     {"emulated node and socket maps", test_emulated_maps},
     {"MPIX_PPN emulates nodes from MPIX_Comm_init", test_ppn_environment},
     {"relays forward runs of their receive buffers unpacked", test_relay_forwards_unpacked},
+    {"node_bruck hands on side-by-side blocks as one range", test_node_bruck_joins_ranges},
     {"MPIX_Alltoall: every algorithm on uneven, round-robin, socket layouts", test_alltoall_layouts},
     {"MPIX_Alltoallv: every algorithm on uneven, round-robin, socket layouts", test_alltoallv_layouts},
 };

@@ -311,8 +311,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                 for (const Piece &p : held[t]) {
                     if (sizes_only)
                         continue;  // the header says it all
-                    addrs.push_back(const_cast<char *>(p.data));
-                    lens.push_back(p.bytes);
+                    append_range(p.data, p.bytes, &addrs, &lens);  // side by side: one range
                     payload += p.bytes;
                 }
             if (payload == 0 && !rd.header && !rd.stats_only) {

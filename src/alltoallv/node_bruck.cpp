@@ -60,20 +60,6 @@ bool in_part(int m, int q, int parts) { return m % parts == q; }
 // a message's two overheads (1 us each) cost about a 4 KiB copy.
 constexpr std::uint64_t kUnpackedChunk = 4096;
 
-// Appends the range [p, p + bytes) to a message's ranges, joined to the last
-// one where it continues it (blocks of consecutive ranks of a send buffer).
-void append_range(char *p, std::size_t bytes, std::vector<char *> *addrs, std::vector<std::size_t> *lens)
-{
-    if (bytes == 0)
-        return;
-    if (!addrs->empty() && addrs->back() + lens->back() == p)
-        lens->back() += bytes;
-    else {
-        addrs->push_back(p);
-        lens->push_back(bytes);
-    }
-}
-
 // What this rank's node looks like to node_bruck, cached per communicator.
 // The groups node_bruck's rounds aggregate in: the nodes themselves, or where
 // nodes are larger than group_size, each node split into groups of at most that
@@ -919,8 +905,7 @@ int node_bruck(const Exchange &x)
                     if (skips_me[s] || m == apart)
                         continue;
                     const Piece &pc = from[s][first + m];
-                    addrs.push_back(const_cast<char *>(pc.data));
-                    lens.push_back(pc.bytes);
+                    append_range(pc.data, pc.bytes, &addrs, &lens);
                     payload += pc.bytes;
                     if (x.trace)
                         ids.push_back(static_cast<long long>(gp->local[s]) * P + mine[first + m]);
@@ -1283,6 +1268,21 @@ int node_bruck(const Exchange &x)
             const Handled &hd = gp->handled[s][h];
             if (!in_part(i, hd.part, gp->parts) || came_apart(h))
                 continue;
+            // The node's blocks for me one range of my receive buffer and of
+            // the current piece (consecutive ranks, the usual layout): one copy,
+            // one piece, not a turn of the loop below per block.
+            std::size_t node_total = 0;
+            char *node_range = receive_range(x, &R.members[R.offsets[hd.node]], R.size_of(hd.node), &node_total);
+            while (node_total > 0 && pieces[piece].bytes - at == 0) {
+                ++piece;
+                at = 0;
+            }
+            if (node_range && node_total > 0 && pieces[piece].bytes - at >= node_total &&
+                (!uniform || node_total == B * static_cast<std::size_t>(R.size_of(hd.node)))) {
+                run.copy(node_range, pieces[piece].data + at, node_total);
+                at += node_total;
+                continue;
+            }
             for (int m = 0; m < R.size_of(hd.node); ++m) {
                 int src = R.member(hd.node, m);
                 std::size_t left = uniform ? B : x.recvbytes[src];
