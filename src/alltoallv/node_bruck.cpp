@@ -106,7 +106,7 @@ struct NodeBruckLists {
     // before its use (made fresh, they were about 20 allocations a call).
     std::vector<char> bypass, skips_me, own_apart, own_apart_asked, in_place;
     std::vector<std::uint64_t> sent_via_before, via_me_before, sent_via, via_me, member_received;
-    std::vector<std::size_t> sizes, lens, in_bytes, place_expected, extra_expected;
+    std::vector<std::size_t> sizes, lens, in_bytes, place_expected, extra_expected, group_in;
     std::vector<MPI_Request> extra_sends, place_sends, place_recvs, send_reqs, apart_sends, recv_reqs, extra_recvs;
     std::vector<int> peers;
     std::vector<char *> addrs, in_data, extra_at;
@@ -665,9 +665,14 @@ int node_bruck(const Exchange &x)
             bundles[j].push_back(Piece{reinterpret_cast<const char *>(size_heads[j].data()), size_heads[j].size()});
         }
         bundles[j].push_back(block_piece(gp->local[j]));
-        if (!skips_handler(i, j))
+        if (!skips_handler(i, j)) {
+            // Written in place: a push_back a block was an out-of-line call each.
+            const std::size_t first = bundles[j].size();
+            bundles[j].resize(first + gp->remote[j].size());
+            Piece *out = bundles[j].data() + first;
             for (int d : gp->remote[j])
-                bundles[j].push_back(block_piece(d));
+                *out++ = block_piece(d);
+        }
     }
     const int rounds_a = bundle_bruck_rounds(n, radix_a);
     std::vector<Piece> &arrived = lists->arrived;  // bundle_bruck assigns it
@@ -709,10 +714,10 @@ int node_bruck(const Exchange &x)
     std::vector<std::vector<Piece>> &from = lists->from;
     empty_lists(&from, static_cast<std::size_t>(n));
     for (int s = 0; s < n; ++s) {
-        from[s].reserve(mine.size());
+        from[s].resize(mine.size());  // written in place below, as the bundles
         if (s == i) {
-            for (int d : mine)
-                from[s].push_back(block_piece(d));
+            for (std::size_t z = 0; z < mine.size(); ++z)
+                from[s][z] = block_piece(mine[z]);
             continue;
         }
         const Piece &b = arrived[s];
@@ -725,27 +730,30 @@ int node_bruck(const Exchange &x)
         } else {
             node_sum += sizes[0];
             member_received[static_cast<std::size_t>(s)] = sizes[1];
-            sizes.erase(sizes.begin(), sizes.begin() + 2);
         }
+        // block[0]: the block for me, block[1 + z]: for mine[z] (after the two
+        // volumes of an alltoallv header).
+        const std::size_t *block = sizes.data() + (uniform ? 0 : 2);
         const bool skipped = skips_me[static_cast<std::size_t>(s)];
         std::size_t total = at;
-        for (std::size_t z = 0; z < (skipped ? 1 : sizes.size()); ++z)
-            total += sizes[z];
+        for (std::size_t z = 0; z < (skipped ? 1 : 1 + mine.size()); ++z)
+            total += block[z];
         if (total != b.bytes)
             return MPI_ERR_INTERN;
         // The block for me: at its destination already.
-        if (sizes[0] > x.recvbytes[src])
+        if (block[0] > x.recvbytes[src])
             note_mismatch(&mismatch, MPI_ERR_TRUNCATE);
-        else if (sizes[0] < x.recvbytes[src])
+        else if (block[0] < x.recvbytes[src])
             note_mismatch(&mismatch, MPI_ERR_COUNT);
         else
-            x.work->copy(x.recv_block(src), b.data + at, sizes[0]);
-        at += sizes[0];
+            x.work->copy(x.recv_block(src), b.data + at, block[0]);
+        at += block[0];
+        Piece *out = from[s].data();
         for (std::size_t z = 0; z < mine.size(); ++z) {
-            via_me[static_cast<std::size_t>(s)] += sizes[1 + z];
-            from[s].push_back(Piece{skipped ? nullptr : b.data + at, sizes[1 + z]});
+            via_me[static_cast<std::size_t>(s)] += block[1 + z];
+            out[z] = Piece{skipped ? nullptr : b.data + at, block[1 + z]};
             if (!skipped)
-                at += sizes[1 + z];
+                at += block[1 + z];
         }
     }
     if (!uniform) {
@@ -1119,12 +1127,23 @@ int node_bruck(const Exchange &x)
     // MPIX_Alltoall: B each, for any d (bundle_bruck forwards bundles whose
     // sizes every rank computes; d's part, not this rank's, decides which of s's
     // nodes they hold). MPIX_Alltoallv: d's recvcounts, so only d == i is known.
+    // group_in[v]: the bytes of all of group v's blocks for me (B each for
+    // MPIX_Alltoall), summed once a call, not once a handler and position.
+    std::vector<std::size_t> &group_in = lists->group_in;
+    group_in.assign(static_cast<std::size_t>(N), 0);
+    for (int v = 0; v < N; ++v) {
+        if (uniform) {
+            group_in[static_cast<std::size_t>(v)] = B * static_cast<std::size_t>(R.size_of(v));
+            continue;
+        }
+        for (int m = 0; m < R.size_of(v); ++m)
+            group_in[static_cast<std::size_t>(v)] += x.recvbytes[R.member(v, m)];
+    }
     auto expected_from = [&](int s, int d) {
         std::size_t b = 0;
         for (const Handled &hd : gp->handled[s])
             if (in_part(d, hd.part, gp->parts))
-                for (int m = 0; m < R.size_of(hd.node); ++m)
-                    b += uniform ? B : x.recvbytes[R.member(hd.node, m)];
+                b += group_in[static_cast<std::size_t>(hd.node)];
         return b;
     };
     // A rank that receives more than direct_above (node_bruck_in_place) gets its
