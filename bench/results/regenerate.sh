@@ -341,12 +341,14 @@ agreement)
 cpu-piece)
     # The library's own CPU per piece it handles, charged (sim/run --cpu-piece;
     # sim/README.md, "The library's CPU per piece"): 16 B blocks (and 1 KiB at
-    # P = 1024) at 0, 13 and 76 ns a piece, the prices of an instruction fitted
-    # on this machine (2 ranks) and on the 16-core device machine times the
-    # pieces' 181 instructions. cpu-piece/PN-cpuNS.csv; about 25 minutes on the
-    # 2-core machine (P = 4096: 2.6 minutes and 10 GB a run).
+    # P = 1024) at 0, 17 and 104 ns a piece, the prices of an instruction fitted
+    # on this machine (2 ranks, 0.070 ns) and on the 16-core device machine
+    # (0.42 ns) times the 248 instructions a piece that node_bruck's counts fit
+    # once side-by-side ranges went as one piece (sixteenth session; 211 on its
+    # final code, 181 before, with more pieces). cpu-piece/PN-cpuNS.csv; about 25 minutes on the 2-core
+    # machine (P = 4096: 2.6 minutes and 10 GB a run).
     mkdir -p "$out/cpu-piece"
-    for ns in 0 13 76; do
+    for ns in 0 17 104; do
         f="$out/cpu-piece/P256-cpu$ns.csv"; rm -f "$f"
         sim/run dragonfly-64x16 256 --cpu-piece $ns -- --coll alltoallv --size 16 --radix 2 --iters 1 --warmup 1 \
             --algo node_bruck,two_phase_bruck,parlogna,scattered,auto --csv "$f" >/dev/null
