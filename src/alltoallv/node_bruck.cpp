@@ -628,7 +628,7 @@ int node_bruck(const Exchange &x)
             std::size_t total = 0;
             for (int m = hd.part; m < R.size_of(hd.node); m += k) {
                 const int d = R.member(hd.node, m);
-                append_range(const_cast<char *>(x.send_block(d)), x.sendbytes[d], &addrs, &lens);
+                append_range(x.send_block(d), x.sendbytes[d], &addrs, &lens);
                 total += x.sendbytes[d];
             }
             if (total == 0 || rc != MPI_SUCCESS)
@@ -821,7 +821,7 @@ int node_bruck(const Exchange &x)
         std::vector<std::size_t> lens;
         *bytes = 0;
         for (const Piece &pc : pieces) {
-            append_range(const_cast<char *>(pc.data), pc.bytes, &addrs, &lens);
+            append_range(pc.data, pc.bytes, &addrs, &lens);
             *bytes += pc.bytes;
         }
         if (addrs.size() <= 1)

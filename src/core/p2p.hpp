@@ -32,18 +32,7 @@ int sendrecv_bytes(const void *sendbuf, std::size_t sendbytes, int dest, void *r
 // all, *type is MPI_DATATYPE_NULL and nothing needs freeing.
 int byte_ranges_type(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
                      char **base, MPI_Datatype *type);
-// Posts a nonblocking send of the ranges as one message (nothing when they
-// total 0 bytes: the peer knows the same total and skips too; *req is then
-// MPI_REQUEST_NULL). One range goes as it is; several are copied here, in
-// order, into a new buffer appended to `store` (keep it until the send
-// completes), counted and charged on `work`, and sent contiguous. Not as a
-// datatype of ranges: MPICH 4.0 packs such a datatype (hindexed of MPI_BYTE)
-// at 2-3 GB/s on the project's machine, 15x below memcpy (sim/README.md,
-// "Calibration"), and every MPI packs a non-contiguous message at least once.
-//
-// `relay_mismatch`: for a message that forwards received blocks to a receiver
-// who knows its length (sizes known everywhere), the exchange's mismatch slot;
-// see relay_length.
+
 // Appends the range [p, p + bytes) to a message's ranges, joined to the last one
 // where it continues it (blocks of consecutive ranks of a send buffer, bundles
 // that arrived side by side in one message): a message's concatenation is the
@@ -61,6 +50,18 @@ inline void append_range(const char *p, std::size_t bytes, std::vector<char *> *
     }
 }
 
+// Posts a nonblocking send of the ranges as one message (nothing when they
+// total 0 bytes: the peer knows the same total and skips too; *req is then
+// MPI_REQUEST_NULL). One range goes as it is; several are copied here, in
+// order, into a new buffer appended to `store` (keep it until the send
+// completes), counted and charged on `work`, and sent contiguous. Not as a
+// datatype of ranges: MPICH 4.0 packs such a datatype (hindexed of MPI_BYTE)
+// at 2-3 GB/s on the project's machine, 15x below memcpy (sim/README.md,
+// "Calibration"), and every MPI packs a non-contiguous message at least once.
+//
+// `relay_mismatch`: for a message that forwards received blocks to a receiver
+// who knows its length (sizes known everywhere), the exchange's mismatch slot;
+// see relay_length.
 int isend_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, int peer, int tag,
                  MPI_Comm comm, LocalWork *work, ScratchStore *store, MPI_Request *req,
                  const int *relay_mismatch = nullptr);
