@@ -5,9 +5,11 @@
 // row (linear: only the rank's own block is copied) and the MPI library's own
 // (pmpi: charged what the MPI library does with the own block, mpix copies
 // nothing), each once after one warm-up call, verified; rank 0 prints `ROW simulated_us copied_bytes
-// small_copies pieces` per row, the slowest rank's time and this rank's copies (core/local_work.hpp) of the
-// timed call, how many of them were of 16 B or less (copy_small), and the pieces
-// (ranges) they handled, which --cpu-piece charges. Exit status 1 on a wrong byte or an error.
+// small_copies pieces blocks` per row, the slowest rank's time and this rank's copies (core/local_work.hpp) of the
+// timed call, how many of them were of 16 B or less (copy_small), the pieces
+// (ranges) they handled, which --cpu-piece charges, and the basic blocks of the
+// library's code it ran (core/cpu_count.hpp; 0 where the build does not count
+// them), which --cpu-block charges. Exit status 1 on a wrong byte or an error.
 #include <mpi.h>
 
 #include <cstdio>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "core/comm.hpp"
+#include "core/cpu_count.hpp"
 #include "mpix.h"
 
 int main(int argc, char **argv)
@@ -38,19 +41,21 @@ int main(int argc, char **argv)
         MPIX_Comm_set_info(xcomm, info);
         MPIX_Info_free(&info);
         double slowest = 0;
-        unsigned long long copied = 0, small = 0, pieces = 0;
+        unsigned long long copied = 0, small = 0, pieces = 0, blocks = 0;
         for (int call = 0; call < 2; ++call) {
             for (std::size_t k = 0; k < send.size(); ++k)  // byte k of the block for rank k / b
                 send[k] = static_cast<unsigned char>(me * 31 + static_cast<int>(k / b) * 7 + static_cast<int>(k % b) + call);
             MPI_Barrier(MPI_COMM_WORLD);
             const std::uint64_t before = xcomm->work.bytes(), small_before = xcomm->work.small_copies(),
                                 pieces_before = xcomm->work.pieces();
+            const std::uint64_t blocks_before = mpix::cpu_blocks();
             double t0 = MPI_Wtime();
             int rc = MPIX_Alltoall(send.data(), b, MPI_BYTE, recv.data(), b, MPI_BYTE, xcomm);
             double t = MPI_Wtime() - t0;
             copied = xcomm->work.bytes() - before;
             small = xcomm->work.small_copies() - small_before;
             pieces = xcomm->work.pieces() - pieces_before;
+            blocks = mpix::cpu_blocks() - blocks_before;
             MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
             if (rc != MPI_SUCCESS)
                 bad = 1;
@@ -60,7 +65,7 @@ int main(int argc, char **argv)
                     bad = 1;
         }
         if (me == 0)
-            std::printf("%s %.3f %llu %llu %llu\n", row, slowest * 1e6, copied, small, pieces);
+            std::printf("%s %.3f %llu %llu %llu %llu\n", row, slowest * 1e6, copied, small, pieces, blocks);
     }
     int any_bad = 0;
     MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -10,6 +10,8 @@
 #  - --copy-bw 0 is today's free model: the copies are counted, not charged.
 #  - --cpu-piece (the library's CPU per range handled) charges bruck_basic's
 #    pieces, with the copies free too, and linear's one piece alone; pmpi's none.
+#  - --cpu-block (the library's CPU per basic block of its code, counted by the
+#    SMPI build) charges each row the blocks it runs: bruck_basic the most.
 #  - the MPI library's own (pmpi) copies nothing of mpix's; with --mpi-self
 #    (MPICH sends the own block of 4 KiB blocks on 16 ranks to itself) it pays
 #    that message at the given rate instead of a copy, and the other rows pay
@@ -20,11 +22,11 @@
 # fails and says so.
 sim_prog=check_charge
 . "${srcdir:-.}/test/sim-build.sh"
-run() {  # $1: copy bandwidth in GB/s, $2: --mpi-self, $3: block bytes, $4: ns a small copy, $5: ns a piece
-         # -> "row us copied small pieces" lines
+run() {  # $1: copy bandwidth in GB/s, $2: --mpi-self, $3: block bytes, $4: ns a small copy, $5: ns a piece,
+         # $6: ns a basic block -> "row us copied small pieces blocks" lines
     "$top/sim/run" flat-16x16 16 --copy-bw "$1" --copy-mem-bw 0 --copy-overhead 3.6 --copy-small-overhead "${4:-3.6}" \
-        --mpi-self "${2:-0}" --cpu-piece "${5:-0}" --prog "$prog" -- "${3:-4096}" ||
-        fail "check_charge at --copy-bw $1 --mpi-self ${2:-0} ${3:-4096} B, ${4:-3.6} ns a small copy, ${5:-0} ns a piece"
+        --mpi-self "${2:-0}" --cpu-piece "${5:-0}" --cpu-block "${6:-0}" --prog "$prog" -- "${3:-4096}" ||
+        fail "check_charge at --copy-bw $1 --mpi-self ${2:-0} ${3:-4096} B, ${4:-3.6} ns a small copy, ${5:-0} ns a piece, ${6:-0} ns a block"
 }
 free=$(run 0) || exit 1
 mid=$(run 30) || exit 1
@@ -99,3 +101,33 @@ awk -v f="$(field "$free" bruck_basic 2)" -v c="$(field "$cpu" bruck_basic 2)" -
     if (cp != fp) { print "FAIL: pmpi moved with --cpu-piece: " fp " -> " cp " us"; exit 1 }
     printf "PASS: bruck_basic %.3f -> %.3f us (%d pieces, +%.3f expected); linear %.3f -> %.3f us; pmpi %.3f\n", f, c, n, extra, fl, cl, cp
 }' || exit 1
+# The library's CPU counted in basic blocks (--cpu-block; the SMPI build counts
+# every block of the library's code: src/core/cpu_count.hpp). With the copies
+# free, 100 ns a block slows bruck_basic by at least 90 % of its blocks' time
+# (at that price its CPU, not its messages, is its critical path) and linear
+# and pmpi by no more than theirs plus 4 (the few blocks the call before ran
+# after its last charge are charged at this call's first charge point); the counts do not move with the price, and
+# bruck_basic (rotations, packing, rounds) runs more blocks than linear, which
+# runs more than pmpi (the dispatch alone).
+block_free=$(run 0 0 4096 3.6 0 0) || exit 1
+block_dear=$(run 0 0 4096 3.6 0 100) || exit 1
+echo "free copies, 0 and 100 ns a basic block:"; echo "$block_free"; echo "$block_dear"
+for r in bruck_basic linear pmpi; do
+    [ "$(field "$block_free" $r 6)" = "$(field "$block_dear" $r 6)" ] || fail "$r's block count moved with their price"
+done
+awk -v bb="$(field "$block_free" bruck_basic 6)" -v lb="$(field "$block_free" linear 6)" -v pb="$(field "$block_free" pmpi 6)" \
+    -v f="$(field "$block_free" bruck_basic 2)" -v c="$(field "$block_dear" bruck_basic 2)" \
+    -v fl="$(field "$block_free" linear 2)" -v cl="$(field "$block_dear" linear 2)" \
+    -v fp="$(field "$block_free" pmpi 2)" -v cp="$(field "$block_dear" pmpi 2)" 'BEGIN {
+    if (!(bb > lb && lb > pb && pb >= 0)) { print "FAIL: blocks bruck_basic " bb ", linear " lb ", pmpi " pb ": expected in that order, decreasing"; exit 1 }
+    extra = bb * 100e-3; extra_linear = (lb + 4) * 100e-3; extra_pmpi = (pb + 4) * 100e-3   # us
+    if (c - f < 0.9 * extra) { print "FAIL: bruck_basic slowed by " c - f " us at 100 ns a block, its " bb " blocks cost " extra; exit 1 }
+    if (cl - fl > extra_linear * 1.01 + 0.01) { print "FAIL: linear slowed by " cl - fl " us, more than its " lb " blocks (" extra_linear ")"; exit 1 }
+    if (cp - fp > extra_pmpi * 1.01 + 0.01) { print "FAIL: pmpi slowed by " cp - fp " us, more than its " pb " blocks (" extra_pmpi ")"; exit 1 }
+    printf "PASS: bruck_basic %.3f -> %.3f us (%d blocks, +%.3f expected); linear %.3f -> %.3f us (%d blocks); pmpi %.3f -> %.3f us (%d blocks)\n", f, c, bb, extra, fl, cl, lb, fp, cp, pb
+}' || exit 1
+# A malformed price is refused with a clear message, by sim/run and by the library.
+if out=$("$top/sim/run" flat-16x16 16 --copy-bw 0 --cpu-block abc --prog "$prog" -- 4096 2>&1); then
+    fail "sim/run accepted --cpu-block abc"
+fi
+echo "$out" | grep -q -- "--cpu-block must be a number" || fail "sim/run --cpu-block abc said: $out"

@@ -8,6 +8,8 @@
 #include <mutex>
 #include <new>
 
+#include "core/cpu_count.hpp"
+
 namespace mpix {
 
 // Returns an MPI error code of class `errclass` whose string is "func: problem"
@@ -127,7 +129,9 @@ int guard_entry(MPI_Comm comm, const char *func, Body &&body) noexcept
 {
     LibraryScope inside;
     try {
-        return body();
+        const int rc = body();
+        cpu_charge();  // the call's last work, before it returns (counting SMPI build only)
+        return rc;
     } catch (const std::bad_alloc &) {
         return raise(comm, MPI_ERR_NO_MEM, func, "out of memory");
     } catch (...) {

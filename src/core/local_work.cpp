@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "config.h"
+#include "core/cpu_count.hpp"
 
 #if MPIX_SMPI
 #include <simgrid/host.h>
@@ -90,6 +91,16 @@ bool read_copy_model(CopyModel *model, const char **why)
         return false;
     }
     model->seconds_per_piece = piece_ns * 1e-9;
+    double block_ns = 0;
+    if (!read_nonnegative("MPIX_SIM_CPU_BLOCK", &block_ns)) {
+        *why = "environment variable MPIX_SIM_CPU_BLOCK: expected nanoseconds per basic block >= 0";
+        return false;
+    }
+    if (block_ns > 0 && !cpu_counted()) {
+        *why = "environment variable MPIX_SIM_CPU_BLOCK: this build does not count its basic blocks (configure --enable-cpu-count)";
+        return false;
+    }
+    model->seconds_per_block = block_ns * 1e-9;
     double self_bytes = 0, self_ns = 0, self_gbps = 0;
     if (!read_mpi_self(&self_bytes, &self_ns, &self_gbps)) {
         *why = "environment variable MPIX_SIM_MPI_SELF: expected 0 or RENDEZVOUS_BYTES:NS:GBPS, each >= 0";
@@ -115,8 +126,10 @@ void LocalWork::set_model(const CopyModel &m)
 {
     model_ = m;
 #if MPIX_SMPI
-    if (model_.charged() || model_.cpu_charged())
+    if (model_.charged() || model_.cpu_charged() || model_.seconds_per_block > 0)
         host_flops_per_second_ = sg_host_get_speed(sg_host_self());
+    if (model_.seconds_per_block > 0)
+        cpu_set_charge(model_.seconds_per_block, host_flops_per_second_);
 #endif
 }
 
@@ -129,6 +142,7 @@ void LocalWork::charge(double seconds)
 
 void LocalWork::flush()
 {
+    cpu_charge();  // the work that led to the copy, then the copy
 #if MPIX_SMPI
     if (pending_seconds_ > 0 && host_flops_per_second_ > 0)
         smpi_execute_flops(pending_seconds_ * host_flops_per_second_);

@@ -47,6 +47,9 @@ struct CopyModel {
     // headers, the loops over them (bench/cpu-per-call counts it; sim/README.md,
     // "The library's CPU per piece"). 0: not charged.
     double seconds_per_piece = 0;
+    // The library's CPU work a basic block of its code (core/cpu_count.hpp;
+    // MPIX_SIM_CPU_BLOCK, the counting build only). 0: not charged.
+    double seconds_per_block = 0;
 
     bool charged() const { return cache_bytes_per_second > 0; }
     bool cpu_charged() const { return seconds_per_piece > 0; }

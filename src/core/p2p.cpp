@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "config.h"
+#include "core/cpu_count.hpp"
 #include "core/error.hpp"
 #include "core/wait.hpp"
 
@@ -36,6 +37,7 @@ int big_bytes_type(std::size_t bytes, MPI_Datatype *type)
 template <class Op>
 int with_byte_type(std::size_t bytes, Op op)
 {
+    cpu_charge();  // every message the library posts: its work so far first
     if (bytes <= static_cast<std::size_t>(INT_MAX))
         return op(static_cast<int>(bytes), MPI_BYTE);
     MPI_Datatype type;
@@ -141,6 +143,7 @@ int datatype_ranges_op(bool send, const std::vector<char *> &addrs, const std::v
     char *base;
     MPI_Datatype type;
     MPIX_CHECK(byte_ranges_type(addrs, lens, use_struct, &base, &type));
+    cpu_charge();
     int rc = send ? MPI_Isend(base, 1, type, peer, tag, comm, req) : MPI_Irecv(base, 1, type, peer, tag, comm, req);
     MPI_Type_free(&type);  // pending operations keep their own reference
     return rc;
@@ -240,6 +243,7 @@ int RidingMax::post(std::vector<MPI_Request> *reqs, std::vector<std::size_t> *ex
     if (posted_ || distance_ >= size_)
         return MPI_SUCCESS;
     std::copy(value_, value_ + count_, out_.begin());
+    cpu_charge();
     reqs->emplace_back();
     expected->push_back(kNotChecked);
     MPIX_CHECK(MPI_Irecv(in_.data(), count_, MPI_UINT64_T, (rank_ - distance_ + size_) % size_, tag_, comm_,
@@ -296,6 +300,7 @@ int agree_gather(const std::uint64_t *mine, int width, int tag, MPI_Comm comm, c
     for (int k = 1; k < n; k *= 2) {
         const int count = std::min(k, n - k) * width;
         in.resize(static_cast<std::size_t>(count));
+        cpu_charge();
         MPI_Request reqs[2];
         MPIX_CHECK(MPI_Irecv(in.data(), count, MPI_UINT64_T, group[(me + k) % n], tag, comm, &reqs[0]));
         MPIX_CHECK(MPI_Isend(all->data(), count, MPI_UINT64_T, group[(me - k + n) % n], tag, comm, &reqs[1]));
@@ -371,6 +376,7 @@ int complete_requests(std::vector<MPI_Request> &requests, const std::size_t *exp
     std::vector<int> errors(requests.size(), MPI_SUCCESS);
     if (!wait && n > 0) {
         int flag = 0;
+        cpu_charge();
         int rc = MPI_Testall(n, requests.data(), &flag, statuses.data());  // NOLINT: a test, not a wait
         if (rc == MPI_SUCCESS && !flag) {
             *done = false;
@@ -421,6 +427,7 @@ int probe_message(int source, int tag, MPI_Comm comm, bool wait, ProbedMessage *
     MPI_Status st;
     int flag = 1;
     WaitContext *task = wait_context();
+    cpu_charge();
     if (wait && task && !task->may_block()) {  // in a task: poll, letting other work run
         for (;;) {
             MPIX_CHECK(probe_message(source, tag, comm, false, m, found));

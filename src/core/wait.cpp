@@ -25,6 +25,7 @@ WaitContext *set_wait_context(WaitContext *c)
 
 int wait_request(MPI_Request *request, MPI_Status *status)
 {
+    cpu_charge();
     WaitContext *me = current_context();
     const auto block = [&] { return blocking_mpi_call(me, [&] { return MPI_Wait(request, status); }); };
     // A request never posted (a round with nothing to receive) or already
@@ -61,6 +62,7 @@ int wait_requests(int count, MPI_Request *requests, MPI_Status *statuses)
 
 int wait_some_requests(int count, MPI_Request *requests, int *outcount, int *indices, MPI_Status *statuses)
 {
+    cpu_charge();
     WaitContext *me = current_context();
     const auto block = [&] {
         return blocking_mpi_call(me, [&] { return MPI_Waitsome(count, requests, outcount, indices, statuses); });
@@ -93,6 +95,7 @@ namespace {
 template <class Blocking, class Start>
 int blocking_or_in_task(Blocking blocking, Start start)
 {
+    cpu_charge();
     if (!current_context())
         return blocking();
     MPI_Request request = MPI_REQUEST_NULL;

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include "config.h"
+#include "core/cpu_count.hpp"
 
 namespace mpix {
 
@@ -37,6 +38,7 @@ WaitContext *set_wait_context(WaitContext *c);
 template <class Call>
 int blocking_mpi_call(WaitContext *me, Call call)
 {
+    cpu_charge();  // the work before a wait is done before it
     if (!me)
         return call();
     me->enter_blocking();

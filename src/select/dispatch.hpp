@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/blocks.hpp"
+#include "core/cpu_count.hpp"
 #include "core/comm.hpp"
 #include "core/exchange.hpp"
 #include "sched/engine.hpp"
@@ -112,9 +113,11 @@ inline bool pass_on(MPIX_Comm *xcomm, Collective c, const char *fn, const MPIX_C
     if (sched::active_tasks() != 0)
         return false;
     xcomm->last_algorithm[static_cast<int>(c)] = m.row->name;
+    cpu_charge();  // the checks above, before the MPI library's call (counting SMPI build only)
     *rc = call();
     if (*rc != MPI_SUCCESS)
         *rc = report_guarded(xcomm, fn, m.row, *rc);
+    cpu_charge();
     return true;
 }
 
