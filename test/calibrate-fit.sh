@@ -4,7 +4,9 @@
 # half the 64 KiB copy's rate or more), and the cost per copy comes from the
 # copies of 64 B or less; the counted CPU term (--instructions) is one fitted ns per
 # instruction, and --from-compare writes a report again from its compare.csv; the
-# cache's edge is the steepest fall of the every-rank copy rate (fit_cache).
+# cache's edge is the steepest fall of the every-rank copy rate (fit_cache); the
+# self-message rendezvous is a jump within the 1 KiB steps (fit_mpi_self); the
+# price a basic block is the median over the rows of their excess a block (fit_cpu_block).
 # Synthetic sweeps and rows with known values; no MPI, no SimGrid.
 top="${srcdir:-.}"
 exec python3 - "$top/sim/calibrate" <<'PY'
@@ -77,6 +79,43 @@ for r in rows:
             failed.append("a row without a count was charged")
     else:
         expect("%s with the CPU" % r["algorithm"], r["with_cpu_us"], r["native_us"], rel=1e-6)
+import argparse, os, tempfile
+# The MPI library's message to itself (fit_mpi_self): the copy alone doubles from
+# 1 to 4 KiB (the sweep's one 4x step), which is not the rendezvous; the jump
+# within the 1 KiB steps (7 -> 8 KiB) is.
+selfs = [(1024, 0.07e-6), (4096, 0.15e-6), (5120, 0.17e-6), (6144, 0.19e-6), (7168, 0.21e-6),
+         (8192, 3.9e-6), (16384, 4.2e-6), (65536, 6.0e-6), (1048576, 57e-6)]
+spec = cal.fit_mpi_self(selfs)
+if not spec or not spec.startswith("8192:"):
+    failed.append("fit_mpi_self put the rendezvous at %s, expected 8192" % spec)
+# The library's CPU a basic block (--cpu-block fit): a row's blocks on its path are
+# its time at 1 ns a block less its time at 0; the price is the median over the
+# rows up to 4 KiB (not pmpi or MPI's own) of (native - uncharged) per block beyond
+# the fitted row's. Native here = uncharged + 0.5 ns a block beyond linear's, one
+# row off by far (a noisy native run), pmpi far off too: the median holds 0.5.
+blocks_of = {"linear": 300, "pairwise": 250, "bruck_basic": 450, "node_bruck": 750, "multileader": 720,
+             "noisy": 500, "pmpi": 20, "few": 320}
+def fake_simulate(args, bench, colls, algo, csv_path):
+    out = {}
+    for coll in colls:
+        for a, b in blocks_of.items():
+            for size in (16, 1024, 65536):
+                out[(coll, a, "default", size)] = 1.0 + cal.CPU_BLOCK[0] * 1e-3 * b
+    return out
+cal.simulate = fake_simulate
+native = {}
+for coll in ("alltoall", "alltoallv"):
+    for a, b in blocks_of.items():
+        for size in (16, 1024, 65536):
+            extra = 0.5e-3 * (b - 300) + (3.0 if a in ("noisy", "pmpi") else 0.0) + (9.0 if size == 65536 else 0.0)
+            native[(coll, a, "default", size)] = [1.0 + extra]
+with tempfile.TemporaryDirectory() as d:
+    t0, price = cal.fit_cpu_block(argparse.Namespace(), "bench", native, d)
+    expect("ns a basic block", price, 0.5, rel=1e-6)
+    if abs(t0[("alltoall", "linear", "default", 16)] - 1.0) > 1e-12:
+        failed.append("fit_cpu_block's uncharged times are not the 0 ns run's")
+    if not os.path.exists(os.path.join(d, "blocks.csv")):
+        failed.append("fit_cpu_block wrote no blocks.csv")
 # --from-compare: a report written from these rows, read back and written again
 # with the counts, gives the same rows and the term fitted above.
 import argparse, csv, os, tempfile

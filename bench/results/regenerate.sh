@@ -3,7 +3,7 @@
 # tree: ./configure && make, and `make sim` for the SMPI part).
 #   bench/results/regenerate.sh [native] [smpi] [charged] [skew] [agreement] [tune] [calibration] [calibration-P16]
 #                               [calibration-P8] [calibration-P12] [calibration-instructions]
-#                               [calibration-instructions-P16] [overlap] [cpu-piece]
+#                               [calibration-instructions-P16] [overlap] [cpu-piece] [cpu-block]
 #   (tune = tune-dragonfly tune-fattree tune-flat tune-dragonfly64, each runnable alone)
 #                                                  (default: native charged)
 # Environment: NP (native ranks, 8), PLATFORM (dragonfly-64x16), RUNS (names from
@@ -362,16 +362,36 @@ cpu-piece)
             --algo node_bruck --baseline none --csv "$f" >/dev/null
     done
     ;;
+cpu-block)
+    # The library's own CPU counted in basic blocks and charged in the simulation
+    # (sim/run --cpu-block; sim/README.md, "The library's CPU counted in basic
+    # blocks") at the price a block that the calibration on this machine fitted
+    # (sim/platforms/this-machine.xml's cpu_block), at the points of cpu-piece:
+    # 16 B at P = 256, 1024 and 4096, 1 KiB at P = 1024. cpu-block/PN.csv; about
+    # 15 minutes on the 2-core machine (P = 4096: 3 minutes and 10 GB).
+    ns=$(sed -n 's/.*mpix-model:.* cpu_block=\([0-9.e+-]*\).*/\1/p' sim/platforms/this-machine.xml)
+    [ -n "$ns" ] || { echo "regenerate cpu-block: sim/platforms/this-machine.xml has no cpu_block (regenerate.sh calibration)" >&2; exit 1; }
+    mkdir -p "$out/cpu-block"
+    echo "$ns" > "$out/cpu-block/price-ns"
+    f="$out/cpu-block/P256.csv"; rm -f "$f"
+    sim/run dragonfly-64x16 256 --cpu-block "$ns" -- --coll alltoallv --size 16 --radix 2 --iters 1 --warmup 1 \
+        --algo node_bruck,two_phase_bruck,parlogna,scattered,auto --csv "$f" >/dev/null
+    f="$out/cpu-block/P1024.csv"; rm -f "$f"
+    sim/run dragonfly-64x16 1024 --cpu-block "$ns" -- --coll alltoallv --size 16 --radix 2 --iters 1 --warmup 1 \
+        --algo node_bruck,two_phase_bruck,parlogna,auto --baseline none --csv "$f" >/dev/null
+    sim/run dragonfly-64x16 1024 --cpu-block "$ns" -- --coll alltoallv --size 1024 --radix 2 --iters 1 --warmup 1 \
+        --algo node_bruck,auto --baseline none --csv "$f" >/dev/null
+    f="$out/cpu-block/P4096.csv"; rm -f "$f"
+    sim/run dragonfly-256x64 4096 --cpu-block "$ns" -- --coll alltoallv --size 16 --iters 1 --warmup 0 \
+        --algo node_bruck --baseline none --csv "$f" >/dev/null
+    ;;
 calibration)
     # Issue 29: the one-node platform of this machine and every alltoall(v) row
     # native beside simulated at 2 ranks (sim/calibrate; an idle machine).
-    # With calibration/instructions-P2.csv (the part below) compare.md also gives
-    # the rows with the library's counted CPU added.
-    if [ -f "$out/calibration/instructions-P2.csv" ]; then
-        sim/calibrate --runs 5 --instructions "$out/calibration/instructions-P2.csv"
-    else
-        sim/calibrate --runs 5
-    fi
+    # The library's CPU is charged in the simulation at a price a basic block
+    # that the calibration fits (--cpu-block fit; the platform keeps it). The
+    # callgrind counts (calibration-instructions, below) stay for --from-compare.
+    sim/calibrate --runs 5 --cpu-block fit
     ;;
 calibration-instructions|calibration-instructions-P16)
     # The library's instructions per call and rank of every alltoall(v) row
@@ -432,6 +452,6 @@ calibration-P8|calibration-P12)
         --machine "$device_machine, $ranks ranks" \
         --out "$out/$part"
     ;;
-*) echo "regenerate: unknown part $part (native, smpi, charged, agreement, tune, tune-dragonfly, tune-fattree, tune-flat, tune-dragonfly64, calibration, calibration-P16, calibration-P8, calibration-P12, calibration-instructions, calibration-instructions-P16, overlap)" >&2; exit 2 ;;
+*) echo "regenerate: unknown part $part (native, smpi, charged, agreement, tune, tune-dragonfly, tune-fattree, tune-flat, tune-dragonfly64, calibration, calibration-P16, calibration-P8, calibration-P12, calibration-instructions, calibration-instructions-P16, overlap, cpu-piece, cpu-block)" >&2; exit 2 ;;
 esac
 done
