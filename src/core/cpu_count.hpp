@@ -11,7 +11,8 @@
 //
 // Charged at MPIX_SIM_CPU_BLOCK ns a block (read with the copy model), at the
 // points where the library hands MPI work or waits (p2p.cpp, wait.cpp), where it
-// copies (LocalWork) and where a call returns (dispatch): the blocks run since
+// copies (LocalWork), where it calls the MPI library's collective (dispatch) and
+// where a public call returns (guard_entry, core/error.hpp): the blocks run since
 // the last charge, so the time lands between the messages where the work ran.
 #ifndef MPIX_CORE_CPU_COUNT_HPP
 #define MPIX_CORE_CPU_COUNT_HPP
