@@ -6,13 +6,8 @@
 #include <smpi/smpi.h>
 #endif
 
-// Nothing here is instrumented: the hook would call itself, and what reads or
-// charges the count is not the library's work per call.
-#if MPIX_CPU_COUNTED
-#define MPIX_NOT_COUNTED __attribute__((noinline, no_sanitize_coverage))
-#else
-#define MPIX_NOT_COUNTED
-#endif
+// Nothing here is counted (MPIX_NOT_COUNTED): the hook would call itself, and
+// what reads or charges the count is not the library's work per call.
 
 namespace mpix {
 

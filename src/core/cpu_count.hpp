@@ -21,6 +21,16 @@
 
 #include "config.h"
 
+// The simulator's own bookkeeping (the copy model's arithmetic, the charges),
+// which never runs natively, is left out of the count; so are the functions that
+// read or charge it (the hook would call itself). noinline: code inlined into a
+// counted function is counted.
+#if MPIX_CPU_COUNTED
+#define MPIX_NOT_COUNTED __attribute__((noinline, no_sanitize_coverage))
+#else
+#define MPIX_NOT_COUNTED
+#endif
+
 namespace mpix {
 
 // Whether this build counts the library's blocks.

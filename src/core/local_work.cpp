@@ -133,14 +133,14 @@ void LocalWork::set_model(const CopyModel &m)
 #endif
 }
 
-void LocalWork::charge(double seconds)
+MPIX_NOT_COUNTED void LocalWork::charge(double seconds)
 {
     pending_seconds_ += seconds;
     if (batch_depth_ == 0)
         flush();
 }
 
-void LocalWork::flush()
+MPIX_NOT_COUNTED void LocalWork::flush()
 {
     cpu_charge();  // the work that led to the copy, then the copy
 #if MPIX_SMPI

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "config.h"
+#include "core/cpu_count.hpp"
 
 namespace mpix {
 
@@ -53,20 +54,20 @@ struct CopyModel {
 
     bool charged() const { return cache_bytes_per_second > 0; }
     bool cpu_charged() const { return seconds_per_piece > 0; }
-    double bytes_per_second(double working_set) const
+    MPIX_NOT_COUNTED double bytes_per_second(double working_set) const
     {
         return memory_bytes_per_second > 0 && working_set > cache_bytes ? memory_bytes_per_second
                                                                          : cache_bytes_per_second;
     }
-    double small_copy_seconds() const { return seconds_per_small_copy >= 0 ? seconds_per_small_copy : seconds_per_copy; }
+    MPIX_NOT_COUNTED double small_copy_seconds() const { return seconds_per_small_copy >= 0 ? seconds_per_small_copy : seconds_per_copy; }
     // `copies` copy calls moving `bytes`, `small` of those calls small ones.
-    double seconds(double bytes, double copies, double working_set, double small = 0) const
+    MPIX_NOT_COUNTED double seconds(double bytes, double copies, double working_set, double small = 0) const
     {
         return charged() ? (copies - small) * seconds_per_copy + small * small_copy_seconds() +
                                bytes / bytes_per_second(working_set)
                          : 0.0;
     }
-    bool mpi_self_is_message(double bytes) const
+    MPIX_NOT_COUNTED bool mpi_self_is_message(double bytes) const
     {
         return mpi_self_bytes_per_second > 0 && bytes >= mpi_self_rendezvous_bytes;
     }
@@ -203,7 +204,7 @@ public:
     // MPI library's collective and mpix's rows pay alike: a local copy, or where
     // it sends the block to itself (mpi_library_sends_own_block) that message at
     // the model's rate for one. Not counted: not mpix's copy.
-    void charge_mpi_own_block(std::size_t bytes, bool sent_to_itself)
+    MPIX_NOT_COUNTED void charge_mpi_own_block(std::size_t bytes, bool sent_to_itself)
     {
         if (!charged() || bytes == 0)
             return;
@@ -289,8 +290,8 @@ public:
     };
 
 private:
-    void charge(double seconds);
-    void flush();
+    MPIX_NOT_COUNTED void charge(double seconds);
+    MPIX_NOT_COUNTED void flush();
 
     CopyModel model_;
     double host_flops_per_second_ = 0;  // SMPI: this rank's host speed
