@@ -247,28 +247,72 @@ bool BlockSide::stage()
 
 namespace {
 
+// Per-peer loops, one per form of the caller's arrays, with no branch on the
+// form inside: they run on every call for every peer (the library's CPU per
+// peer, sim/README.md "Where the blocks go"), and without branches they vectorize.
+template <class Count>
+std::size_t bytes_of_counts(const Count *counts, std::size_t type_size, int size, std::size_t *bytes)
+{
+    std::size_t total = 0;
+    for (int p = 0; p < size; ++p) {
+        bytes[p] = static_cast<std::size_t>(counts[p]) * type_size;
+        total += bytes[p];
+    }
+    return total;
+}
+
+template <class Displ>
+void bytes_of_displs(const Displ *displs, MPI_Aint extent, int size, MPI_Aint *out)
+{
+    for (int p = 0; p < size; ++p)
+        out[p] = static_cast<MPI_Aint>(displs[p]) * extent;
+}
+
 void describe_blocks(const UserSide &user, int size, int kept, BlockSide *out)
 {
     out->bytes.resize(size);
-    out->total_bytes = 0;
-    out->kept = kept;
-    for (int p = 0; p < size; ++p) {
-        out->bytes[p] = p == kept ? 0 : user.count(p) * user.info.size;
-        out->total_bytes += out->bytes[p];
+    std::size_t *bytes = out->bytes.data();
+    std::size_t total = 0;
+    switch (user.form) {
+    case UserSide::Form::uniform: {
+        const std::size_t b = user.count(0) * user.info.size;
+        std::fill_n(bytes, size, b);
+        total = b * static_cast<std::size_t>(size);
+        break;
     }
+    case UserSide::Form::per_peer: total = bytes_of_counts(user.counts, user.info.size, size, bytes); break;
+    case UserSide::Form::per_peer_large: total = bytes_of_counts(user.counts_c, user.info.size, size, bytes); break;
+    }
+    if (kept >= 0) {
+        total -= bytes[kept];
+        bytes[kept] = 0;
+    }
+    out->total_bytes = total;
+    out->kept = kept;
 }
 
 void use_in_place(const UserSide &user, int size, char *buf, BlockSide *out)
 {
     out->base = buf;
     out->displs.resize(size);
-    for (int p = 0; p < size; ++p)
-        out->displs[p] = user.displ_bytes(p);
+    MPI_Aint *displs = out->displs.data();
+    switch (user.form) {
+    case UserSide::Form::uniform: {
+        const MPI_Aint step = static_cast<MPI_Aint>(user.uniform_count) * user.info.extent;
+        for (int p = 0; p < size; ++p)
+            displs[p] = static_cast<MPI_Aint>(p) * step;
+        break;
+    }
+    case UserSide::Form::per_peer: bytes_of_displs(user.displs, user.info.extent, size, displs); break;
+    case UserSide::Form::per_peer_large: bytes_of_displs(user.displs_c, user.info.extent, size, displs); break;
+    }
 }
 
 }  // namespace
 
-std::size_t side_bytes(const UserSide &user, int size)
+// Only under a copy model (note_working_set), never natively: not counted as
+// the library's CPU.
+MPIX_NOT_COUNTED std::size_t side_bytes(const UserSide &user, int size)
 {
     if (user.form == UserSide::Form::uniform)
         return user.count(0) * user.info.size * static_cast<std::size_t>(size);

@@ -49,9 +49,11 @@ template <Form F>
         return MPI_ERR_ARG;
     }
     const int peers = F == Form::uniform ? 1 : size;
+    bool any_negative = false;  // one flag over the loop, which then has no branch
     for (int p = 0; p < peers; ++p)
-        if (count_as<F>(side, p) < 0)
-            *negative = true;
+        any_negative |= count_as<F>(side, p) < 0;
+    if (any_negative)
+        *negative = true;
     return MPI_SUCCESS;
 }
 
