@@ -104,20 +104,24 @@ namespace {
 std::size_t nonzero_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens,
                            std::size_t *only, std::size_t *total)
 {
-    std::size_t nonzero = 0;
+    // Without a branch a range (selects, not jumps): this runs for every block a
+    // message forwards (sim/README.md, "The library's CPU per peer").
+    const char *const *a = addrs.data();
+    const std::size_t *l = lens.data();
+    const std::size_t n = lens.size();
+    std::size_t runs = 0, first = 0, sum = 0;
     const char *end = nullptr;  // one past the previous nonzero range
-    *only = 0;
-    *total = 0;
-    for (std::size_t i = 0; i < lens.size(); ++i)
-        if (lens[i] > 0) {
-            if (nonzero == 0 || addrs[i] != end) {
-                ++nonzero;
-                *only = i;
-            }
-            end = addrs[i] + lens[i];
-            *total += lens[i];
-        }
-    return nonzero;
+    for (std::size_t i = 0; i < n; ++i) {
+        const bool nonzero = l[i] > 0;
+        const bool starts = nonzero & ((runs == 0) | (a[i] != end));
+        runs += starts;
+        first = starts ? i : first;
+        end = nonzero ? a[i] + l[i] : end;
+        sum += l[i];
+    }
+    *only = first;
+    *total = sum;
+    return runs;
 }
 
 // isend_ranges_datatype (send) or irecv_ranges_datatype.
@@ -168,15 +172,34 @@ int isend_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t
     ScratchBytes &packed = store->back();
     if (!packed.resize(total))
         return MPI_ERR_NO_MEM;
-    {
-        LocalWork::Batch batch(work);
-        LocalWork::CopyRun run(work);  // ranges that follow each other: one copy
-        char *at = packed.data();
-        for (std::size_t i = 0; i < lens.size(); ++i) {
-            run.copy(at, addrs[i], lens[i]);
-            at += lens[i];
+    // Ranges that follow each other in memory as one copy (as LocalWork::CopyRun
+    // joins them), small ones inline, and the whole packing noted once: a turn
+    // of this loop a block is most of what forwarding a block costs.
+    const char *const *a = addrs.data();
+    const std::size_t *l = lens.data();
+    const std::size_t n = lens.size();
+    char *at = packed.data();
+    std::size_t copies = 0, small = 0, pieces = 0;
+    for (std::size_t i = 0; i < n;) {
+        const char *from = a[i];
+        std::size_t bytes = l[i++];
+        if (bytes == 0)
+            continue;
+        ++pieces;
+        for (; i < n && (l[i] == 0 || a[i] == from + bytes); ++i) {
+            pieces += l[i] > 0;
+            bytes += l[i];
         }
+        if (bytes <= kSmallCopyBytes) {
+            copy_small(at, from, bytes);
+            ++small;
+        } else {
+            std::memcpy(at, from, bytes);
+        }
+        ++copies;
+        at += bytes;
     }
+    work->note(total, copies, small, pieces);
     return isend_bytes(packed.data(), total, peer, tag, comm, req);
 }
 
@@ -367,14 +390,63 @@ void free_requests(std::vector<MPI_Request> &requests)
     requests.clear();
 }
 
+namespace {
+
+// rc is an error of class `cls` (MPI_ERR_IN_STATUS, MPI_ERR_PENDING).
+bool error_of_class(int rc, int cls)
+{
+    if (rc == MPI_SUCCESS)
+        return false;
+    if (rc == cls)
+        return true;
+    int c = MPI_ERR_OTHER;
+    MPI_Error_class(rc, &c);
+    return c == cls;
+}
+
+// Completes requests[0..count) as MPI_Waitall does, in runs of kWaitRun with
+// their statuses on the stack (no allocation a call), and hands each request's
+// own result and status to done(i, rc, status), which returns the error to
+// report; returns the first. Every request completes, even after an error (one
+// MPI_Waitall left pending is waited for alone): none stays active for a
+// persistent request's next start.
+constexpr int kWaitRun = 64;
+template <class Done>
+int wait_in_runs(int count, MPI_Request *reqs, Done &&done)
+{
+    MPI_Status statuses[kWaitRun];
+    int first_error = MPI_SUCCESS;
+    for (int at = 0; at < count; at += kWaitRun) {
+        const int n = std::min(kWaitRun, count - at);
+        const int rc = wait_all_requests(n, reqs + at, statuses);
+        const bool each = error_of_class(rc, MPI_ERR_IN_STATUS);
+        for (int k = 0; k < n; ++k) {
+            int rk = each ? statuses[k].MPI_ERROR : rc;
+            if (each && error_of_class(rk, MPI_ERR_PENDING))
+                rk = wait_request(&reqs[at + k], &statuses[k]);
+            rk = done(at + k, rk, &statuses[k]);
+            if (rk != MPI_SUCCESS && first_error == MPI_SUCCESS)
+                first_error = rk;
+        }
+    }
+    return first_error;
+}
+
+}  // namespace
+
 int complete_requests(std::vector<MPI_Request> &requests, const std::size_t *expected, bool wait, bool *done,
                       int *mismatch)
 {
     *done = true;
     const int n = static_cast<int>(requests.size());
+    auto finish = [&](int i, int rc, MPI_Status *st) {
+        return expected && expected[i] != kNotChecked ? check_receive(rc, st, expected[i], mismatch) : rc;
+    };
+    if (wait)  // every request completes even after an error: none is left active for the next start
+        return wait_in_runs(n, requests.data(), finish);
     std::vector<MPI_Status> statuses(requests.size());
     std::vector<int> errors(requests.size(), MPI_SUCCESS);
-    if (!wait && n > 0) {
+    if (n > 0) {
         int flag = 0;
         cpu_charge();
         int rc = MPI_Testall(n, requests.data(), &flag, statuses.data());  // NOLINT: a test, not a wait
@@ -390,13 +462,9 @@ int complete_requests(std::vector<MPI_Request> &requests, const std::size_t *exp
     }
     int first_error = MPI_SUCCESS;
     for (int i = 0; i < n; ++i) {
-        // One at a time (MPI_Waitall is quadratic inside SimGrid SMPI), and every
-        // request completes even after an error: none is left active for the next start.
-        if (wait || errors[i] == MPI_ERR_PENDING)
+        if (errors[i] == MPI_ERR_PENDING)
             errors[i] = wait_request(&requests[i], &statuses[i]);
-        int rc = errors[i];
-        if (expected && expected[i] != kNotChecked)
-            rc = check_receive(rc, &statuses[i], expected[i], mismatch);
+        const int rc = finish(i, errors[i], &statuses[i]);
         if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS)
             first_error = rc;
     }
@@ -558,27 +626,14 @@ int UnknownSizeReceives::take(bool block)
 
 int wait_all(int count, MPI_Request *reqs)
 {
-    int first_error = MPI_SUCCESS;
-    for (int i = 0; i < count; ++i) {
-        int rc = wait_request(&reqs[i], MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS)
-            first_error = rc;
-    }
-    return first_error;
+    return wait_in_runs(count, reqs, [](int, int rc, MPI_Status *) { return rc; });
 }
 
 int wait_all(int count, MPI_Request *reqs, const std::size_t *expected, int *mismatch)
 {
-    int first_error = MPI_SUCCESS;
-    for (int i = 0; i < count; ++i) {
-        MPI_Status st;
-        int rc = wait_request(&reqs[i], &st);
-        if (expected[i] != kNotChecked)
-            rc = check_receive(rc, &st, expected[i], mismatch);
-        if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS)
-            first_error = rc;
-    }
-    return first_error;
+    return wait_in_runs(count, reqs, [&](int i, int rc, MPI_Status *st) {
+        return expected[i] != kNotChecked ? check_receive(rc, st, expected[i], mismatch) : rc;
+    });
 }
 
 int wait_known_receive(MPI_Request *req, char *buf, std::size_t bytes, int *mismatch)

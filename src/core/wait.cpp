@@ -60,6 +60,48 @@ int wait_requests(int count, MPI_Request *requests, MPI_Status *statuses)
     return first_error;
 }
 
+namespace {
+
+#if MPIX_SMPI
+MPIX_NOT_COUNTED int mpi_waitall(int count, MPI_Request *requests, MPI_Status *statuses)
+{
+    bool failed = false;
+    for (int i = 0; i < count; ++i) {
+        const int rc = MPI_Wait(&requests[i], &statuses[i]);
+        statuses[i].MPI_ERROR = rc;
+        failed = failed || rc != MPI_SUCCESS;
+    }
+    return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+#else
+int mpi_waitall(int count, MPI_Request *requests, MPI_Status *statuses)
+{
+    return MPI_Waitall(count, requests, statuses);
+}
+#endif
+
+}  // namespace
+
+int wait_all_requests(int count, MPI_Request *requests, MPI_Status *statuses)
+{
+    cpu_charge();
+    WaitContext *me = current_context();
+    const auto block = [&] { return blocking_mpi_call(me, [&] { return mpi_waitall(count, requests, statuses); }); };
+    if (!me || me->may_block())
+        return block();
+    // In a task that may not block: a request at a time (wait_request tests it
+    // and lets other work run). Not MPI_Testall: a loop of it in a task never
+    // let SimGrid SMPI 3.32's simulated time advance (test/sim-persistent.sh
+    // spun there).
+    bool failed = false;
+    for (int i = 0; i < count; ++i) {
+        const int rc = wait_request(&requests[i], &statuses[i]);
+        statuses[i].MPI_ERROR = rc;
+        failed = failed || rc != MPI_SUCCESS;
+    }
+    return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
 int wait_some_requests(int count, MPI_Request *requests, int *outcount, int *indices, MPI_Status *statuses)
 {
     cpu_charge();
