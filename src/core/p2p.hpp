@@ -246,8 +246,9 @@ private:
     std::pair<int, std::size_t> *index_;  // (peer, k), by peer
 };
 
-// Waits for requests one at a time (same result as MPI_Waitall, which is
-// quadratic inside SimGrid SMPI); returns the first error.
+// Waits for the requests with MPI_Waitall, a run of 64 at a time (one request
+// at a time in a task, and under SimGrid SMPI: wait_all_requests); every
+// request completes; returns the first request's error.
 int wait_all(int count, MPI_Request *reqs);
 // The same, checking receives: request i received expected[i] bytes (kNotChecked
 // for sends and receives of sizes not known here). A truncated receive or one of
