@@ -287,7 +287,7 @@ int post_receives_then_sends(const Exchange &x, const std::vector<int> *order)
 {
     auto peer_at = [&](int k) { return order ? (*order)[k] : k; };
     // Sized once and written by index (a push_back a request was a capacity
-    // check and a call each: sim/README.md, "The library's CPU per peer").
+    // check and a call each: sim/README.md, "The library's CPU per peer cut").
     const std::size_t others = static_cast<std::size_t>(x.size - 1);
     std::vector<MPI_Request> reqs(2 * others, MPI_REQUEST_NULL);
     std::vector<std::size_t> expected(2 * others, kNotChecked);

@@ -248,8 +248,8 @@ bool BlockSide::stage()
 namespace {
 
 // Per-peer loops, one per form of the caller's arrays, with no branch on the
-// form inside: they run on every call for every peer (the library's CPU per
-// peer, sim/README.md "Where the blocks go"), and without branches they vectorize.
+// form inside: they run on every call for every peer (sim/README.md, "The
+// library's CPU per peer cut"), and without branches they vectorize.
 template <class Count>
 std::size_t bytes_of_counts(const Count *counts, std::size_t type_size, int size, std::size_t *bytes)
 {

@@ -105,7 +105,7 @@ std::size_t nonzero_ranges(const std::vector<char *> &addrs, const std::vector<s
                            std::size_t *only, std::size_t *total)
 {
     // Without a branch a range (selects, not jumps): this runs for every block a
-    // message forwards (sim/README.md, "The library's CPU per peer").
+    // message forwards (sim/README.md, "The library's CPU per peer cut").
     const char *const *a = addrs.data();
     const std::size_t *l = lens.data();
     const std::size_t n = lens.size();

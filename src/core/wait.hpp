@@ -55,7 +55,7 @@ int wait_requests(int count, MPI_Request *requests, MPI_Status *statuses);
 // status's MPI_ERROR set (MPI_ERR_PENDING: that request is still active), or
 // another error. One call of the MPI library for them all: a wait a request cost
 // the library's wrappers about 10 basic blocks and the MPI library a call more
-// (sim/README.md, "The library's CPU per peer"). Under SimGrid SMPI, whose
+// (sim/README.md, "The library's CPU per peer cut"). Under SimGrid SMPI, whose
 // MPI_Waitall is quadratic, MPI_Wait a request at a time, uncounted: the
 // simulated time is the same, and natively that loop is the MPI library's.
 int wait_all_requests(int count, MPI_Request *requests, MPI_Status *statuses);
