@@ -62,16 +62,23 @@ int wait_requests(int count, MPI_Request *requests, MPI_Status *statuses)
 
 namespace {
 
-#if MPIX_SMPI
-MPIX_NOT_COUNTED int mpi_waitall(int count, MPI_Request *requests, MPI_Status *statuses)
+// MPI_Waitall's result from waiting for one request at a time with wait_one.
+template <class WaitOne>
+int wait_each(int count, MPI_Request *requests, MPI_Status *statuses, WaitOne &&wait_one)
 {
     bool failed = false;
     for (int i = 0; i < count; ++i) {
-        const int rc = MPI_Wait(&requests[i], &statuses[i]);
+        const int rc = wait_one(&requests[i], &statuses[i]);
         statuses[i].MPI_ERROR = rc;
         failed = failed || rc != MPI_SUCCESS;
     }
     return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+#if MPIX_SMPI
+MPIX_NOT_COUNTED int mpi_waitall(int count, MPI_Request *requests, MPI_Status *statuses)
+{
+    return wait_each(count, requests, statuses, [](MPI_Request *r, MPI_Status *st) { return MPI_Wait(r, st); });
 }
 #else
 int mpi_waitall(int count, MPI_Request *requests, MPI_Status *statuses)
@@ -93,13 +100,7 @@ int wait_all_requests(int count, MPI_Request *requests, MPI_Status *statuses)
     // and lets other work run). Not MPI_Testall: a loop of it in a task never
     // let SimGrid SMPI 3.32's simulated time advance (test/sim-persistent.sh
     // spun there).
-    bool failed = false;
-    for (int i = 0; i < count; ++i) {
-        const int rc = wait_request(&requests[i], &statuses[i]);
-        statuses[i].MPI_ERROR = rc;
-        failed = failed || rc != MPI_SUCCESS;
-    }
-    return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+    return wait_each(count, requests, statuses, wait_request);
 }
 
 int wait_some_requests(int count, MPI_Request *requests, int *outcount, int *indices, MPI_Status *statuses)
