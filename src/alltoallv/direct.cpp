@@ -117,11 +117,6 @@ public:
         return rc;
     }
 
-    int test(const Exchange &x, bool *done) override
-    {
-        return complete_requests(reqs_, expected_.data(), false, done, x.mismatch);
-    }
-
     int complete(const Exchange &x) override
     {
         bool done = false;

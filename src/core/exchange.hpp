@@ -34,13 +34,6 @@ public:
         (void)x;
         return MPI_ERR_INTERN;
     }
-    // *done once every message of the started exchange completed.
-    virtual int test(const Exchange &x, bool *done)
-    {
-        (void)x;
-        *done = true;
-        return MPI_ERR_INTERN;
-    }
     virtual int complete(const Exchange &x)
     {
         (void)x;
