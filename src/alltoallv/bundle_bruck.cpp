@@ -97,8 +97,9 @@ struct BundleSpare::Lists {
     std::vector<std::uint64_t> agreed;
     std::vector<Round> rounds;
     ScratchStore packed;  // bound to the call's pool; between calls it keeps only small buffers (recycle)
-    std::vector<char *> addrs, data;
-    std::vector<std::size_t> lens, sizes, bytes, head_values;
+    RangeList message;
+    std::vector<char *> data;
+    std::vector<std::size_t> sizes, bytes, head_values;
     std::vector<int> peers;
     std::vector<Round *> of_peer;
     std::vector<MPI_Request> reqs;
@@ -194,11 +195,10 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
     // to call (no malloc a message), large ones back to the pool on every return.
     StoreForCall packed_for_call(&kept.packed, store->pool());
     ScratchStore &packed = *packed_for_call;
-    std::vector<char *> &addrs = kept.addrs;
-    std::vector<std::size_t> &lens = kept.lens, &sizes = kept.sizes, &head_values = kept.head_values;
+    RangeList &message = kept.message;
+    std::vector<std::size_t> &sizes = kept.sizes, &head_values = kept.head_values;
     // A message: a header and at least a piece per position (fewer regrowths).
-    addrs.reserve(static_cast<std::size_t>(n) + 1);
-    lens.reserve(static_cast<std::size_t>(n) + 1);
+    message.reserve(static_cast<std::size_t>(n) + 1);
     sizes.reserve(static_cast<std::size_t>(n));
     // Receives of unknown size, per digit (kept across digits: fewer allocations).
     std::vector<int> &peers = kept.peers;
@@ -291,8 +291,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
 
         // Sends: [header] then every position's pieces, in position order.
         for (Round &rd : rounds) {
-            addrs.clear();
-            lens.clear();
+            message.clear();
             if (rd.header || rd.stats_only) {
                 // The statistics, then each bundle's length, as narrow as the
                 // largest allows (16 B blocks: a byte each, not eight).
@@ -303,15 +302,14 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                     for (std::size_t k = 0; k < rd.positions.size(); ++k)
                         head_values[stats + k] = bundle_bytes(held[rd.positions[k]]);
                 encode_sizes(head_values, &rd.head);
-                addrs.push_back(reinterpret_cast<char *>(rd.head.data()));
-                lens.push_back(rd.head.size());
+                message.add(reinterpret_cast<const char *>(rd.head.data()), rd.head.size());
             }
             std::size_t payload = 0;
             for (int t : rd.positions)
                 for (const Piece &p : held[t]) {
                     if (sizes_only)
                         continue;  // the header says it all
-                    append_range(p.data, p.bytes, &addrs, &lens);  // side by side: one range
+                    message.add(p.data, p.bytes);  // side by side: one range
                     payload += p.bytes;
                 }
             if (payload == 0 && !rd.header && !rd.stats_only) {
@@ -326,7 +324,7 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                 const int poison = relayed_wrong != MPI_SUCCESS ? relayed_wrong
                                    : g.upstream_mismatch        ? *g.upstream_mismatch
                                                                 : MPI_SUCCESS;
-                MPIX_CHECK(isend_ranges(addrs, lens, g.ranks[rd.to], tag, g.comm, g.work, &packed, &rd.send_req,
+                MPIX_CHECK(isend_ranges(message, g.ranks[rd.to], tag, g.comm, g.work, &packed, &rd.send_req,
                                         receiver_knows ? &poison : nullptr));
             }
             if (g.trace && !sizes_only)

@@ -14,17 +14,12 @@
 #include <vector>
 
 #include "core/local_work.hpp"
+#include "core/p2p.hpp"  // Piece
 #include "core/scratch.hpp"
 
 namespace mpix {
 
 class Trace;
-
-// A byte range; a bundle is sent as the concatenation of its pieces.
-struct Piece {
-    const char *data;
-    std::size_t bytes;
-};
 
 // Who knows a bundle's size before it arrives.
 enum class SizesKnown {

@@ -204,8 +204,8 @@ struct RelayLists {
     std::vector<int> slot;
     std::vector<int> steps;
     std::vector<std::vector<unsigned char>> heads;
-    std::vector<char *> addrs;
-    std::vector<std::size_t> lens, sizes, bytes, expected;
+    RangeList message;
+    std::vector<std::size_t> sizes, bytes, expected;
     std::vector<MPI_Request> reqs, probed_reqs;
     std::vector<Message *> probed;
     std::vector<int> peers;
@@ -365,8 +365,8 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const Next &next, I
     std::vector<std::vector<unsigned char>> &heads = L.heads;
     if (heads.size() < n_out)
         heads.resize(n_out);
-    std::vector<char *> &addrs = L.addrs;
-    std::vector<std::size_t> &lens = L.lens, &sizes = L.sizes;
+    RangeList &message = L.message;
+    std::vector<std::size_t> &sizes = L.sizes;
     for (int step : steps) {
         auto in_step = [&](const Message &m) { return !pairwise || m.step == step; };
         std::vector<MPI_Request> &reqs = L.reqs;
@@ -382,23 +382,20 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const Next &next, I
                 const Message &m = outgoing_lists[i];
                 if (!in_step(m))
                     continue;
-                addrs.clear();
-                lens.clear();
+                message.clear();
                 const bool header = headed(m.items, m.peer);
                 if (header) {
                     sizes.clear();
                     for (const Item &it : m.items)
                         sizes.push_back(it.bytes);
                     encode_sizes(sizes, &heads[i]);
-                    addrs.push_back(reinterpret_cast<char *>(heads[i].data()));
-                    lens.push_back(heads[i].size());
+                    message.add(reinterpret_cast<const char *>(heads[i].data()), heads[i].size());
                 }
                 std::size_t total = 0;
                 for (const Item &it : m.items) {
                     if (sizes_only)
                         break;  // the header says it all
-                    addrs.push_back(const_cast<char *>(it.data));
-                    lens.push_back(it.bytes);
+                    message.add(it.data, it.bytes);
                     total += it.bytes;
                 }
                 if (exact && total == 0)
@@ -407,7 +404,7 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const Next &next, I
                 if (total == 0 && !header)  // the receiver probes: send it empty
                     MPIX_CHECK(isend_bytes(nullptr, 0, m.peer, tag, x.comm, &reqs.back()));
                 else
-                    MPIX_CHECK(isend_ranges(addrs, lens, m.peer, tag, x.comm, x.work, &packed, &reqs.back(),
+                    MPIX_CHECK(isend_ranges(message, m.peer, tag, x.comm, x.work, &packed, &reqs.back(),
                                             exact ? &io->relayed_wrong : nullptr));
                 trace_message(x, trace_round, m.peer, -1, m.items, total);
                 if (receives)

@@ -106,10 +106,11 @@ struct NodeBruckLists {
     // before its use (made fresh, they were about 20 allocations a call).
     std::vector<char> bypass, skips_me, own_apart, own_apart_asked, in_place;
     std::vector<std::uint64_t> sent_via_before, via_me_before, sent_via, via_me, member_received;
-    std::vector<std::size_t> sizes, lens, in_bytes, place_expected, extra_expected, group_in;
+    std::vector<std::size_t> sizes, in_bytes, place_expected, extra_expected, group_in;
     std::vector<MPI_Request> extra_sends, place_sends, place_recvs, send_reqs, apart_sends, recv_reqs, extra_recvs;
     std::vector<int> peers;
-    std::vector<char *> addrs, in_data, extra_at;
+    std::vector<char *> in_data, extra_at;
+    RangeList message;
     std::vector<long long> ids;
     std::vector<std::vector<unsigned char>> totals_heads, trailers;
     std::vector<Piece> own;
@@ -622,22 +623,20 @@ int node_bruck(const Exchange &x)
     std::vector<MPI_Request> &extra_sends = lists->extra_sends;
     extra_sends.clear();
     if (any_bypass) {
-        std::vector<char *> addrs;
-        std::vector<std::size_t> lens;
+        RangeList message;
         int rc = MPI_SUCCESS;
         for_each_extra([&](const Handled &hd, int peer) {
-            addrs.clear();
-            lens.clear();
+            message.clear();
             std::size_t total = 0;
             for (int m = hd.part; m < R.size_of(hd.node); m += k) {
                 const int d = R.member(hd.node, m);
-                append_range(x.send_block(d), x.sendbytes[d], &addrs, &lens);
+                message.add(x.send_block(d), x.sendbytes[d]);
                 total += x.sendbytes[d];
             }
             if (total == 0 || rc != MPI_SUCCESS)
                 return;  // the handler's trailer says 0 bytes: nothing is posted for it
             extra_sends.push_back(MPI_REQUEST_NULL);
-            rc = isend_ranges(addrs, lens, peer, tag_extra, x.comm, x.work, &store, &extra_sends.back());
+            rc = isend_ranges(message, peer, tag_extra, x.comm, x.work, &store, &extra_sends.back());
         });
         MPIX_CHECK(rc);
     }
@@ -820,16 +819,13 @@ int node_bruck(const Exchange &x)
     // Sends pieces as one message, even an empty one (its receiver posts one).
     auto send_pieces = [&](const std::vector<Piece> &pieces, int peer, int tag, MPI_Request *req,
                            std::size_t *bytes) -> int {
-        std::vector<char *> addrs;
-        std::vector<std::size_t> lens;
-        *bytes = 0;
-        for (const Piece &pc : pieces) {
-            append_range(pc.data, pc.bytes, &addrs, &lens);
-            *bytes += pc.bytes;
-        }
-        if (addrs.size() <= 1)
-            return isend_bytes(addrs.empty() ? nullptr : addrs[0], *bytes, peer, tag, x.comm, req);
-        return isend_ranges(addrs, lens, peer, tag, x.comm, x.work, &store, req);
+        RangeList message;
+        for (const Piece &pc : pieces)
+            message.add(pc.data, pc.bytes);
+        *bytes = message.total();
+        if (message.size() <= 1)
+            return isend_bytes(message.size() == 0 ? nullptr : message.data()[0].data, *bytes, peer, tag, x.comm, req);
+        return isend_ranges(message, peer, tag, x.comm, x.work, &store, req);
     };
 
     std::vector<int> &peers = lists->peers;
@@ -879,18 +875,15 @@ int node_bruck(const Exchange &x)
     std::vector<MPI_Request> &apart_sends = lists->apart_sends;
     apart_sends.clear();
     {
-        std::vector<char *> &addrs = lists->addrs;
-        std::vector<std::size_t> &lens = lists->lens;
+        RangeList &message = lists->message;
         std::vector<long long> &ids = lists->ids;
         std::size_t first = 0;  // the part's ranks start at mine[first]
         for (std::size_t h = 0; h < handled.size(); ++h) {
             const int v = handled[h].node, q = handled[h].part, nv = part_size(R.size_of(v), q, k);
             const int peer = peers[h];
-            addrs.clear();
-            lens.clear();
+            message.clear();
             ids.clear();
-            addrs.reserve(static_cast<std::size_t>(nv) * static_cast<std::size_t>(n) + 2);  // once, not per doubling
-            lens.reserve(static_cast<std::size_t>(nv) * static_cast<std::size_t>(n) + 2);
+            message.reserve(static_cast<std::size_t>(nv) * static_cast<std::size_t>(n) + 2);  // once, not per doubling
             // The partner's own blocks apart, as it asked in the previous call,
             // where it is in the part and no member skips me.
             const int partner = node_bruck_handler(v, u, q, k, N, R.size_of(v));
@@ -907,8 +900,7 @@ int node_bruck(const Exchange &x)
                         if (!skips_me[s] && m != apart)
                             sizes[2 + m] += from[s][first + m].bytes;
                 encode_sizes(sizes, &totals_heads[h]);
-                addrs.push_back(reinterpret_cast<char *>(totals_heads[h].data()));
-                lens.push_back(totals_heads[h].size());
+                message.add(reinterpret_cast<const char *>(totals_heads[h].data()), totals_heads[h].size());
             }
             std::size_t payload = 0;
             for (int m = 0; m < nv; ++m)
@@ -916,7 +908,7 @@ int node_bruck(const Exchange &x)
                     if (skips_me[s] || m == apart)
                         continue;
                     const Piece &pc = from[s][first + m];
-                    append_range(pc.data, pc.bytes, &addrs, &lens);
+                    message.add(pc.data, pc.bytes);
                     payload += pc.bytes;
                     if (x.trace)
                         ids.push_back(static_cast<long long>(gp->local[s]) * P + mine[first + m]);
@@ -939,13 +931,12 @@ int node_bruck(const Exchange &x)
                     encode_sizes(sizes, &more);
                     trailers[h].insert(trailers[h].end(), more.begin(), more.end());
                 }
-                addrs.push_back(reinterpret_cast<char *>(trailers[h].data()));
-                lens.push_back(trailers[h].size());
+                message.add(reinterpret_cast<const char *>(trailers[h].data()), trailers[h].size());
             }
             if (uniform && payload == 0) {
                 // the receiver computes the same zero and posts nothing
             } else {
-                MPIX_CHECK(isend_ranges(addrs, lens, peer, tag_b, x.comm, x.work, &store, &send_reqs[h],
+                MPIX_CHECK(isend_ranges(message, peer, tag_b, x.comm, x.work, &store, &send_reqs[h],
                                         uniform ? &mismatch : nullptr));
             }
             if (x.trace)

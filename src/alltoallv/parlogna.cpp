@@ -95,8 +95,9 @@ struct ParLogNaLists {
     std::vector<std::size_t> len;
     std::vector<ScratchBytes> slot;
     std::vector<RoundState> rounds;
-    std::vector<char *> addrs, in_data;
-    std::vector<std::size_t> lens, in_bytes, expected, meta_in, in_len;
+    RangeList message;
+    std::vector<char *> in_data;
+    std::vector<std::size_t> in_bytes, expected, meta_in, in_len;
     std::vector<int> peers;
     std::vector<MPI_Request> recv_reqs, send_reqs;
     // The last digit's statistics, received apart (two values a round), and
@@ -173,8 +174,9 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
     constexpr std::uint64_t kStatsApartBytes = 32 * 1024;
 
     std::vector<RoundState> &rounds = lists->rounds;
-    std::vector<char *> &addrs = lists->addrs, &in_data = lists->in_data;
-    std::vector<std::size_t> &lens = lists->lens, &in_bytes = lists->in_bytes;
+    RangeList &message = lists->message;
+    std::vector<char *> &in_data = lists->in_data;
+    std::vector<std::size_t> &in_bytes = lists->in_bytes;
     std::vector<int> &peers = lists->peers;
     std::vector<MPI_Request> &recv_reqs = lists->recv_reqs, &send_reqs = lists->send_reqs;
     std::vector<char> &arrived_wrong = lists->arrived_wrong;  // a home message of the wrong length
@@ -286,30 +288,26 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
             ScratchStore &packed = *packed_for_batch;  // the batch's packed sends, until they complete
             for (std::size_t k = 0; k < rounds.size(); ++k) {
                 RoundState &rs = rounds[k];
-                addrs.clear();
-                lens.clear();
+                message.clear();
                 if (carry_inline) {
-                    addrs.push_back(reinterpret_cast<char *>(carry));
-                    lens.push_back(kCarryBytes);
+                    message.add(reinterpret_cast<const char *>(carry), kCarryBytes);
                 }
                 if (!rs.meta_out.empty()) {
                     encode_sizes(rs.meta_out, &rs.meta_bytes);
-                    addrs.push_back(reinterpret_cast<char *>(rs.meta_bytes.data()));
-                    lens.push_back(rs.meta_bytes.size());
+                    message.add(reinterpret_cast<const char *>(rs.meta_bytes.data()), rs.meta_bytes.size());
                 }
                 std::size_t sent = 0;
                 for (int t : rs.pending) {
                     if (sizes_only)
                         break;
-                    addrs.push_back(const_cast<char *>(loc[t]));
-                    lens.push_back(len[t]);
+                    message.add(loc[t], len[t]);
                     sent += len[t];
                 }
                 if (sent == 0 && rs.meta_out.empty() && !carry_inline) {
                     if (!planned)  // the receiver probes or expects it: send it empty
                         MPIX_CHECK(isend_bytes(nullptr, 0, rs.to, tag, x.comm, &send_reqs[k]));
                 } else {
-                    MPIX_CHECK(isend_ranges(addrs, lens, rs.to, tag, x.comm, x.work, &packed, &send_reqs[k]));
+                    MPIX_CHECK(isend_ranges(message, rs.to, tag, x.comm, x.work, &packed, &send_reqs[k]));
                 }
                 if (stats_apart)  // unchanged until every send of the batch completes
                     MPIX_CHECK(isend_bytes(carry, kCarryBytes, rs.to, tag, x.comm, &stats_reqs[rounds.size() + k]));

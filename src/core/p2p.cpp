@@ -100,7 +100,8 @@ namespace {
 // Counts the ranges that hold bytes: *only is the last of them, *total their
 // bytes. Ranges that follow each other in memory count as one (*only then the
 // first of them), so a message whose blocks lie back to back in the caller's
-// buffer goes from there, with no packing, whatever the row that built it.
+// buffer goes from there with no datatype (RangeList joins them as it is built
+// for isend_ranges).
 std::size_t nonzero_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens,
                            std::size_t *only, std::size_t *total)
 {
@@ -155,51 +156,37 @@ int datatype_ranges_op(bool send, const std::vector<char *> &addrs, const std::v
 
 }  // namespace
 
-int isend_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, int peer, int tag,
-                 MPI_Comm comm, LocalWork *work, ScratchStore *store, MPI_Request *req,
-                 const int *relay_mismatch)
+int isend_ranges(const RangeList &ranges, int peer, int tag, MPI_Comm comm, LocalWork *work, ScratchStore *store,
+                 MPI_Request *req, const int *relay_mismatch)
 {
     *req = MPI_REQUEST_NULL;
-    std::size_t only, total;
-    const std::size_t nonzero = nonzero_ranges(addrs, lens, &only, &total);
-    if (nonzero == 0)
+    const std::size_t n = ranges.size(), total = ranges.total();
+    if (n == 0)
         return MPI_SUCCESS;
     if (relay_length(total, relay_mismatch) == 0)  // still posted: the receiver waits for it
         return isend_bytes(nullptr, 0, peer, tag, comm, req);
-    if (nonzero == 1)
-        return isend_bytes(addrs[only], total, peer, tag, comm, req);
+    const Piece *piece = ranges.data();
+    if (n == 1)
+        return isend_bytes(piece[0].data, total, peer, tag, comm, req);
     store->emplace_back();
     ScratchBytes &packed = store->back();
     if (!packed.resize(total))
         return MPI_ERR_NO_MEM;
-    // Ranges that follow each other in memory as one copy (as LocalWork::CopyRun
-    // joins them), small ones inline, and the whole packing noted once: a turn
-    // of this loop a block is most of what forwarding a block costs.
-    const char *const *a = addrs.data();
-    const std::size_t *l = lens.data();
-    const std::size_t n = lens.size();
+    // A copy a range (RangeList joined those that continue each other), small
+    // ones inline, and the whole packing noted once.
     char *at = packed.data();
-    std::size_t copies = 0, small = 0, pieces = 0;
-    for (std::size_t i = 0; i < n;) {
-        const char *from = a[i];
-        std::size_t bytes = l[i++];
-        if (bytes == 0)
-            continue;
-        ++pieces;
-        for (; i < n && (l[i] == 0 || a[i] == from + bytes); ++i) {
-            pieces += l[i] > 0;
-            bytes += l[i];
-        }
+    std::size_t small = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t bytes = piece[i].bytes;
         if (bytes <= kSmallCopyBytes) {
-            copy_small(at, from, bytes);
+            copy_small(at, piece[i].data, bytes);
             ++small;
         } else {
-            std::memcpy(at, from, bytes);
+            std::memcpy(at, piece[i].data, bytes);
         }
-        ++copies;
         at += bytes;
     }
-    work->note(total, copies, small, pieces);
+    work->note(total, n, small, n);
     return isend_bytes(packed.data(), total, peer, tag, comm, req);
 }
 

@@ -33,22 +33,46 @@ int sendrecv_bytes(const void *sendbuf, std::size_t sendbytes, int dest, void *r
 int byte_ranges_type(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, bool use_struct,
                      char **base, MPI_Datatype *type);
 
-// Appends the range [p, p + bytes) to a message's ranges, joined to the last one
-// where it continues it (blocks of consecutive ranks of a send buffer, bundles
-// that arrived side by side in one message): a message's concatenation is the
-// same either way, and every range costs the sender a turn of its packing loop
-// (and a piece, CopyModel::seconds_per_piece). Empty ranges are left out.
-inline void append_range(const char *p, std::size_t bytes, std::vector<char *> *addrs, std::vector<std::size_t> *lens)
-{
-    if (bytes == 0)
-        return;
-    if (!addrs->empty() && addrs->back() + lens->back() == p) {
-        lens->back() += bytes;
-    } else {
-        addrs->push_back(const_cast<char *>(p));
-        lens->push_back(bytes);
+// A byte range; a message (a bundle) is the concatenation of its pieces.
+struct Piece {
+    const char *data;
+    std::size_t bytes;
+};
+
+// A message's ranges as its sender lists them, and their total. A range that
+// continues the previous one joins it (blocks of consecutive ranks of a send
+// buffer, bundles that arrived side by side in one message: the message is the
+// same either way) and empty ones are left out, so isend_ranges packs it with
+// no pass of its own to count or join them: every range costs the sender a turn
+// of its packing loop, and forwarding blocks is most of a bundle row's CPU a
+// peer (sim/README.md, "The library's CPU per peer cut").
+class RangeList {
+public:
+    void clear()
+    {
+        pieces_.clear();
+        total_ = 0;
     }
-}
+    void reserve(std::size_t n) { pieces_.reserve(n); }
+    void add(const char *p, std::size_t bytes)
+    {
+        if (bytes == 0)
+            return;
+        total_ += bytes;
+        if (!pieces_.empty() && pieces_.back().data + pieces_.back().bytes == p)
+            pieces_.back().bytes += bytes;
+        else
+            pieces_.push_back(Piece{p, bytes});
+    }
+    // Its ranges (none empty, none continuing the one before) and their bytes.
+    std::size_t size() const { return pieces_.size(); }
+    const Piece *data() const { return pieces_.data(); }
+    std::size_t total() const { return total_; }
+
+private:
+    std::vector<Piece> pieces_;
+    std::size_t total_ = 0;
+};
 
 // Posts a nonblocking send of the ranges as one message (nothing when they
 // total 0 bytes: the peer knows the same total and skips too; *req is then
@@ -62,9 +86,8 @@ inline void append_range(const char *p, std::size_t bytes, std::vector<char *> *
 // `relay_mismatch`: for a message that forwards received blocks to a receiver
 // who knows its length (sizes known everywhere), the exchange's mismatch slot;
 // see relay_length.
-int isend_ranges(const std::vector<char *> &addrs, const std::vector<std::size_t> &lens, int peer, int tag,
-                 MPI_Comm comm, LocalWork *work, ScratchStore *store, MPI_Request *req,
-                 const int *relay_mismatch = nullptr);
+int isend_ranges(const RangeList &ranges, int peer, int tag, MPI_Comm comm, LocalWork *work, ScratchStore *store,
+                 MPI_Request *req, const int *relay_mismatch = nullptr);
 
 // The length to send of a message of `bytes` that forwards received blocks to a
 // receiver who knows its length: 0 once *relay_mismatch holds an error. A block
