@@ -645,16 +645,22 @@ int node_bruck(const Exchange &x)
     // remote[j]. from[s][k]: block of local s for remote[i][k] after the phase.
     std::vector<std::vector<Piece>> &bundles = lists->bundles;
     std::vector<std::vector<unsigned char>> &size_heads = lists->size_heads;
-    empty_lists(&bundles, static_cast<std::size_t>(n));
+    // Each bundle is sized and then written whole, kept from call to call: a
+    // list emptied and grown again filled every block's piece before writing it.
+    bundles.resize(static_cast<std::size_t>(n));
     empty_lists(&size_heads, static_cast<std::size_t>(n));
     std::vector<std::size_t> &sizes = lists->sizes;
     std::vector<std::uint64_t> &sent_via = lists->sent_via, &via_me = lists->via_me;
     sent_via.assign(static_cast<std::size_t>(n), 0);
     via_me.assign(static_cast<std::size_t>(n), 0);
     for (int j = 0; j < n; ++j) {
-        if (j == i)
+        if (j == i) {
+            bundles[j].clear();
             continue;
-        bundles[j].reserve(2 + gp->remote[j].size());  // one allocation per bundle, not one per doubling
+        }
+        const bool with_remote = !skips_handler(i, j);
+        bundles[j].resize((uniform ? 1 : 2) + (with_remote ? gp->remote[j].size() : 0));
+        Piece *out = bundles[j].data();
         if (!uniform) {  // [my volume, bytes I receive, my block for j, my blocks for remote[j]]
             sizes.assign(1, static_cast<std::size_t>(own));
             sizes.push_back(static_cast<std::size_t>(received));
@@ -664,17 +670,12 @@ int node_bruck(const Exchange &x)
                 sent_via[static_cast<std::size_t>(j)] += x.sendbytes[d];
             }
             encode_sizes(sizes, &size_heads[j]);
-            bundles[j].push_back(Piece{reinterpret_cast<const char *>(size_heads[j].data()), size_heads[j].size()});
+            *out++ = Piece{reinterpret_cast<const char *>(size_heads[j].data()), size_heads[j].size()};
         }
-        bundles[j].push_back(block_piece(gp->local[j]));
-        if (!skips_handler(i, j)) {
-            // Written in place: a push_back a block was an out-of-line call each.
-            const std::size_t first = bundles[j].size();
-            bundles[j].resize(first + gp->remote[j].size());
-            Piece *out = bundles[j].data() + first;
+        *out++ = block_piece(gp->local[j]);
+        if (with_remote)  // written in place: a push_back a block was an out-of-line call each
             for (int d : gp->remote[j])
                 *out++ = block_piece(d);
-        }
     }
     const int rounds_a = bundle_bruck_rounds(n, radix_a);
     std::vector<Piece> &arrived = lists->arrived;  // bundle_bruck assigns it
@@ -714,9 +715,9 @@ int node_bruck(const Exchange &x)
     member_received.assign(static_cast<std::size_t>(n), received);
     const std::vector<int> &mine = gp->remote[i];
     std::vector<std::vector<Piece>> &from = lists->from;
-    empty_lists(&from, static_cast<std::size_t>(n));
+    from.resize(static_cast<std::size_t>(n));
     for (int s = 0; s < n; ++s) {
-        from[s].resize(mine.size());  // written in place below, as the bundles
+        from[s].resize(mine.size());  // written whole below, as the bundles (kept sized: no fill a call)
         if (s == i) {
             for (std::size_t z = 0; z < mine.size(); ++z)
                 from[s][z] = block_piece(mine[z]);
