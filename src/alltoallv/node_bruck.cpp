@@ -892,28 +892,37 @@ int node_bruck(const Exchange &x)
                                       in_part(partner, q, k)
                                   ? (partner - q) / k
                                   : -1;
-            if (!uniform) {  // [the node's largest and mean volume] then one total per member of the part
+            // [the node's largest and mean volume, then one total per member of
+            // the part] (alltoallv), then the blocks by destination: the totals
+            // are summed as the blocks are listed, the header written after them.
+            if (!uniform) {
+                message.open_head();
                 sizes.assign(2 + nv, 0);
                 sizes[0] = static_cast<std::size_t>(global[0]);
                 sizes[1] = static_cast<std::size_t>(global[1]);
-                for (int m = 0; m < nv; ++m)
-                    for (int s = 0; s < n; ++s)
-                        if (!skips_me[s] && m != apart)
-                            sizes[2 + m] += from[s][first + m].bytes;
-                encode_sizes(sizes, &totals_heads[h]);
-                message.add(reinterpret_cast<const char *>(totals_heads[h].data()), totals_heads[h].size());
             }
             std::size_t payload = 0;
-            for (int m = 0; m < nv; ++m)
+            for (int m = 0; m < nv; ++m) {
+                if (m == apart)
+                    continue;
+                std::size_t member_total = 0;
                 for (int s = 0; s < n; ++s) {
-                    if (skips_me[s] || m == apart)
+                    if (skips_me[s])
                         continue;
                     const Piece &pc = from[s][first + m];
                     message.add(pc.data, pc.bytes);
-                    payload += pc.bytes;
+                    member_total += pc.bytes;
                     if (x.trace)
                         ids.push_back(static_cast<long long>(gp->local[s]) * P + mine[first + m]);
                 }
+                payload += member_total;
+                if (!uniform)
+                    sizes[2 + m] = member_total;
+            }
+            if (!uniform) {
+                encode_sizes(sizes, &totals_heads[h]);
+                message.set_head(reinterpret_cast<const char *>(totals_heads[h].data()), totals_heads[h].size());
+            }
             // The trailer: [flags], then where members skip me [1 per skipping
             // member, else 0] and each block's size, by destination.
             const std::size_t flags = (want_own_apart && in_part(i, q, k) ? kWantOwnApart : 0) |

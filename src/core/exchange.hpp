@@ -122,21 +122,20 @@ inline Exchange with_buffers(const Exchange &x, const char *sendbuf, const std::
 // when they are not one range; *total gets their bytes either way.
 inline char *receive_range(const Exchange &x, const int *ranks, int count, std::size_t *total)
 {
+    // Selects, not jumps, a block: this runs for every block node_bruck delivers.
     char *start = nullptr, *end = nullptr;
     bool one_range = true;
-    *total = 0;
+    std::size_t sum = 0;
     for (int m = 0; m < count; ++m) {
         const std::size_t b = x.recvbytes[ranks[m]];
-        *total += b;
-        if (b == 0)
-            continue;
         char *block = x.recv_block(ranks[m]);
-        if (start && block != end)
-            one_range = false;
-        if (!start)
-            start = block;
-        end = block + b;
+        const bool nonzero = b > 0;
+        one_range &= !(nonzero & (start != nullptr) & (block != end));
+        start = nonzero & (start == nullptr) ? block : start;
+        end = nonzero ? block + b : end;
+        sum += b;
     }
+    *total = sum;
     if (!start)
         return count > 0 ? x.recv_block(ranks[0]) : nullptr;
     return one_range ? start : nullptr;

@@ -54,6 +54,19 @@ public:
         total_ = 0;
     }
     void reserve(std::size_t n) { pieces_.reserve(n); }
+    // A header that goes first but is known only once the rest is listed (the
+    // totals of the blocks that follow it): open_head() before the first add,
+    // set_head() when it is written (never joined to what follows).
+    void open_head() { pieces_.push_back(Piece{nullptr, 0}); }
+    void set_head(const char *p, std::size_t bytes)
+    {
+        if (bytes == 0) {
+            pieces_.erase(pieces_.begin());
+            return;
+        }
+        pieces_.front() = Piece{p, bytes};
+        total_ += bytes;
+    }
     void add(const char *p, std::size_t bytes)
     {
         if (bytes == 0)
