@@ -721,9 +721,19 @@ void test_repeated_calls_fault_in_no_fresh_buffers()
                         ok = false;
                         break;
                     }
-            MPIX_EXPECT(per_call <= static_cast<long>(allowed),
+            // Under AddressSanitizer every allocation of 128 KiB or more is mapped
+            // afresh and unmapped when freed, also the MPI library's own: the rows
+            // that hand it their messages as datatypes (`_dt`) then fault in MPICH's
+            // pack buffers on every call (25-36 pages at 4 ranks; none in a plain
+            // build). There they may fault in two blocks' pages, not a quarter of one.
+            std::size_t row_allowed = allowed;
+#if defined(__SANITIZE_ADDRESS__)
+            if (std::string(row).size() > 3 && std::string(row).compare(std::string(row).size() - 3, 3, "_dt") == 0)
+                row_allowed = 2 * block / page;
+#endif
+            MPIX_EXPECT(per_call <= static_cast<long>(row_allowed),
                         what + ": " + std::to_string(per_call) + " page faults a call after the first (at most " +
-                            std::to_string(allowed) + ")");
+                            std::to_string(row_allowed) + ")");
             MPIX_CHECK_ALL(what.c_str());
         }
     }
