@@ -304,14 +304,14 @@ int bundle_bruck(const BundleGroup &g, const std::vector<std::vector<Piece>> &bu
                 encode_sizes(head_values, &rd.head);
                 message.add(reinterpret_cast<const char *>(rd.head.data()), rd.head.size());
             }
-            std::size_t payload = 0;
-            for (int t : rd.positions)
-                for (const Piece &p : held[t]) {
-                    if (sizes_only)
-                        continue;  // the header says it all
-                    message.add(p.data, p.bytes);  // side by side: one range
-                    payload += p.bytes;
-                }
+            // The bundles' bytes (the list's total less its header); none where
+            // the header says it all (sizes_only).
+            const std::size_t head_bytes = message.total();
+            if (!sizes_only)
+                for (int t : rd.positions)
+                    for (const Piece &p : held[t])
+                        message.add(p.data, p.bytes);  // side by side: one range
+            const std::size_t payload = message.total() - head_bytes;
             if (payload == 0 && !rd.header && !rd.stats_only) {
                 // Known everywhere or planned: the receiver skips it too.
                 // Otherwise the receiver probes for it, so an empty message still goes.

@@ -391,13 +391,13 @@ int hop(const Exchange &x, int tag, std::vector<Item> &held, const Next &next, I
                     encode_sizes(sizes, &heads[i]);
                     message.add(reinterpret_cast<const char *>(heads[i].data()), heads[i].size());
                 }
-                std::size_t total = 0;
-                for (const Item &it : m.items) {
-                    if (sizes_only)
-                        break;  // the header says it all
-                    message.add(it.data, it.bytes);
-                    total += it.bytes;
-                }
+                // The items' bytes (the list's total less its header); none
+                // where the header says it all (sizes_only).
+                const std::size_t head_bytes = message.total();
+                if (!sizes_only)
+                    for (const Item &it : m.items)
+                        message.add(it.data, it.bytes);
+                const std::size_t total = message.total() - head_bytes;
                 if (exact && total == 0)
                     continue;  // the receiver computes or planned the same zero and posts nothing
                 reqs.emplace_back();

@@ -627,13 +627,11 @@ int node_bruck(const Exchange &x)
         int rc = MPI_SUCCESS;
         for_each_extra([&](const Handled &hd, int peer) {
             message.clear();
-            std::size_t total = 0;
             for (int m = hd.part; m < R.size_of(hd.node); m += k) {
                 const int d = R.member(hd.node, m);
                 message.add(x.send_block(d), x.sendbytes[d]);
-                total += x.sendbytes[d];
             }
-            if (total == 0 || rc != MPI_SUCCESS)
+            if (message.total() == 0 || rc != MPI_SUCCESS)
                 return;  // the handler's trailer says 0 bytes: nothing is posted for it
             extra_sends.push_back(MPI_REQUEST_NULL);
             rc = isend_ranges(message, peer, tag_extra, x.comm, x.work, &store, &extra_sends.back());

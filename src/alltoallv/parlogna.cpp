@@ -296,13 +296,13 @@ int rounds_of(const Exchange &x, std::vector<RoundSizes> *record, const std::vec
                     encode_sizes(rs.meta_out, &rs.meta_bytes);
                     message.add(reinterpret_cast<const char *>(rs.meta_bytes.data()), rs.meta_bytes.size());
                 }
-                std::size_t sent = 0;
-                for (int t : rs.pending) {
-                    if (sizes_only)
-                        break;
-                    message.add(loc[t], len[t]);
-                    sent += len[t];
-                }
+                // The blocks' bytes (the list's total less carry and sizes);
+                // none where the sizes say it all (sizes_only).
+                const std::size_t head_bytes = message.total();
+                if (!sizes_only)
+                    for (int t : rs.pending)
+                        message.add(loc[t], len[t]);
+                const std::size_t sent = message.total() - head_bytes;
                 if (sent == 0 && rs.meta_out.empty() && !carry_inline) {
                     if (!planned)  // the receiver probes or expects it: send it empty
                         MPIX_CHECK(isend_bytes(nullptr, 0, rs.to, tag, x.comm, &send_reqs[k]));
