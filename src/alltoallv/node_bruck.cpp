@@ -822,8 +822,8 @@ int node_bruck(const Exchange &x)
         for (const Piece &pc : pieces)
             message.add(pc.data, pc.bytes);
         *bytes = message.total();
-        if (message.size() <= 1)
-            return isend_bytes(message.size() == 0 ? nullptr : message.data()[0].data, *bytes, peer, tag, x.comm, req);
+        if (*bytes == 0)  // isend_ranges posts nothing for no bytes
+            return isend_bytes(nullptr, 0, peer, tag, x.comm, req);
         return isend_ranges(message, peer, tag, x.comm, x.work, &store, req);
     };
 
@@ -899,7 +899,6 @@ int node_bruck(const Exchange &x)
                 sizes[0] = static_cast<std::size_t>(global[0]);
                 sizes[1] = static_cast<std::size_t>(global[1]);
             }
-            std::size_t payload = 0;
             for (int m = 0; m < nv; ++m) {
                 if (m == apart)
                     continue;
@@ -913,10 +912,10 @@ int node_bruck(const Exchange &x)
                     if (x.trace)
                         ids.push_back(static_cast<long long>(gp->local[s]) * P + mine[first + m]);
                 }
-                payload += member_total;
                 if (!uniform)
                     sizes[2 + m] = member_total;
             }
+            const std::size_t payload = message.total();  // the blocks' (the header opened empty)
             if (!uniform) {
                 encode_sizes(sizes, &totals_heads[h]);
                 message.set_head(reinterpret_cast<const char *>(totals_heads[h].data()), totals_heads[h].size());
